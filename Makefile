@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            module (against KDIR) and userspace tools
+# make module     netlat.ko against KDIR (default: the running kernel)
+# make tools      userspace only; needs no kernel headers
+# make demo       boot the demo VM: module loaded, records tailed and summarised
+# make check      every test, in QEMU, on each supported Debian kernel
+# make bench      benchmarks in QEMU (figures printed, not asserted)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+W ?= 1
+
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+tools:
+	$(MAKE) -C tools
+
+selftests:
+	$(MAKE) -C selftests
+
+check:
+	bash tests/qemu/check.sh
+
+demo:
+	bash tests/qemu/demo.sh
+
+bench:
+	bash tests/qemu/bench.sh
+
+install: module tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR))) 2>/dev/null || depmod -a
+	$(MAKE) -C tools install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	$(MAKE) -C tools clean
+	$(MAKE) -C selftests clean
+	rm -rf build
+
+.PHONY: all module tools selftests check demo bench install clean

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU record rings: allocation and the write path.
+ *
+ * A ring is a power-of-two data area with free-running byte indices: the
+ * producer index lives in a page userspace may only read, the consumer
+ * index in a page it may write. The data pages are mapped twice in a row
+ * (in the kernel with vmap, in userspace with mmap), so a record is always
+ * contiguous even when it wraps around the end of the ring.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/cpumask.h>
+#include <linux/timekeeping.h>
+#include <linux/sched.h>
+#include <linux/hardirq.h>
+#include <linux/kprobes.h>
+#include "netlat.h"
+
+static void netlat_ring_free(struct netlat_ring *r)
+{
+	unsigned int i, nr_data;
+
+	if (!r)
+		return;
+	vunmap(r->data);
+	/* map_pages holds each data page twice: free the first copy only */
+	nr_data = (r->nr_map_pages - 1) / 2;
+	for (i = 0; i < 1 + nr_data; i++)
+		if (r->map_pages[i])
+			__free_page(r->map_pages[i]);
+	if (r->cons_page)
+		__free_page(r->cons_page);
+	kvfree(r->map_pages);
+	kfree(r);
+}
+
+static struct page *netlat_alloc_page(int node)
+{
+	/* A ring size that cannot be had must fail, not wake the OOM killer. */
+	return alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				__GFP_RETRY_MAYFAIL, 0);
+}
+
+static struct netlat_ring *netlat_ring_alloc(int cpu, u64 bytes)
+{
+	unsigned int i, nr_data = bytes >> PAGE_SHIFT;
+	int node = cpu_to_node(cpu);
+	struct netlat_ring *r;
+
+	r = kzalloc_node(sizeof(*r), GFP_KERNEL, node);
+	if (!r)
+		return NULL;
+	r->nr_map_pages = 1 + 2 * nr_data;
+	r->map_pages = kvcalloc(r->nr_map_pages, sizeof(*r->map_pages),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!r->map_pages)
+		goto err;
+	for (i = 0; i < 1 + nr_data; i++) {
+		r->map_pages[i] = netlat_alloc_page(node);
+		if (!r->map_pages[i])
+			goto err;
+	}
+	for (i = 0; i < nr_data; i++)
+		r->map_pages[1 + nr_data + i] = r->map_pages[1 + i];
+	r->cons_page = netlat_alloc_page(node);
+	if (!r->cons_page)
+		goto err;
+
+	r->data = vmap(r->map_pages + 1, 2 * nr_data, VM_MAP, PAGE_KERNEL);
+	if (!r->data)
+		goto err;
+	r->prod = page_address(r->map_pages[0]);
+	r->cons = page_address(r->cons_page);
+	r->prod->ring_bytes = bytes;
+	return r;
+err:
+	netlat_ring_free(r);
+	return NULL;
+}
+
+struct netlat_rings *netlat_rings_alloc(u64 bytes)
+{
+	u64 per_cpu = (bytes >> PAGE_SHIFT) + 2;
+	struct netlat_rings *rs;
+	int cpu;
+
+	/* Refuse sizes no sane machine can spare before trying to allocate. */
+	if (per_cpu * num_possible_cpus() > totalram_pages() / 2)
+		return ERR_PTR(-ENOMEM);
+
+	rs = kzalloc(struct_size(rs, ring, nr_cpu_ids), GFP_KERNEL);
+	if (!rs)
+		return ERR_PTR(-ENOMEM);
+	rs->bytes = bytes;
+	rs->mask = bytes - 1;
+	for_each_possible_cpu(cpu) {
+		rs->ring[cpu] = netlat_ring_alloc(cpu, bytes);
+		if (!rs->ring[cpu]) {
+			netlat_rings_free(rs);
+			return ERR_PTR(-ENOMEM);
+		}
+		rs->mem_bytes += per_cpu << PAGE_SHIFT;
+	}
+	return rs;
+}
+
+void netlat_rings_free(struct netlat_rings *rs)
+{
+	int cpu;
+
+	if (!rs)
+		return;
+	for_each_possible_cpu(cpu)
+		netlat_ring_free(rs->ring[cpu]);
+	kfree(rs);
+}
+
+/* Caller guarantees no writer is active (tracing stopped, RCU synced). */
+void netlat_rings_reset(struct netlat_rings *rs)
+{
+	struct netlat_ring *r;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		r = rs->ring[cpu];
+		r->seq = 0;
+		r->last_ts = 0;
+		r->lost_pending = 0;
+		r->lost_first_seq = 0;
+		r->resyncs = 0;
+		WRITE_ONCE(r->prod->written, 0);
+		WRITE_ONCE(r->prod->dropped, 0);
+		WRITE_ONCE(r->cons->cons, 0);
+		smp_store_release(&r->prod->prod, 0);
+	}
+}
+
+/* Bytes waiting in @r, or more than the ring size if userspace broke cons. */
+u64 netlat_ring_used(const struct netlat_ring *r)
+{
+	return smp_load_acquire(&r->prod->prod) - READ_ONCE(r->cons->cons);
+}
+
+bool netlat_rings_pending(struct netlat_rings *rs, u64 at_least)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (netlat_ring_used(rs->ring[cpu]) >= at_least)
+			return true;
+	return false;
+}
+
+static void netlat_fill_hdr(struct netlat_rec_hdr *h, struct netlat_ring *r,
+			    u16 type, u32 size, u64 ts)
+{
+	h->size = size;
+	h->type = type;
+	h->magic = NETLAT_REC_MAGIC;
+	h->version = NETLAT_ABI_VERSION;
+	h->cpu = smp_processor_id();
+	h->seq = r->seq++;
+	h->ts_ns = ts;
+}
+
+static void netlat_drop(struct netlat_ring *r)
+{
+	if (!r->lost_pending++)
+		r->lost_first_seq = r->seq;
+	r->seq++;
+	WRITE_ONCE(r->prod->dropped, r->prod->dropped + 1);
+}
+
+/**
+ * netlat_reserve() - start writing one record on this CPU's ring
+ * @w: writer handle, passed on to netlat_commit()
+ * @type: NETLAT_REC_* type
+ * @len: record length, header included (at most NETLAT_REC_MAX_SIZE)
+ *
+ * Returns the record with its header filled in and its padding zeroed, or
+ * NULL if tracing is off or the record had to be dropped (then it has been
+ * counted). On success interrupts stay disabled until netlat_commit().
+ */
+void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
+{
+	u32 size = ALIGN(len, NETLAT_REC_ALIGN);
+	struct netlat_rings *rs;
+	struct netlat_ring *r;
+	u64 prod, cons, need, used, ts;
+	void *rec;
+
+	local_irq_save(w->irq_flags);
+	/*
+	 * An NMI could land between another writer's reserve and commit on
+	 * this CPU; the ring has no room for a third context. NMI code paths
+	 * are not probed, so this is a guard, not a counted loss.
+	 */
+	if (unlikely(in_nmi()) || !READ_ONCE(netlat_running))
+		goto out;
+	/* Interrupts off is an RCU read-side critical section. */
+	rs = rcu_dereference_sched(netlat_rings);
+	if (unlikely(!rs))
+		goto out;
+	r = rs->ring[smp_processor_id()];
+
+	prod = r->prod->prod;
+	/* Pairs with the consumer's release: it is done with the bytes. */
+	cons = smp_load_acquire(&r->cons->cons);
+	used = prod - cons;
+	need = size;
+	if (r->lost_pending)
+		need += sizeof(struct netlat_rec_lost);
+	/* An out-of-range cons (written by userspace) reads as "full". */
+	if (used > rs->bytes || rs->bytes - used < need) {
+		netlat_drop(r);
+		goto out;
+	}
+
+	/* One clock for all CPUs, kept monotonic per CPU. */
+	ts = ktime_get_mono_fast_ns();
+	if (ts < r->last_ts)
+		ts = r->last_ts;
+	r->last_ts = ts;
+
+	if (r->lost_pending) {
+		struct netlat_rec_lost *lost = r->data + (prod & rs->mask);
+
+		netlat_fill_hdr(&lost->hdr, r, NETLAT_REC_LOST, sizeof(*lost), ts);
+		lost->count = r->lost_pending;
+		lost->first_seq = r->lost_first_seq;
+		r->lost_pending = 0;
+		prod += sizeof(*lost);
+		WRITE_ONCE(r->prod->written, r->prod->written + 1);
+	}
+
+	rec = r->data + (prod & rs->mask);
+	*(u64 *)(rec + size - sizeof(u64)) = 0;
+	netlat_fill_hdr(rec, r, type, size, ts);
+	w->ring = r;
+	w->next = prod + size;
+	w->used = w->next - cons;
+	return rec;
+out:
+	local_irq_restore(w->irq_flags);
+	return NULL;
+}
+NOKPROBE_SYMBOL(netlat_reserve);
+
+/**
+ * netlat_commit() - publish the record returned by netlat_reserve()
+ * @w: the writer handle
+ *
+ * The reader is never woken from here: that could be hardirq context
+ * under scheduler locks. Above the watermark an irq_work does it later.
+ */
+void netlat_commit(struct netlat_writer *w)
+{
+	struct netlat_ring *r = w->ring;
+
+	WRITE_ONCE(r->prod->written, r->prod->written + 1);
+	/* Record bytes must be visible before the index that covers them. */
+	smp_store_release(&r->prod->prod, w->next);
+	if (w->used >= READ_ONCE(netlat_watermark) &&
+	    READ_ONCE(netlat_reader_waiting))
+		netlat_wake_readers();
+	local_irq_restore(w->irq_flags);
+}
+NOKPROBE_SYMBOL(netlat_commit);

@@ -24,13 +24,13 @@
 #include <linux/capability.h>
 #include <linux/timekeeping.h>
 #include <linux/slab.h>
+#include <linux/nospec.h>
 #include "netlat.h"
 #include "compat.h"
 
 struct netlat_rings __rcu *netlat_rings;
 bool netlat_running;
 u32 netlat_watermark;
-bool netlat_reader_waiting;
 
 static u32 netlat_flush_ms = 50;
 static DEFINE_MUTEX(netlat_lock);
@@ -43,7 +43,8 @@ static struct timer_list netlat_flush_timer;
 static struct irq_work netlat_wake_work;
 
 struct netlat_file {
-	bool stream_sent;
+	bool stream_sent;	/* read() gave the stream header already */
+	bool mapped_cons;	/* consumes through mmap, not read() */
 };
 
 /* Rings as seen by process context holding netlat_lock or netlat_map_lock. */
@@ -63,8 +64,12 @@ static bool netlat_capable(void)
 
 static void netlat_wake_work_fn(struct irq_work *work)
 {
-	WRITE_ONCE(netlat_reader_waiting, false);
 	wake_up_interruptible_all(&netlat_wq);
+}
+
+bool netlat_readers_waiting(void)
+{
+	return wq_has_sleeper(&netlat_wq);
 }
 
 void netlat_wake_readers(void)
@@ -100,12 +105,28 @@ static void netlat_flush_timer_fn(struct timer_list *t)
 		netlat_arm_flush();
 }
 
-/* Announce a sleeping reader before it re-checks for data. */
-static void netlat_prepare_wait(void)
+/*
+ * Sleep until a ring has data. The flush timer is armed only after we are
+ * on the queue, so it either sees us and re-arms, or we see it pending.
+ */
+static int netlat_wait_for_data(void)
 {
-	WRITE_ONCE(netlat_reader_waiting, true);
-	netlat_arm_flush();
-	smp_mb();
+	DEFINE_WAIT(wait);
+	int err = 0;
+
+	for (;;) {
+		prepare_to_wait(&netlat_wq, &wait, TASK_INTERRUPTIBLE);
+		netlat_arm_flush();
+		if (netlat_data_pending())
+			break;
+		if (signal_pending(current)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(&netlat_wq, &wait);
+	return err;
 }
 
 /* ---- consumer ownership ---- */
@@ -145,6 +166,7 @@ static int netlat_copy_stream_hdr(char __user *buf)
 {
 	struct netlat_rings *rs = netlat_rings_locked();
 	struct netlat_rec_stream s = {};
+	u64 mono_before;
 
 	s.hdr.size = sizeof(s);
 	s.hdr.type = NETLAT_REC_STREAM;
@@ -156,8 +178,10 @@ static int netlat_copy_stream_hdr(char __user *buf)
 	s.clock_id = CLOCK_MONOTONIC;
 	s.flags = READ_ONCE(netlat_running) ? NETLAT_STREAM_RUNNING : 0;
 	s.ring_bytes = rs->bytes;
+	/* The pair must describe one instant: bracket the realtime read. */
+	mono_before = ktime_get_mono_fast_ns();
 	s.realtime_ns = ktime_get_real_ns();
-	s.mono_ns = ktime_get_mono_fast_ns();
+	s.mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
 	s.hdr.ts_ns = s.mono_ns;
 	s.probe_groups = NETLAT_PROBE_ALL;
 	return copy_to_user(buf, &s, sizeof(s)) ? -EFAULT : sizeof(s);
@@ -180,9 +204,11 @@ static ssize_t netlat_drain_ring(struct netlat_rings *rs, struct netlat_ring *r,
 {
 	u64 prod = smp_load_acquire(&r->prod->prod);
 	u64 cons = READ_ONCE(r->cons->cons);
+	u64 start = cons;
 	size_t copied = 0;
+	bool fault = false;
 
-	if (prod - cons > rs->bytes) {
+	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN)) {
 		/* A consumer index from userspace we cannot use: start over. */
 		r->resyncs++;
 		cons = prod;
@@ -199,18 +225,16 @@ static ssize_t netlat_drain_ring(struct netlat_rings *rs, struct netlat_ring *r,
 		if (size > room - copied)
 			break;
 		if (copy_to_user(buf + copied, h, size)) {
-			if (!copied) {
-				smp_store_release(&r->cons->cons, cons);
-				return -EFAULT;
-			}
+			fault = true;
 			break;
 		}
 		copied += size;
 		cons += size;
 	}
 	/* The producer may reuse the bytes once it sees this. */
-	smp_store_release(&r->cons->cons, cons);
-	return copied;
+	if (cons != start)
+		smp_store_release(&r->cons->cons, cons);
+	return fault && !copied ? -EFAULT : copied;
 }
 
 static ssize_t netlat_drain(char __user *buf, size_t room)
@@ -260,7 +284,7 @@ static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
 				mutex_unlock(&netlat_lock);
 				return copied;
 			}
-			nf->stream_sent = true;
+			WRITE_ONCE(nf->stream_sent, true);
 		}
 		n = netlat_drain(buf + copied, count - copied);
 		mutex_unlock(&netlat_lock);
@@ -271,9 +295,9 @@ static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
 			return copied;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		netlat_prepare_wait();
-		if (wait_event_interruptible(netlat_wq, netlat_data_pending()))
-			return -ERESTARTSYS;
+		err = netlat_wait_for_data();
+		if (err)
+			return err;
 	}
 }
 
@@ -310,11 +334,17 @@ static ssize_t netlat_write(struct file *file, const char __user *buf,
 static __poll_t netlat_poll(struct file *file, poll_table *wait)
 {
 	struct netlat_file *nf = file->private_data;
+	struct file *owner = READ_ONCE(netlat_consumer);
 
+	/* Another file consumes: nothing here will ever be readable. */
+	if (owner && owner != file)
+		return EPOLLERR;
 	poll_wait(file, &netlat_wq, wait);
-	if (!nf->stream_sent || netlat_data_pending())
+	if (!READ_ONCE(nf->stream_sent) && !READ_ONCE(nf->mapped_cons))
 		return EPOLLIN | EPOLLRDNORM;
-	netlat_prepare_wait();
+	/* On the queue before arming: see netlat_wait_for_data(). */
+	smp_mb();
+	netlat_arm_flush();
 	return netlat_data_pending() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -347,9 +377,13 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long nr;
 	int err;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/* VM_MAYSHARE: MAP_SHARED of an O_RDONLY file has no VM_SHARED */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+	if (cpu >= nr_cpu_ids)
+		return -EINVAL;
+	cpu = array_index_nospec(cpu, nr_cpu_ids);
+	if (!cpu_possible(cpu))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
@@ -365,6 +399,8 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 		err = netlat_claim_consumer(file);
 		if (err)
 			goto out;
+		WRITE_ONCE(((struct netlat_file *)file->private_data)->mapped_cons,
+			   true);
 		pages = &r->cons_page;
 		nr = 1;
 		break;
@@ -402,15 +438,15 @@ out:
  * Size-first argument: shorter than the first published version or larger
  * than a page is -EINVAL; bytes beyond what this kernel knows must be zero.
  */
-static int netlat_copy_arg(void *karg, size_t ksize, void __user *uarg,
-			   u32 *usize)
+static int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
+			   void __user *uarg, u32 *usize)
 {
 	u32 size;
 	int err;
 
 	if (get_user(size, (u32 __user *)uarg))
 		return -EFAULT;
-	if (size < ksize || size > PAGE_SIZE)
+	if (size < min_size || size > PAGE_SIZE)
 		return -EINVAL;
 	err = copy_struct_from_user(karg, ksize, uarg, size);
 	if (err == -E2BIG)
@@ -433,12 +469,14 @@ static long netlat_ioc_get_info(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&info, sizeof(info), uarg, &usize);
+	err = netlat_copy_arg(&info, sizeof(info), NETLAT_INFO_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	if (info.flags)
 		return -EINVAL;
-	mutex_lock(&netlat_lock);
+	if (mutex_lock_interruptible(&netlat_lock))
+		return -ERESTARTSYS;
 	rs = netlat_rings_locked();
 	info.abi_version = NETLAT_ABI_VERSION;
 	info.rec_hdr_size = sizeof(struct netlat_rec_hdr);
@@ -465,13 +503,17 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&st, sizeof(st), uarg, &usize);
+	err = netlat_copy_arg(&st, sizeof(st), NETLAT_CPU_STATS_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
-	if (st.flags || st.reserved || st.cpu >= nr_cpu_ids ||
-	    !cpu_possible(st.cpu))
+	if (st.flags || st.reserved || st.cpu >= nr_cpu_ids)
 		return -EINVAL;
-	mutex_lock(&netlat_lock);
+	st.cpu = array_index_nospec(st.cpu, nr_cpu_ids);
+	if (!cpu_possible(st.cpu))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&netlat_lock))
+		return -ERESTARTSYS;
 	rs = netlat_rings_locked();
 	r = rs->ring[st.cpu];
 	st.written = READ_ONCE(r->prod->written);
@@ -486,6 +528,8 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 /* Stop writers and wait until none is inside netlat_reserve/commit. */
 static void netlat_stop_writers(void)
 {
+	if (!READ_ONCE(netlat_running))
+		return;
 	WRITE_ONCE(netlat_running, false);
 	synchronize_rcu();
 }
@@ -495,6 +539,9 @@ static int netlat_resize(u64 bytes)
 	struct netlat_rings *old, *new;
 	int err = 0;
 
+	/* Cheap early answer; checked again, under the lock, at the swap. */
+	if (atomic_read(&netlat_nr_maps))
+		return -EBUSY;
 	new = netlat_rings_alloc(bytes);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
@@ -522,7 +569,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&cfg, sizeof(cfg), uarg, &usize);
+	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	if ((cfg.flags & ~known) || cfg.reserved)
@@ -537,7 +585,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	    cfg.flush_ms > NETLAT_FLUSH_MS_MAX)
 		return -EINVAL;
 
-	mutex_lock(&netlat_lock);
+	if (mutex_lock_interruptible(&netlat_lock))
+		return -ERESTARTSYS;
 	bytes = netlat_rings_locked()->bytes;
 	if (cfg.flags & NETLAT_CONFIG_RING_BYTES)
 		bytes = cfg.ring_bytes;
@@ -571,22 +620,26 @@ static long netlat_ioc_control(unsigned int cmd, void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&ctl, sizeof(ctl), uarg, &usize);
+	err = netlat_copy_arg(&ctl, sizeof(ctl), NETLAT_CONTROL_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	if (ctl.flags)
 		return -EINVAL;
 
-	mutex_lock(&netlat_lock);
+	if (mutex_lock_interruptible(&netlat_lock))
+		return -ERESTARTSYS;
 	switch (cmd) {
 	case NETLAT_IOC_START:
-		WRITE_ONCE(netlat_running, true);
+		/* Writers see the reset ring state before they see "running". */
+		smp_store_release(&netlat_running, true);
 		break;
 	case NETLAT_IOC_STOP:
 		netlat_stop_writers();
 		break;
 	case NETLAT_IOC_RESET:
-		if (READ_ONCE(netlat_running)) {
+		/* A mapped consumer would keep a stale index: see uapi. */
+		if (READ_ONCE(netlat_running) || atomic_read(&netlat_nr_maps)) {
 			err = -EBUSY;
 			break;
 		}

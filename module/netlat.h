@@ -18,13 +18,14 @@ struct netlat_ring {
 	u64 last_ts;
 	u64 lost_pending;
 	u64 lost_first_seq;
+	bool in_write;
 
 	/* shared with userspace through mmap */
 	struct netlat_mmap_prod *prod;
 	struct netlat_mmap_cons *cons;
 	void *data;		/* data pages mapped twice: no record wraps */
 
-	/* reader side, under netlat_dev.lock */
+	/* reader side, under netlat_lock */
 	u64 resyncs;
 
 	/* prod page, data pages twice: the DATA mmap area, in order */
@@ -38,7 +39,6 @@ struct netlat_rings {
 	u64 bytes;
 	u64 mask;
 	u64 mem_bytes;
-	struct rcu_head rcu;
 	struct netlat_ring *ring[];	/* nr_cpu_ids, NULL if not possible */
 };
 
@@ -48,6 +48,7 @@ struct netlat_writer {
 	unsigned long irq_flags;
 	u64 next;
 	u64 used;
+	u32 size;
 };
 
 /* ring.c */
@@ -63,7 +64,7 @@ bool netlat_rings_pending(struct netlat_rings *rs, u64 at_least);
 extern struct netlat_rings __rcu *netlat_rings;
 extern bool netlat_running;
 extern u32 netlat_watermark;
-extern bool netlat_reader_waiting;
+bool netlat_readers_waiting(void);
 void netlat_wake_readers(void);
 
 /* dev.c */

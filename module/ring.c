@@ -25,12 +25,15 @@ static void netlat_ring_free(struct netlat_ring *r)
 
 	if (!r)
 		return;
-	vunmap(r->data);
+	if (r->data)
+		vunmap(r->data);
 	/* map_pages holds each data page twice: free the first copy only */
 	nr_data = (r->nr_map_pages - 1) / 2;
-	for (i = 0; i < 1 + nr_data; i++)
+	for (i = 0; r->map_pages && i < 1 + nr_data; i++) {
 		if (r->map_pages[i])
 			__free_page(r->map_pages[i]);
+		cond_resched();
+	}
 	if (r->cons_page)
 		__free_page(r->cons_page);
 	kvfree(r->map_pages);
@@ -55,13 +58,14 @@ static struct netlat_ring *netlat_ring_alloc(int cpu, u64 bytes)
 		return NULL;
 	r->nr_map_pages = 1 + 2 * nr_data;
 	r->map_pages = kvcalloc(r->nr_map_pages, sizeof(*r->map_pages),
-				GFP_KERNEL | __GFP_NOWARN);
+				GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!r->map_pages)
 		goto err;
 	for (i = 0; i < 1 + nr_data; i++) {
 		r->map_pages[i] = netlat_alloc_page(node);
-		if (!r->map_pages[i])
+		if (!r->map_pages[i] || fatal_signal_pending(current))
 			goto err;
+		cond_resched();
 	}
 	for (i = 0; i < nr_data; i++)
 		r->map_pages[1 + nr_data + i] = r->map_pages[1 + i];
@@ -91,7 +95,7 @@ struct netlat_rings *netlat_rings_alloc(u64 bytes)
 	if (per_cpu * num_possible_cpus() > totalram_pages() / 2)
 		return ERR_PTR(-ENOMEM);
 
-	rs = kzalloc(struct_size(rs, ring, nr_cpu_ids), GFP_KERNEL);
+	rs = kvzalloc(struct_size(rs, ring, nr_cpu_ids), GFP_KERNEL);
 	if (!rs)
 		return ERR_PTR(-ENOMEM);
 	rs->bytes = bytes;
@@ -115,7 +119,7 @@ void netlat_rings_free(struct netlat_rings *rs)
 		return;
 	for_each_possible_cpu(cpu)
 		netlat_ring_free(rs->ring[cpu]);
-	kfree(rs);
+	kvfree(rs);
 }
 
 /* Caller guarantees no writer is active (tracing stopped, RCU synced). */
@@ -141,7 +145,10 @@ void netlat_rings_reset(struct netlat_rings *rs)
 /* Bytes waiting in @r, or more than the ring size if userspace broke cons. */
 u64 netlat_ring_used(const struct netlat_ring *r)
 {
-	return smp_load_acquire(&r->prod->prod) - READ_ONCE(r->cons->cons);
+	/* cons first: a consumer moving between the loads must not inflate */
+	u64 cons = READ_ONCE(r->cons->cons);
+
+	return smp_load_acquire(&r->prod->prod) - cons;
 }
 
 bool netlat_rings_pending(struct netlat_rings *rs, u64 at_least)
@@ -192,19 +199,29 @@ void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
 	u64 prod, cons, need, used, ts;
 	void *rec;
 
+	if (WARN_ON_ONCE(size < sizeof(struct netlat_rec_hdr) ||
+			 size > NETLAT_REC_MAX_SIZE))
+		return NULL;
 	local_irq_save(w->irq_flags);
 	/*
 	 * An NMI could land between another writer's reserve and commit on
-	 * this CPU; the ring has no room for a third context. NMI code paths
-	 * are not probed, so this is a guard, not a counted loss.
+	 * this CPU. NMI code paths are not probed, so this is a guard.
 	 */
-	if (unlikely(in_nmi()) || !READ_ONCE(netlat_running))
+	if (unlikely(in_nmi()) || !smp_load_acquire(&netlat_running))
 		goto out;
 	/* Interrupts off is an RCU read-side critical section. */
 	rs = rcu_dereference_sched(netlat_rings);
 	if (unlikely(!rs))
 		goto out;
 	r = rs->ring[smp_processor_id()];
+	/*
+	 * Interrupts are off, so only a probe hit inside our own window
+	 * (a kprobe on something we call) can nest: drop and count it.
+	 */
+	if (unlikely(r->in_write)) {
+		netlat_drop(r);
+		goto out;
+	}
 
 	prod = r->prod->prod;
 	/* Pairs with the consumer's release: it is done with the bytes. */
@@ -239,9 +256,11 @@ void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
 	rec = r->data + (prod & rs->mask);
 	*(u64 *)(rec + size - sizeof(u64)) = 0;
 	netlat_fill_hdr(rec, r, type, size, ts);
+	r->in_write = true;
 	w->ring = r;
 	w->next = prod + size;
 	w->used = w->next - cons;
+	w->size = size;
 	return rec;
 out:
 	local_irq_restore(w->irq_flags);
@@ -259,12 +278,19 @@ NOKPROBE_SYMBOL(netlat_reserve);
 void netlat_commit(struct netlat_writer *w)
 {
 	struct netlat_ring *r = w->ring;
+	u32 watermark = READ_ONCE(netlat_watermark);
 
 	WRITE_ONCE(r->prod->written, r->prod->written + 1);
 	/* Record bytes must be visible before the index that covers them. */
 	smp_store_release(&r->prod->prod, w->next);
-	if (w->used >= READ_ONCE(netlat_watermark) &&
-	    READ_ONCE(netlat_reader_waiting))
+	r->in_write = false;
+	/*
+	 * Readers sleep only when every ring is empty, so crossing the
+	 * watermark is the one moment worth a wakeup; wq_has_sleeper()
+	 * orders the prod store before its check of the queue.
+	 */
+	if (w->used >= watermark && w->used - w->size < watermark &&
+	    netlat_readers_waiting())
 		netlat_wake_readers();
 	local_irq_restore(w->irq_flags);
 }

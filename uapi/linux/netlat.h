@@ -13,9 +13,10 @@
  *  - New fields are only ever appended to a record type or an ioctl
  *    struct; NETLAT_ABI_VERSION changes only for incompatible changes.
  *  - Every ioctl argument starts with a __u32 size written by the caller.
- *    A caller may pass an older (shorter) or newer (longer) struct: bytes
- *    the kernel does not know must be zero, reserved fields must be zero,
- *    unknown flags are rejected with -EINVAL.
+ *    A caller may pass an older (shorter, down to the struct's _SIZE_VER0)
+ *    or newer (longer, up to one page) struct: bytes the kernel does not
+ *    know must be zero, reserved fields must be zero, unknown flags are
+ *    rejected with -EINVAL.
  */
 #ifndef _UAPI_LINUX_NETLAT_H
 #define _UAPI_LINUX_NETLAT_H
@@ -206,7 +207,7 @@ struct netlat_mmap_cons {
 };
 
 /* ioctls */
-#define NETLAT_IOC_TYPE		0xB7
+#define NETLAT_IOC_TYPE		0xBB
 
 enum {
 	NETLAT_CMD_GET_INFO = 0x80,
@@ -321,13 +322,19 @@ struct netlat_config {
  * @flags: zero.
  *
  * START and STOP are idempotent. After STOP returns no writer is still
- * writing. RESET needs tracing stopped (else -EBUSY): it empties every
- * ring, restarts sequences at 0 and zeroes the counters.
+ * writing. RESET needs tracing stopped and no ring mapped (else -EBUSY):
+ * it empties every ring, restarts sequences at 0 and zeroes the counters.
  */
 struct netlat_control {
 	__u32 size;
 	__u32 flags;
 };
+
+/* First published size of each ioctl struct: the smallest size accepted. */
+#define NETLAT_INFO_SIZE_VER0		72
+#define NETLAT_CPU_STATS_SIZE_VER0	56
+#define NETLAT_CONFIG_SIZE_VER0		32
+#define NETLAT_CONTROL_SIZE_VER0	8
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)

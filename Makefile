@@ -18,7 +18,11 @@ module:
 tools:
 	$(MAKE) -C tools
 
-selftests:
+# kselftest_harness.h comes from Debian's linux-source-6.1, never from git.
+build/ksft/kselftest_harness.h:
+	bash -c '. tests/qemu/lib.sh && fetch_ksft_headers'
+
+selftests: build/ksft/kselftest_harness.h
 	$(MAKE) -C selftests
 
 check:

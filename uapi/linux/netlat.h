@@ -24,6 +24,12 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
+/*
+ * Access: the device node is 0600 and open() needs CAP_NET_ADMIN, CAP_PERFMON
+ * or CAP_SYS_ADMIN in the initial user namespace (else -EPERM). The ioctls
+ * that change global state (SET_CONFIG, START, STOP, RESET) check the
+ * calling task again; GET_INFO and GET_CPU_STATS need only the open file.
+ */
 #define NETLAT_DEVICE_PATH	"/dev/netlat"
 #define NETLAT_ABI_VERSION	1
 
@@ -64,8 +70,9 @@ enum netlat_rec_type {
  * @seq: per-CPU sequence number. It increases by one for every record the
  *	module stored *or dropped* on @cpu, so on one CPU consecutive records
  *	have consecutive numbers, except right before a NETLAT_REC_LOST record,
- *	whose count equals the gap. Starts at 0 at load time and after
- *	NETLAT_IOC_RESET. Zero in NETLAT_REC_STREAM.
+ *	whose count equals the gap. Starts at 0 at load time, after
+ *	NETLAT_IOC_RESET and after a ring size change. Zero in
+ *	NETLAT_REC_STREAM. Writes while stopped use no number.
  * @ts_ns: CLOCK_MONOTONIC time in nanoseconds (the clock userspace reads
  *	with clock_gettime(CLOCK_MONOTONIC)), one clock for all CPUs,
  *	non-decreasing in @seq order on each CPU.
@@ -85,7 +92,8 @@ struct netlat_rec_hdr {
 
 /**
  * struct netlat_rec_stream - stream header, the first record of a reader
- * @hdr: common header; @hdr.seq is 0 and @hdr.cpu is the reader's CPU.
+ * @hdr: common header; @hdr.seq is 0, @hdr.cpu is the reader's CPU and
+ *	@hdr.ts_ns is the time the stream header was made (equal to @mono_ns).
  * @abi_version: NETLAT_ABI_VERSION.
  * @nr_cpus: number of possible CPU ids; every record's cpu is below it.
  * @clock_id: clock of every @hdr.ts_ns in the stream (CLOCK_MONOTONIC, 1).
@@ -299,7 +307,9 @@ struct netlat_cpu_stats {
  * @flags: NETLAT_CONFIG_* bits: the fields to apply; others are ignored.
  * @ring_bytes: new ring size per CPU: a power of two between
  *	NETLAT_RING_BYTES_MIN and NETLAT_RING_BYTES_MAX. Only while stopped
- *	and unmapped (else -EBUSY); the rings are emptied and counters reset.
+ *	and unmapped (else -EBUSY); the rings are emptied and counters and
+ *	sequences reset. If the watermark exceeds the new size without a new
+ *	@watermark in the same call, it becomes a quarter of the new size.
  *	-ENOMEM if the memory cannot be had (never by invoking the OOM killer).
  * @watermark: wake a waiting reader when a ring holds at least this many
  *	bytes: 1 to ring_bytes.

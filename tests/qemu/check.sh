@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: for each supported kernel, build netlat.ko with W=1, boot it
+# in qemu with the selftests (job=check) and judge the console. Each TAP
+# result counts, plus one "kernel clean" result per kernel (warning-free
+# build, the VM finished, no kernel trouble, clean unload). Ends with the
+# plain line "N passed, N failed[, N skipped]"; exits non-zero on failure.
+
+set -euo pipefail
+# shellcheck source=tests/qemu/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+VM_TIMEOUT=${NETLAT_VM_TIMEOUT:-600}
+PASSED=0 FAILED=0 SKIPPED=0
+
+# tap_results <console-log> <counts-file>: print each test's TAP block and
+# write "passed failed skipped" to <counts-file>. Results are the lines
+# "ok N"/"not ok N" at column 0 (the harness prefixes its nested output
+# with "#"). A plan ("1..N") not met, a non-zero exit without a "not ok",
+# or output cut off by a dying VM is a failure too.
+tap_results() {
+	awk '
+	function close_block(why) {
+		if (n < plan) { print "not ok - " name ": " plan - n " results missing"; fail++ }
+		else if (why != "") { print "not ok - " name ": " why; fail++ }
+		intap = 0
+	}
+	/^NETLAT-TAP-BEGIN / { name = $2; intap = 1; plan = n = nbad = 0; print "# " name; next }
+	/^NETLAT-TAP-END / {
+		rc = substr($3, 4)
+		close_block((rc != 0 && rc != 4 && nbad == 0 && n >= plan) ? "exit status " rc : "")
+		next
+	}
+	!intap { next }
+	{ print }
+	/^not ok [0-9]+/ { n++; nbad++; fail++; next }
+	/^ok [0-9]+/ { n++; if (/# SKIP/) skip++; else pass++; next }
+	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+	END {
+		if (intap) { print "not ok - " name ": output cut off (VM died?)"; fail++ }
+		print pass + 0, fail + 0, skip + 0 > counts
+	}' counts="$2" "$1"
+}
+
+# kernel_trouble <kver>: print why the kernel run was not clean (nothing
+# if it was).
+kernel_trouble() {
+	local k=$1 log status
+	log=$(vm_log "$k" check)
+	if module_warnings "$k" >/dev/null; then
+		echo "W=1 build warnings (see $(moddir "$k")/build.log)"
+	fi
+	status=$(vm_status "$k" check)
+	if [[ -z $status ]]; then
+		echo "no NETLAT-VM-DONE line: the VM crashed or hung (see $log)"
+	elif ((status & ~1)); then
+		echo "VM status $status"
+	fi
+	{ grep -E '^NETLAT-(HOST|VM-TROUBLE)' "$log"
+	  grep -E "$TROUBLE_RE" "$log" | head -n 20 | sed 's/^/console: /'; } || true
+}
+
+# count <passed> <failed> <skipped>: add to the totals.
+count() {
+	PASSED=$((PASSED + $1)) FAILED=$((FAILED + $2)) SKIPPED=$((SKIPPED + $3))
+}
+
+check_kernel() {
+	local k=$1 t0=$SECONDS initrd=$BUILD/initramfs-$1-check.cpio.gz
+	local p=0 f=0 s=0 why
+	echo
+	echo "=== kernel $k ==="
+	if ! build_module "$k"; then
+		echo "not ok - kernel clean: module build failed"
+		count 0 1 0
+		return
+	fi
+	module_warnings "$k" || true
+	make_initramfs "$k" "$initrd" "${USER_BINS[@]}"
+	run_vm "$k" "$initrd" "$VM_TIMEOUT" check || true
+	tap_results "$(vm_log "$k" check)" "$BUILD/counts"
+	read -r p f s <"$BUILD/counts"
+	why=$(kernel_trouble "$k")
+	if [[ -z $why ]]; then
+		echo "ok - kernel clean"
+		p=$((p + 1))
+	else
+		echo "not ok - kernel clean:"
+		printf '%s\n' "$why" | sed 's/^/#   /'
+		f=$((f + 1))
+	fi
+	count "$p" "$f" "$s"
+	echo "=== kernel $k: pass=$p fail=$f skip=$s time=$((SECONDS - t0))s"
+}
+
+# Host-side unit tests of the reader and libnetlat (no VM): their own
+# "N passed, N failed" line joins the totals.
+check_host_tools() {
+	local out p f
+	echo
+	echo "=== host: tools unit tests ==="
+	if ! out=$(make -s -C "$REPO/tools" test 2>&1); then
+		printf '%s\n' "$out"
+	fi
+	printf '%s\n' "$out" | grep -E '^(not )?ok ' || true
+	read -r p f < <(printf '%s\n' "$out" |
+		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1)
+	if [[ -z ${p:-} ]]; then
+		echo "not ok - tools unit tests printed no summary"
+		count 0 1 0
+		return
+	fi
+	echo "=== host: pass=$p fail=$f"
+	count "$p" "$f" 0
+}
+
+main() {
+	setup_host
+	build_userspace
+	check_host_tools
+	[[ ${USER_BINS[*]} == *_test* ]] || die "no selftest binary built"
+	local k
+	for k in "${KVERS[@]}"; do
+		check_kernel "$k"
+	done
+	echo
+	if ((SKIPPED)); then
+		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	else
+		echo "$PASSED passed, $FAILED failed"
+	fi
+	((FAILED == 0))
+}
+
+main "$@"

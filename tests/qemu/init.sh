@@ -1,0 +1,168 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the netlat test VM (busybox-static initramfs built by lib.sh).
+# The job comes from the kernel command line: netlat_job=check|demo|bench
+# (no dot in the name: "netlat.job" would be handed to the module as a
+# parameter). The last line is always "NETLAT-VM-DONE status=N"; the host
+# treats a missing line as a failure. Status bits: 1 tests failed,
+# 2 kernel trouble (module load/unload, dmesg, taint).
+#
+# Note: busybox sh runs its own applets before anything in PATH.
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+
+TROUBLE_RE=$(cat /trouble_re)	# lib.sh's list
+# Taint bits allowed: O (out-of-tree module, 4096), E (unsigned module, 8192).
+TAINT_OK=12288
+status=0
+
+trouble() {
+	echo "NETLAT-VM-TROUBLE $*"
+	status=$((status | 2))
+}
+
+mount_fs() {
+	mount -t proc proc /proc
+	mount -t sysfs sys /sys
+	mount -t devtmpfs dev /dev
+	# tracefs/debugfs: benchmarks and probe work look there.
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+}
+
+job_name() {
+	read -r cmdline </proc/cmdline
+	for arg in $cmdline; do
+		case $arg in netlat_job=*) echo "${arg#*=}"; return ;; esac
+	done
+	echo check
+}
+
+# The NICs are not needed by the tests yet; a failing load is only noted.
+load_virtio() {
+	while read -r m; do
+		insmod "/lib/modules/$m.ko" || echo "note: insmod $m failed"
+	done </lib/modules/order
+}
+
+load_netlat() {
+	insmod /netlat.ko || { trouble "insmod netlat.ko failed"; return 1; }
+	# devtmpfs creates the node asynchronously.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -c /dev/netlat ] && return 0
+		sleep 1
+	done
+	trouble "/dev/netlat did not appear"
+	return 1
+}
+
+# The pause lets timers, RCU callbacks or work the module left behind run
+# (and oops) before the kernel is judged.
+unload_netlat() {
+	rmmod netlat || trouble "rmmod netlat failed"
+	[ -e /sys/module/netlat ] && trouble "netlat still loaded after rmmod"
+	sleep 1
+}
+
+# Kernel log and taint after everything ran (and was unloaded).
+check_kernel() {
+	if dmesg | grep -E "$TROUBLE_RE"; then
+		trouble "kernel log shows problems (above)"
+	fi
+	taint=$(cat /proc/sys/kernel/tainted)
+	if [ $((taint & ~TAINT_OK)) -ne 0 ]; then
+		trouble "kernel tainted: $taint"
+	fi
+}
+
+# Each test prints TAP between markers that the host parses; exit code 4
+# is kselftest's "skipped".
+run_tests() {
+	for t in /bin/*_test; do
+		[ -x "$t" ] || continue
+		name=${t##*/}
+		echo "NETLAT-TAP-BEGIN $name"
+		"$t"
+		rc=$?
+		echo "NETLAT-TAP-END $name rc=$rc"
+		case $rc in 0|4) ;; *) status=$((status | 1)) ;; esac
+	done
+}
+
+# Put eth0 and eth1 (one qemu hub) into namespaces "a" and "b" and ping
+# across: real virtio_net TX and RX for the probes. Namespaces are held
+# by background sleeps; busybox ip has no "netns" command.
+NS_A='' NS_B=''
+setup_netns() {
+	unshare -n sleep 100000 & NS_A=$!
+	unshare -n sleep 100000 & NS_B=$!
+	sleep 1
+	ns_nic "$NS_A" eth0 192.0.2.1/24 && ns_nic "$NS_B" eth1 192.0.2.2/24
+}
+# ns_nic <ns-pid> <dev> <addr>: move a NIC into a namespace and bring it up.
+ns_nic() {
+	ip link set "$2" netns "$1" &&
+		in_ns "$1" ip addr add "$3" dev "$2" &&
+		in_ns "$1" ip link set "$2" up &&
+		in_ns "$1" ip link set lo up
+}
+in_ns() { ns=$1; shift; nsenter -t "$ns" -n "$@"; }
+
+job_check() {
+	load_netlat || return
+	run_tests
+	unload_netlat
+}
+
+# A failing reader command fails the demo (status 1): it doubles as a smoke
+# test of the tools.
+demo_fail() { echo "demo: $* failed"; status=$((status | 1)); }
+job_demo() {
+	load_netlat || return
+	setup_netns || echo "note: netns setup failed"
+	echo "--- netlat tail (5 s) while markers are written and a ping runs"
+	netlat tail --duration 5 &
+	tail_pid=$!
+	sleep 1
+	for i in 1 2 3; do echo "hello-$i" >/dev/netlat; done
+	in_ns "$NS_A" ping -c 3 192.0.2.2
+	wait "$tail_pid" || demo_fail "netlat tail"
+	echo "--- netlat record (3 s), then netlat report"
+	netlat record -o /tmp/cap --duration 3 &
+	rec_pid=$!
+	sleep 1
+	for i in 4 5 6; do echo "hello-$i" >/dev/netlat; done
+	in_ns "$NS_A" ping -c 2 192.0.2.2 >/dev/null
+	wait "$rec_pid" || demo_fail "netlat record"
+	netlat report /tmp/cap || demo_fail "netlat report"
+	kill "$NS_A" "$NS_B" 2>/dev/null
+	unload_netlat
+}
+
+job_bench() {
+	load_netlat || return
+	if [ -x /bin/netlat_bench ]; then
+		/bin/netlat_bench || status=$((status | 1))
+	else
+		echo "netlat_bench not built: skipped"
+	fi
+	unload_netlat
+}
+
+mount_fs
+job=$(job_name)
+echo	# the firmware leaves the console mid-line
+echo "NETLAT-VM-START job=$job kernel=$(uname -r)"
+load_virtio
+case $job in
+check) job_check ;;
+demo) job_demo ;;
+bench) job_bench ;;
+*) echo "unknown job $job"; status=$((status | 1)) ;;
+esac
+check_kernel
+echo "NETLAT-VM-DONE status=$status"
+poweroff -f

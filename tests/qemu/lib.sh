@@ -1,0 +1,313 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared functions of the QEMU test lane, sourced by check.sh, demo.sh and
+# bench.sh. The host kernel cannot load modules, so every module test boots a
+# Debian cloud kernel in qemu (TCG only: KVM hangs here) from a busybox
+# initramfs. Everything the lane needs is installed and cached by these
+# functions, because CI may run on a fresh machine.
+#
+# Environment:
+#   NETLAT_KVERS   space-separated kernel releases to use instead of the
+#                  newest Debian 6.1 and 6.12 cloud kernels
+#   NETLAT_APPEND  extra kernel command line for the VMs
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LANE=$REPO/tests/qemu
+BUILD=$REPO/build
+LOGS=$BUILD/logs
+
+# check.sh uses every supported kernel; demo/bench set this to "newest".
+LANE_KERNELS=${LANE_KERNELS:-all}
+
+# What Kbuild builds from: copied per kernel (see build_module).
+MODULE_SRCS=(Kbuild module uapi)
+
+BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
+	   libc6-dev bc flex bison libelf-dev linux-source-6.1)
+
+# Load order of the virtio NIC stack; names missing in a kernel (6.12 has
+# virtio_pci built in) are skipped.
+VIRTIO_MODS=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev
+	     virtio_pci failover net_failover virtio_net)
+
+# Kernel messages that mean the module (or the kernel) misbehaved. Used on
+# the console by check.sh and on dmesg inside the VM (/trouble_re).
+TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption'
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# --- host packages -------------------------------------------------------
+
+APT_UPDATED=
+apt_update() {
+	[[ -n $APT_UPDATED ]] && return 0
+	log "apt-get update"
+	apt-get update -qq
+	APT_UPDATED=1
+}
+
+# Print the packages of "$@" that are not installed.
+missing_pkgs() {
+	local p
+	for p; do
+		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
+			echo "$p"
+	done
+}
+
+# --- kernel selection ----------------------------------------------------
+
+# Newest kernel release whose linux-image package matches ERE $1.
+newest_kernel() {
+	apt-cache search --names-only "^linux-image-$1\$" |
+		sed -E 's/^linux-image-([^ ]+) .*/\1/' | sort -V | tail -n 1
+}
+
+# Set KVERS. apt-cache takes seconds, so the answer is cached in build/,
+# keyed on the package lists: it is recomputed after an apt-get update that
+# changed them.
+resolve_kernels() {
+	if [[ -n ${NETLAT_KVERS:-} ]]; then
+		read -ra KVERS <<<"$NETLAT_KVERS"
+		return 0
+	fi
+	local cache=$BUILD/kvers key
+	key=$(stat -c '%n %s %Y' /var/lib/apt/lists/*_Packages* 2>/dev/null | md5sum || true)
+	if [[ ! -f $cache || $(head -n 1 "$cache") != "$key" ]]; then
+		local k61 k612
+		k61=$(newest_kernel '6\.1\.0-[0-9]+-cloud-amd64')
+		k612=$(newest_kernel '6\.12\.[0-9]+\+deb12-cloud-amd64')
+		if [[ -z $k61 || -z $k612 ]]; then
+			# No or old package lists (fresh machine): fetch them once.
+			[[ -z $APT_UPDATED ]] || die "no Debian 6.1/6.12 cloud kernel in apt-cache"
+			apt_update
+			resolve_kernels
+			return 0
+		fi
+		mkdir -p "$BUILD"
+		printf '%s\n%s %s\n' "$key" "$k61" "$k612" >"$cache"
+	fi
+	read -ra KVERS < <(tail -n 1 "$cache")
+	if [[ $LANE_KERNELS == newest ]]; then
+		KVERS=("${KVERS[-1]}")
+	fi
+}
+
+# --- kernel images -------------------------------------------------------
+
+kdir() { echo "$BUILD/kernels/$1"; }
+vmlinuz() { echo "$(kdir "$1")/boot/vmlinuz-$1"; }
+
+# Download (never install) the image package and unpack it: vmlinuz and
+# /lib/modules/<kver>/ are all the VM needs.
+fetch_kernel() {
+	local k=$1 dir tmp
+	dir=$(kdir "$k")
+	[[ -f $(vmlinuz "$k") ]] && return 0
+	log "downloading linux-image-$k"
+	tmp=$(mktemp -d "$BUILD/kernels/.dl.XXXXXX")
+	# Sandbox=root: apt's _apt user cannot write into build/.
+	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "linux-image-$k")
+	dpkg-deb -x "$tmp"/linux-image-*.deb "$tmp/root"
+	rm -rf "$dir"
+	mv "$tmp/root" "$dir"
+	rm -rf "$tmp"
+}
+
+# True when nothing needs apt: packages installed, kernels unpacked.
+host_ready() {
+	local k
+	[[ -z $(missing_pkgs "${BASE_PKGS[@]}" "${KVERS[@]/#/linux-headers-}") ]] || return 1
+	for k in "${KVERS[@]}"; do
+		[[ -f $(vmlinuz "$k") ]] || return 1
+	done
+}
+
+# The kselftest harness headers come from Debian's kernel source; extracted
+# once into build/ksft (never committed).
+fetch_ksft_headers() {
+	local dst=$BUILD/ksft
+	[[ -f $dst/kselftest_harness.h && -f $dst/kselftest.h ]] && return 0
+	log "extracting kselftest headers from linux-source-6.1"
+	mkdir -p "$dst"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$dst" --wildcards \
+		--strip-components=4 '*/tools/testing/selftests/kselftest*.h'
+}
+
+# Set KVERS and make sure packages, kernels and headers are there. apt is
+# skipped entirely when everything is already present.
+setup_host() {
+	mkdir -p "$BUILD/kernels" "$LOGS"
+	resolve_kernels
+	if ! host_ready; then
+		apt_update
+		resolve_kernels	# fresh lists may name newer kernels
+		local missing
+		missing=$(missing_pkgs "${BASE_PKGS[@]}" "${KVERS[@]/#/linux-headers-}")
+		if [[ -n $missing ]]; then
+			log "installing: ${missing//$'\n'/ }"
+			# shellcheck disable=SC2086
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends $missing >/dev/null
+		fi
+	fi
+	local k
+	for k in "${KVERS[@]}"; do
+		fetch_kernel "$k"
+	done
+	fetch_ksft_headers
+	log "kernels: ${KVERS[*]}"
+}
+
+# --- builds --------------------------------------------------------------
+
+moddir() { echo "$BUILD/mod/$1"; }
+
+# Build netlat.ko for kernel $1 with W=1 in a private copy of the sources,
+# so builds for different kernels never share objects, and always from
+# scratch, so every warning is printed every time. Log: <moddir>/build.log.
+build_module() {
+	local k=$1 dir
+	dir=$(moddir "$k")
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "${MODULE_SRCS[@]/#/$REPO/}" "$dir/"
+	log "building netlat.ko for $k (W=1)"
+	if ! make -C "/lib/modules/$k/build" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
+		cat "$dir/build.log" >&2
+		return 1
+	fi
+	[[ -f $dir/netlat.ko ]] || { echo "no netlat.ko produced" >&2; return 1; }
+}
+
+# Print the warnings of the last module build for kernel $1; true if any.
+module_warnings() {
+	grep -F 'warning:' "$(moddir "$1")/build.log"
+}
+
+# Build the tests and the reader as static binaries (the VM has no libc);
+# set USER_BINS to what every VM gets: the reader and the selftests.
+build_userspace() {
+	local ulog=$LOGS/userspace.log
+	log "building selftests and tools (static)"
+	if ! { make -C "$REPO/selftests" KSFT_INC="$BUILD/ksft" LDFLAGS=-static &&
+	       make -C "$REPO/tools" LDFLAGS=-static; } >"$ulog" 2>&1; then
+		cat "$ulog" >&2
+		die "userspace build failed"
+	fi
+	# shellcheck disable=SC2034 # used by check/demo/bench
+	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/selftests" -maxdepth 1 \
+		-type f -executable \( -name netlat -o -name '*_test' \) | sort)
+}
+
+# --- initramfs -----------------------------------------------------------
+
+# Copy the virtio NIC modules of kernel $1 into the initramfs at $2,
+# decompressed (busybox insmod cannot read .ko.xz), with their load order.
+add_virtio_modules() {
+	local k=$1 root=$2 m f
+	local src
+	src=$(kdir "$k")/lib/modules/$k/kernel
+	mkdir -p "$root/lib/modules"
+	for m in "${VIRTIO_MODS[@]}"; do
+		f=$(find "$src/drivers" "$src/net" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
+		[[ -n $f ]] || continue
+		case $f in
+		*.xz) xz -dc "$f" >"$root/lib/modules/$m.ko" ;;
+		*) cp "$f" "$root/lib/modules/$m.ko" ;;
+		esac
+		echo "$m" >>"$root/lib/modules/order"
+	done
+}
+
+# make_initramfs <kver> <out> <binary>...: busybox, /init, /netlat.ko, the
+# virtio modules and the given static binaries in /bin.
+make_initramfs() {
+	local k=$1 out=$2 root b
+	shift 2
+	root=$(mktemp -d "$BUILD/.initramfs.XXXXXX")
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,run}
+	cp /bin/busybox "$root/bin/busybox"
+	install -m 755 "$LANE/init.sh" "$root/init"
+	echo "$TROUBLE_RE" >"$root/trouble_re"
+	cp "$(moddir "$k")/netlat.ko" "$root/netlat.ko"
+	add_virtio_modules "$k" "$root"
+	for b; do
+		# A dynamic binary would die in the VM with a confusing "not found".
+		if readelf -lW "$b" | grep -q 'program interpreter'; then
+			die "$b is not statically linked (does its Makefile honour LDFLAGS?)"
+		fi
+		cp "$b" "$root/bin/"
+	done
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+	rm -rf "$root"
+}
+
+# --- the VM --------------------------------------------------------------
+
+vm_log() { echo "$LOGS/$1-$2.log"; }
+
+# vm_status <kver> <job>: the status /init printed last; empty if it never
+# got there (crash, hang).
+vm_status() {
+	sed -n 's/^NETLAT-VM-DONE status=\([0-9]*\)$/\1/p' "$(vm_log "$1" "$2")" | tail -n 1
+}
+
+# Kernel command line: any WARN, BUG or oops panics, and a panic powers
+# the VM off (-no-reboot) instead of leaving it to the timeout.
+VM_APPEND="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=4"
+
+# Two virtio NICs on one qemu-internal hub (never user networking): one
+# goes into each of two network namespaces for real virtio TX/RX. No
+# option ROM: the VM boots the kernel directly.
+# shellcheck disable=SC2054 # the commas are qemu's
+VM_NICS=(-netdev hubport,id=n1,hubid=0 -device virtio-net-pci,netdev=n1,romfile=
+	 -netdev hubport,id=n2,hubid=0 -device virtio-net-pci,netdev=n2,romfile=)
+
+# Console filter: no CRs, no firmware terminal escapes (they would clear
+# the user's screen).
+console_filter() {
+	sed -u -e 's/\r$//' -e 's/\x1b\(\[[0-9;?]*[A-Za-z]\|c\)//g'
+}
+
+# run_vm <kver> <initramfs> <timeout-s> <job> [show]: boot the VM running
+# /init's <job> under TCG (KVM hangs here). The console goes to
+# build/logs/<kver>-<job>.log and, with "show", to stdout too. Returns
+# qemu's status (124: timed out).
+run_vm() {
+	local k=$1 initrd=$2 secs=$3 job=$4 show=${5:-} out rc
+	out=$(vm_log "$k" "$job")
+	log "booting $k (job=$job, timeout ${secs}s)"
+	set +e
+	# stdin from /dev/null: qemu must not put a terminal into raw mode.
+	# --foreground: Ctrl-C must reach qemu too, not leave it running.
+	timeout --foreground -k 10 "$secs" \
+		qemu-system-x86_64 -accel tcg -smp 2 -m 1G -nographic -no-reboot \
+		-kernel "$(vmlinuz "$k")" -initrd "$initrd" "${VM_NICS[@]}" \
+		-append "$VM_APPEND netlat_job=$job ${NETLAT_APPEND:-}" \
+		</dev/null 2>&1 | console_filter |
+		if [[ -n $show ]]; then tee "$out"; else cat >"$out"; fi
+	rc=${PIPESTATUS[0]}
+	set -e
+	if ((rc == 124)); then
+		echo "NETLAT-HOST: timeout after ${secs}s" | tee -a "$out" >&2
+	fi
+	return "$rc"
+}
+
+# prepare_vm <kver> <job> <binary>...: module (must build), initramfs.
+# Prints the initramfs path. Warnings are shown but not fatal here: only
+# check.sh's verdict treats them as failures.
+prepare_vm() {
+	local k=$1 job=$2 initrd
+	shift 2
+	build_module "$k" || die "module build failed for $k"
+	module_warnings "$k" >&2 || true
+	initrd=$BUILD/initramfs-$k-$job.cpio.gz
+	make_initramfs "$k" "$initrd" "$@"
+	echo "$initrd"
+}

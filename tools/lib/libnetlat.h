@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libnetlat - read and interpret netlat record streams.
+ *
+ * A netlat stream is the byte stream read() returns on /dev/netlat: one
+ * NETLAT_REC_STREAM record, then records of every CPU, interleaved per
+ * read() batch (see <linux/netlat.h>). A capture file is the same bytes
+ * saved to disk, so every function here works on both.
+ *
+ * Pieces, each usable alone:
+ *  - sources:   open the device, a capture file or stdin; iterate validated
+ *               records with netlat_next().
+ *  - merge:     re-order records of all CPUs by (ts_ns, cpu, seq).
+ *  - seq:       per-CPU sequence checking and loss accounting.
+ *  - samples:   exact (sort-based, nearest-rank) percentiles.
+ *  - time:      CLOCK_MONOTONIC record time to wall-clock time.
+ *  - device:    the ioctls, with the size-first convention filled in.
+ *
+ * Errors follow one convention: functions return a negative errno value
+ * (or NULL with errno set); a human-readable message is available from
+ * netlat_errmsg() for sources and in the caller's errbuf for open calls.
+ * Messages never end with a newline and start with the source name.
+ *
+ * Nothing here is thread-safe; use one object per thread.
+ */
+#ifndef LIBNETLAT_H
+#define LIBNETLAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netlat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Size of the errbuf arguments below. */
+#define NETLAT_ERRBUF_SIZE	256
+
+/* ---- sources ----------------------------------------------------------- */
+
+struct netlat_source;
+
+/*
+ * netlat_open() - open a record source
+ * @path: NULL for NETLAT_DEVICE_PATH, "-" for stdin, else a device or a
+ *	capture file path.
+ * @errbuf: NULL, or NETLAT_ERRBUF_SIZE bytes receiving the reason on error.
+ *
+ * Opening the device needs CAP_NET_ADMIN or CAP_PERFMON. For paths under
+ * /dev/ the usual failures get explanations ("is the netlat module
+ * loaded?", "permission denied: need CAP_NET_ADMIN or CAP_PERFMON").
+ * Returns NULL with errno set on failure.
+ */
+struct netlat_source *netlat_open(const char *path, char *errbuf);
+
+/*
+ * netlat_open_fd() - read records from an open descriptor
+ * @fd: descriptor positioned at the start of a stream; not closed by
+ *	netlat_close().
+ * @name: used in messages.
+ */
+struct netlat_source *netlat_open_fd(int fd, const char *name, char *errbuf);
+
+void netlat_close(struct netlat_source *src);
+
+/*
+ * netlat_next() - the next record of the stream
+ * @rec: set to the record on success. It is 8-byte aligned, at least
+ *	hdr.size bytes long, and valid until the next call on @src.
+ *
+ * Every returned record has passed these checks: magic, version ==
+ * NETLAT_ABI_VERSION, size in [sizeof(hdr), NETLAT_REC_MAX_SIZE] and a
+ * multiple of NETLAT_REC_ALIGN, cpu < nr_cpus of the stream header, and
+ * for known types the type's own layout (a MARKER's len fits its size,
+ * ...). The first record is always the NETLAT_REC_STREAM header; a later
+ * STREAM record (concatenated captures) is validated the same way and
+ * becomes the current header. Records of unknown types are returned too:
+ * callers skip what they do not know.
+ *
+ * Returns:
+ *  1		a record
+ *  0		end of stream (end of file, or netlat_stop_reading())
+ *  -EINTR	a signal interrupted a blocking read; call again to go on
+ *  -EAGAIN	no data within the timeout (netlat_set_timeout()); ditto
+ *  -ENOMSG	not a netlat capture (no valid stream header first)
+ *  -EPROTONOSUPPORT unsupported ABI version
+ *  -EBADMSG	corrupt record
+ *  -ENODATA	truncated capture: the stream ends inside a record
+ *  other	read() errors (-EBUSY: another reader is consuming)
+ * Errors other than -EINTR and -EAGAIN are final: later calls return them
+ * again. The message (netlat_errmsg()) gives the byte offset.
+ */
+int netlat_next(struct netlat_source *src, const struct netlat_rec_hdr **rec);
+
+/* Message of the last error of @src, "" if none. */
+const char *netlat_errmsg(const struct netlat_source *src);
+
+/* The current stream header, or NULL before the first record. */
+const struct netlat_rec_stream *netlat_stream(const struct netlat_source *src);
+
+/* Name given at open time ("<stdin>" for "-"). */
+const char *netlat_name(const struct netlat_source *src);
+
+int netlat_fd(const struct netlat_source *src);
+
+/* True if reads may block (device, pipe, ...), false for regular files. */
+bool netlat_is_live(const struct netlat_source *src);
+
+/* Stream offset of the next record: bytes consumed so far. */
+uint64_t netlat_offset(const struct netlat_source *src);
+
+/*
+ * Bytes read from the descriptor but not yet returned as records. When it
+ * is 0 the next netlat_next() will read(): a good moment to flush output.
+ */
+size_t netlat_buffered(const struct netlat_source *src);
+
+/*
+ * Wait at most @timeout_ms for data before each read() of a live source;
+ * netlat_next() then returns -EAGAIN. -1 (the default) waits forever.
+ */
+void netlat_set_timeout(struct netlat_source *src, int timeout_ms);
+
+/*
+ * Copy every byte read from the source to @fd, one write per read() (so a
+ * device capture holds whole records only). @name is used in messages; a
+ * failed write is a final error of the source.
+ */
+void netlat_set_tee(struct netlat_source *src, int fd, const char *name);
+
+/*
+ * Stop reading: netlat_next() returns the records already read (records
+ * consumed from the device must not be thrown away), then 0.
+ */
+void netlat_stop_reading(struct netlat_source *src);
+
+/* "STREAM", "LOST", "MARKER", or NULL for a type this library predates. */
+const char *netlat_type_name(unsigned int type);
+
+/* ---- time-ordered merge ------------------------------------------------- */
+
+/* Default hold window of netlat_merge_new(): one second of timestamps. */
+#define NETLAT_HOLD_NS_DEFAULT	1000000000ULL
+
+struct netlat_merge;
+
+/*
+ * netlat_merge_new() - re-order the records of @src by (ts_ns, cpu, seq)
+ * @hold_ns: how long, in record time, a record may be held waiting for
+ *	CPUs that have nothing queued.
+ *
+ * Records of one CPU arrive in order; records of different CPUs interleave
+ * per read() batch. The merge queues records per CPU and releases the
+ * oldest head once every CPU that produced data in this stream has a
+ * record queued (then nothing older can follow), once the newest
+ * timestamp seen is @hold_ns past it, or at the end of the stream. A
+ * live source that times out (-EAGAIN) also advances time with the
+ * CLOCK_MONOTONIC clock, so an idle device does not hold records forever.
+ * A record that arrives after younger ones were released is still
+ * returned, at once, and counted by netlat_merge_late(). A STREAM record
+ * is a barrier: everything before it is released first.
+ *
+ * @src stays owned by the caller and must outlive the merge.
+ */
+struct netlat_merge *netlat_merge_new(struct netlat_source *src,
+				      uint64_t hold_ns);
+
+/*
+ * Same contract as netlat_next(), in merged order. After a final error of
+ * the source the records still held are returned first, then the error.
+ * On -ENOMEM the message is in netlat_errmsg() of the source.
+ */
+int netlat_merge_next(struct netlat_merge *m, const struct netlat_rec_hdr **rec);
+
+/* Records returned after a younger one: they arrived too late to order. */
+uint64_t netlat_merge_late(const struct netlat_merge *m);
+
+void netlat_merge_free(struct netlat_merge *m);
+
+/* ---- sequence and loss tracking ----------------------------------------- */
+
+struct netlat_seq;
+
+/* Counters of one CPU or of all. */
+struct netlat_seq_stats {
+	uint64_t records;	/* records seen, STREAM excluded */
+	uint64_t lost;		/* records dropped: sum of LOST counts */
+	uint64_t gaps;		/* unexplained sequence breaks */
+};
+
+/* Details of one unexplained sequence break. */
+struct netlat_seq_gap {
+	unsigned int cpu;
+	uint64_t expected;	/* seq the record should have had */
+	uint64_t seq;		/* seq it had (first_seq for a bad LOST) */
+};
+
+struct netlat_seq *netlat_seq_new(void);
+void netlat_seq_free(struct netlat_seq *t);
+
+/*
+ * netlat_seq_add() - account one record, in per-CPU stream order
+ *
+ * Applies the rule of the ABI: on each CPU seq grows by one per record,
+ * except that a LOST record with count N and first_seq F follows seq F - 1
+ * and has seq F + N. The first record of each CPU after a STREAM record
+ * sets the baseline (earlier records went to earlier readers). Anything
+ * else is an unexplained gap: it should never happen.
+ * Returns 0, 1 for an unexplained gap (described in *@gap if not NULL), or
+ * -ENOMEM.
+ */
+int netlat_seq_add(struct netlat_seq *t, const struct netlat_rec_hdr *rec,
+		   struct netlat_seq_gap *gap);
+
+/* One past the highest CPU seen. */
+unsigned int netlat_seq_nr_cpus(const struct netlat_seq *t);
+void netlat_seq_cpu_stats(const struct netlat_seq *t, unsigned int cpu,
+			  struct netlat_seq_stats *st);
+void netlat_seq_total(const struct netlat_seq *t, struct netlat_seq_stats *st);
+
+/* ---- samples and percentiles -------------------------------------------- */
+
+/* A growable array of values; zero-initialise ({0}) before use. */
+struct netlat_samples {
+	uint64_t *v;
+	size_t n;
+	size_t cap;
+};
+
+int netlat_samples_add(struct netlat_samples *s, uint64_t value);
+void netlat_samples_free(struct netlat_samples *s);
+
+void netlat_sort_u64(uint64_t *v, size_t n);
+
+/*
+ * netlat_percentile() - exact nearest-rank percentile of sorted values
+ * @pct: in [0, 100]; resolved to 1/10000 of a percent (99.9, 99.99, ...).
+ *
+ * Returns the smallest value v such that at least @pct percent of the
+ * values are <= v (sorted[ceil(pct / 100 * n) - 1], min for 0), computed
+ * in integers so 99.9 of 1000 values is exactly the 999th. 0 if n is 0.
+ */
+uint64_t netlat_percentile(const uint64_t *sorted, size_t n, double pct);
+
+/* The summary every latency table prints. */
+struct netlat_dist {
+	uint64_t count;
+	uint64_t min, p50, p90, p99, p999, max;
+	double mean;
+};
+
+/* Summarise @v (sorted in place); all zero if n is 0. */
+void netlat_dist_compute(uint64_t *v, size_t n, struct netlat_dist *d);
+
+/* ---- time --------------------------------------------------------------- */
+
+/* CLOCK_REALTIME nanoseconds of a record's ts_ns, by the stream's anchor. */
+uint64_t netlat_wall_ns(const struct netlat_rec_stream *stream, uint64_t ts_ns);
+
+#define NETLAT_TIME_DATE	(1U << 0)	/* prefix YYYY-MM-DD */
+#define NETLAT_TIME_UTC		(1U << 1)	/* UTC instead of local time */
+
+/* "HH:MM:SS.nnnnnnnnn" into @buf; returns snprintf-style length. */
+int netlat_format_time(char *buf, size_t len, uint64_t wall_ns,
+		       unsigned int flags);
+
+/* ---- device control ----------------------------------------------------- */
+
+/*
+ * netlat_dev_open() - open the device for ioctls (NULL: NETLAT_DEVICE_PATH)
+ * Returns a descriptor, or -errno with the explanation in @errbuf.
+ */
+int netlat_dev_open(const char *path, int oflags, char *errbuf);
+
+/*
+ * Explanation of an errno from opening or reading the device, e.g.
+ * "permission denied: need CAP_NET_ADMIN or CAP_PERFMON".
+ */
+const char *netlat_dev_strerror(int err);
+
+/*
+ * The ioctls. Each fills in the size field (sizeof the struct this library
+ * was built with) and zeroes reserved fields. Return 0 or -errno.
+ */
+int netlat_get_info(int fd, struct netlat_info *info);
+int netlat_get_cpu_stats(int fd, unsigned int cpu, struct netlat_cpu_stats *st);
+int netlat_start(int fd);
+int netlat_stop(int fd);
+int netlat_reset(int fd);
+int netlat_set_config(int fd, const struct netlat_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBNETLAT_H */

@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlat - tail, record and summarise netlat record streams.
+ *
+ * Every sub-command reads through libnetlat; this file only parses
+ * arguments and formats output. Exit status: 0 success (also when stopped
+ * by SIGINT/SIGTERM), 1 runtime error, 2 bad arguments.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libnetlat.h"
+#include "output.h"
+#include "report.h"
+
+#define EXIT_USAGE	2
+
+/* How often a blocked read wakes up to notice a stop request or deadline. */
+#define TICK_MS		200
+
+/* Unexplained gaps printed one by one before they are only counted. */
+#define MAX_GAP_WARNINGS 10
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct command *current_command;
+
+/* ---- messages and arguments -------------------------------------------- */
+
+static void error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("netlat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void print_synopsis(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: netlat %s %s\n", c->name, c->synopsis);
+}
+
+/* A bad argument: say why, show how, exit 2. */
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("netlat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	print_synopsis(stderr, current_command);
+	return EXIT_USAGE;
+}
+
+static int command_help(void)
+{
+	print_synopsis(stdout, current_command);
+	fputs(current_command->help, stdout);
+	return 0;
+}
+
+/* getopt_long() with the error handling every command shares. */
+static int next_option(int argc, char **argv, const char *shortopts,
+		       const struct option *longopts)
+{
+	opterr = 0;
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+static int bad_option(char **argv)
+{
+	return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && end != s && !*end && isfinite(*out) && *out > 0 &&
+	       *out < 1e9;
+}
+
+/* A byte count with an optional binary K/M/G suffix. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	static const char suffixes[] = "KMG";
+	const char *p;
+	char *end;
+
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	if (!*end)
+		return true;
+	p = strchr(suffixes, *end);
+	if (!p || !*p || end[1])
+		return false;
+	if (*out > (UINT64_MAX >> (10 * (p - suffixes + 1))))
+		return false;
+	*out <<= 10 * (p - suffixes + 1);
+	return true;
+}
+
+/* ---- reading with stop requests and deadlines -------------------------- */
+
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* No SA_RESTART: a signal must interrupt a blocking read(). */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = request_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct reader {
+	struct netlat_source *src;
+	struct netlat_merge *merge;	/* NULL: records in arrival order */
+	struct netlat_seq *seq;
+	struct netlat_rec_stream stream; /* header of the records returned */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: none */
+	bool stopping;
+	bool warn_gaps;
+	uint64_t gap_warnings;
+};
+
+static int reader_open(struct reader *rd, const char *path, bool ordered,
+		       double duration)
+{
+	char errbuf[NETLAT_ERRBUF_SIZE];
+
+	memset(rd, 0, sizeof(*rd));
+	rd->src = netlat_open(path, errbuf);
+	if (!rd->src) {
+		error("%s", errbuf);
+		return -1;
+	}
+	rd->seq = netlat_seq_new();
+	if (ordered)
+		rd->merge = netlat_merge_new(rd->src, NETLAT_HOLD_NS_DEFAULT);
+	if (!rd->seq || (ordered && !rd->merge)) {
+		error("out of memory");
+		return -1;
+	}
+	if (duration > 0)
+		rd->deadline_ns = monotonic_ns() + (uint64_t)(duration * 1e9);
+	return 0;
+}
+
+static void reader_close(struct reader *rd)
+{
+	netlat_merge_free(rd->merge);
+	netlat_seq_free(rd->seq);
+	netlat_close(rd->src);
+}
+
+static bool deadline_passed(const struct reader *rd)
+{
+	return rd->deadline_ns && monotonic_ns() >= rd->deadline_ns;
+}
+
+/* Wake up in time for the deadline, and every TICK_MS to see signals. */
+static void reader_set_timeout(struct reader *rd)
+{
+	uint64_t now, ms = TICK_MS;
+
+	if (rd->deadline_ns) {
+		now = monotonic_ns();
+		if (rd->deadline_ns > now && (rd->deadline_ns - now) / 1000000 + 1 < ms)
+			ms = (rd->deadline_ns - now) / 1000000 + 1;
+	}
+	netlat_set_timeout(rd->src, (int)ms);
+}
+
+static void reader_account(struct reader *rd, const struct netlat_rec_hdr *rec)
+{
+	struct netlat_seq_gap gap;
+
+	if (rec->type == NETLAT_REC_STREAM)
+		memcpy(&rd->stream, rec, rec->size < sizeof(rd->stream) ?
+					 rec->size : sizeof(rd->stream));
+	if (netlat_seq_add(rd->seq, rec, &gap) != 1 || !rd->warn_gaps)
+		return;
+	if (rd->gap_warnings++ < MAX_GAP_WARNINGS)
+		error("cpu %u: unexplained gap: expected seq %llu, got %llu",
+		      gap.cpu, (unsigned long long)gap.expected,
+		      (unsigned long long)gap.seq);
+}
+
+/*
+ * The next record, honouring stop requests and the deadline: 1 record,
+ * 0 done, -1 error (already printed). Once stopping, records already read
+ * from the device are still returned: the ring no longer holds them.
+ */
+static int reader_next(struct reader *rd, const struct netlat_rec_hdr **rec)
+{
+	int r;
+
+	for (;;) {
+		if (!rd->stopping && (stop_requested || deadline_passed(rd))) {
+			rd->stopping = true;
+			netlat_stop_reading(rd->src);
+		}
+		reader_set_timeout(rd);
+		r = rd->merge ? netlat_merge_next(rd->merge, rec)
+			      : netlat_next(rd->src, rec);
+		if (r == -EINTR || r == -EAGAIN)
+			continue;
+		if (r < 0) {
+			error("%s", netlat_errmsg(rd->src));
+			return -1;
+		}
+		if (r == 1)
+			reader_account(rd, *rec);
+		return r;
+	}
+}
+
+/* "N records, N lost[, N unexplained gaps][, N out of order]" */
+static void print_totals(FILE *f, const struct reader *rd)
+{
+	struct netlat_seq_stats st;
+
+	netlat_seq_total(rd->seq, &st);
+	fprintf(f, "%llu records, %llu lost", (unsigned long long)st.records,
+		(unsigned long long)st.lost);
+	if (st.gaps)
+		fprintf(f, ", %llu unexplained gaps", (unsigned long long)st.gaps);
+	if (rd->merge && netlat_merge_late(rd->merge))
+		fprintf(f, ", %llu out of order",
+			(unsigned long long)netlat_merge_late(rd->merge));
+}
+
+static int finish_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		error("cannot write output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- tail ---------------------------------------------------------------- */
+
+static int cmd_tail(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "ordered", no_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const struct netlat_rec_hdr *rec;
+	uint64_t count = 0, printed = 0;
+	bool json = false, ordered = false;
+	double duration = 0;
+	struct reader rd;
+	int c, r, status;
+
+	while ((c = next_option(argc, argv, "n:d:jOh", opts)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_u64(optarg, &count) || !count)
+				return usage_error("bad count '%s'", optarg);
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &duration))
+				return usage_error("bad duration '%s'", optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'O':
+			ordered = true;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error("too many arguments");
+	if (reader_open(&rd, argv[optind], ordered, duration)) {
+		reader_close(&rd);
+		return 1;
+	}
+	rd.warn_gaps = true;
+	catch_stop_signals();
+
+	for (;;) {
+		/* Flush before a read() may block, so live output is not stuck. */
+		if (netlat_is_live(rd.src) && !netlat_buffered(rd.src))
+			fflush(stdout);
+		r = reader_next(&rd, &rec);
+		if (r <= 0)
+			break;
+		print_record(stdout, &rd.stream, rec, json);
+		if (rec->type != NETLAT_REC_STREAM && ++printed == count)
+			break;
+	}
+	status = finish_stdout() || r < 0;
+	/* After an error its message is the one line to read. */
+	if (!status) {
+		fputs("netlat: ", stderr);
+		print_totals(stderr, &rd);
+		fputc('\n', stderr);
+	}
+	reader_close(&rd);
+	return status;
+}
+
+/* ---- record -------------------------------------------------------------- */
+
+static int open_output(const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return STDOUT_FILENO;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		error("cannot create %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *output = NULL, *device = NULL;
+	const struct netlat_rec_hdr *rec;
+	double duration = 0;
+	struct reader rd;
+	int c, r, fd;
+	uint64_t bytes;
+
+	while ((c = next_option(argc, argv, "o:d:D:h", opts)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &duration))
+				return usage_error("bad duration '%s'", optarg);
+			break;
+		case 'D':
+			device = optarg;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (!output)
+		return usage_error("-o FILE is required");
+	if (optind < argc)
+		return usage_error("too many arguments");
+	/* Open the device first: a missing module must not leave a file. */
+	if (reader_open(&rd, device, false, duration)) {
+		reader_close(&rd);
+		return 1;
+	}
+	fd = open_output(output);
+	if (fd < 0) {
+		reader_close(&rd);
+		return 1;
+	}
+	netlat_set_tee(rd.src, fd, output);
+	rd.warn_gaps = true;
+	catch_stop_signals();
+
+	/* The tee writes each read() as it happens; parsing checks and counts. */
+	while ((r = reader_next(&rd, &rec)) > 0)
+		;
+	bytes = netlat_offset(rd.src) + netlat_buffered(rd.src);
+	if (fd != STDOUT_FILENO && close(fd) < 0) {
+		error("cannot write %s: %s", output, strerror(errno));
+		r = -1;
+	}
+	if (r == 0) {
+		fprintf(stderr, "netlat: recorded %llu bytes to %s: ",
+			(unsigned long long)bytes, output);
+		print_totals(stderr, &rd);
+		fputc('\n', stderr);
+	}
+	reader_close(&rd);
+	return r < 0;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const struct netlat_rec_hdr *rec;
+	struct report *rep;
+	bool json = false;
+	struct reader rd;
+	int c, r;
+
+	while ((c = next_option(argc, argv, "jh", opts)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("expected one capture FILE");
+	if (reader_open(&rd, argv[optind], false, 0)) {
+		reader_close(&rd);
+		return 1;
+	}
+	rep = report_new(argv[optind]);
+	if (!rep) {
+		error("out of memory");
+		reader_close(&rd);
+		return 1;
+	}
+	catch_stop_signals();
+	while ((r = reader_next(&rd, &rec)) > 0) {
+		if (report_add(rep, &rd.stream, rec)) {
+			error("out of memory");
+			r = -1;
+			break;
+		}
+	}
+	/* A report of part of a capture would pass for the whole: none. */
+	if (r == 0) {
+		report_print(rep, rd.seq, json, stdout);
+		r = finish_stdout() ? -1 : 0;
+	}
+	report_free(rep);
+	reader_close(&rd);
+	return r < 0;
+}
+
+/* ---- device commands ---------------------------------------------------- */
+
+static int ioctl_failed(const char *path, const char *what, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		why = netlat_dev_strerror(err);
+		break;
+	case ENOTTY:
+		why = "not a netlat device";
+		break;
+	case EBUSY:
+		why = "busy: tracing must be stopped (and, to resize, no ring mapped)";
+		break;
+	default:
+		why = strerror(err);
+	}
+	error("%s: %s: %s", path, what, why);
+	return 1;
+}
+
+/* A descriptor for ioctls, or -1 with the reason printed. */
+static int open_device(const char *path)
+{
+	char errbuf[NETLAT_ERRBUF_SIZE];
+	int fd = netlat_dev_open(path, O_RDONLY, errbuf);
+
+	if (fd < 0)
+		error("%s", errbuf);
+	return fd < 0 ? -1 : fd;
+}
+
+#define DEVICE_OPTION { "device", required_argument, NULL, 'D' }
+
+/* Parse the [--device PATH] of a device command: -1 to go on, else the exit status. */
+static int parse_device_args(int argc, char **argv, const char **path)
+{
+	static const struct option opts[] = {
+		DEVICE_OPTION,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	while ((c = next_option(argc, argv, "D:h", opts)) != -1) {
+		if (c == 'D')
+			*path = optarg;
+		else if (c == 'h')
+			return command_help();
+		else
+			return bad_option(argv);
+	}
+	if (optind < argc)
+		return usage_error("too many arguments");
+	return -1;
+}
+
+static void add_cpu_stats(struct netlat_cpu_stats *total, const struct netlat_cpu_stats *st)
+{
+	total->written += st->written;
+	total->dropped += st->dropped;
+	total->prod += st->prod;
+	total->cons += st->cons;
+	total->resyncs += st->resyncs;
+}
+
+static void print_info(const char *path, const struct netlat_info *info)
+{
+	printf("device        %s\n", path);
+	printf("abi version   %u\n", info->abi_version);
+	printf("tracing       %s%s\n", info->state & NETLAT_STATE_RUNNING ? "running" : "stopped",
+	       info->state & NETLAT_STATE_CONSUMER ? ", a reader is consuming" : "");
+	printf("cpus          %u\n", info->nr_cpus);
+	printf("ring bytes    %llu per cpu\n", (unsigned long long)info->ring_bytes);
+	printf("memory        %llu bytes\n", (unsigned long long)info->mem_bytes);
+	printf("watermark     %u bytes\n", info->watermark);
+	printf("flush         %u ms%s\n", info->flush_ms, info->flush_ms ? "" : " (off)");
+	printf("page size     %u\n", info->page_size);
+	printf("max record    %u bytes\n", info->max_record);
+	printf("probe groups  0x%llx available, 0x%llx enabled\n",
+	       (unsigned long long)info->probe_groups,
+	       (unsigned long long)info->probe_groups_enabled);
+}
+
+/* pending = prod - cons: bytes waiting in the ring. */
+static void print_cpu_stats_row(const char *label, const struct netlat_cpu_stats *st)
+{
+	printf("%-6s %12llu %12llu %12llu %12llu %12llu %8llu\n", label,
+	       (unsigned long long)st->written, (unsigned long long)st->dropped,
+	       (unsigned long long)st->prod, (unsigned long long)st->cons,
+	       (unsigned long long)(st->prod - st->cons),
+	       (unsigned long long)st->resyncs);
+}
+
+static int print_cpu_table(int fd, const char *path, unsigned int nr_cpus)
+{
+	struct netlat_cpu_stats st, total = { 0 };
+	unsigned int cpu;
+	char label[16];
+	int r;
+
+	printf("\n%-6s %12s %12s %12s %12s %12s %8s\n", "cpu", "written", "dropped",
+	       "prod", "cons", "pending", "resyncs");
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		r = netlat_get_cpu_stats(fd, cpu, &st);
+		if (r == -EINVAL)	/* not a possible CPU: it has no ring */
+			continue;
+		if (r < 0)
+			return ioctl_failed(path, "GET_CPU_STATS", -r);
+		snprintf(label, sizeof(label), "%u", cpu);
+		print_cpu_stats_row(label, &st);
+		add_cpu_stats(&total, &st);
+	}
+	print_cpu_stats_row("total", &total);
+	return 0;
+}
+
+static int show_info(int fd, const char *path)
+{
+	struct netlat_info info;
+	int r;
+
+	r = netlat_get_info(fd, &info);
+	if (r < 0)
+		return ioctl_failed(path, "GET_INFO", -r);
+	if (info.abi_version != NETLAT_ABI_VERSION) {
+		error("%s: unsupported ABI version %u (this tool reads version %d)",
+		      path, info.abi_version, NETLAT_ABI_VERSION);
+		return 1;
+	}
+	print_info(path, &info);
+	return print_cpu_table(fd, path, info.nr_cpus) || finish_stdout();
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	const char *path = NETLAT_DEVICE_PATH;
+	int fd, status;
+
+	status = parse_device_args(argc, argv, &path);
+	if (status >= 0)
+		return status;
+	fd = open_device(path);
+	if (fd < 0)
+		return 1;
+	status = show_info(fd, path);
+	close(fd);
+	return status;
+}
+
+static int run_ioctl(const char *path, int (*op)(int fd), const char *what)
+{
+	int fd = open_device(path), r;
+
+	if (fd < 0)
+		return 1;
+	r = op(fd);
+	close(fd);
+	return r < 0 ? ioctl_failed(path, what, -r) : 0;
+}
+
+static int control_command(int argc, char **argv, int (*op)(int fd), const char *what)
+{
+	const char *path = NETLAT_DEVICE_PATH;
+	int status = parse_device_args(argc, argv, &path);
+
+	return status >= 0 ? status : run_ioctl(path, op, what);
+}
+
+static int cmd_start(int argc, char **argv)
+{
+	return control_command(argc, argv, netlat_start, "START");
+}
+
+static int cmd_stop(int argc, char **argv)
+{
+	return control_command(argc, argv, netlat_stop, "STOP");
+}
+
+static int cmd_reset(int argc, char **argv)
+{
+	return control_command(argc, argv, netlat_reset, "RESET");
+}
+
+/* The settings of "netlat config", for run_ioctl()'s plain callback. */
+static struct netlat_config new_config;
+
+static int apply_config(int fd)
+{
+	return netlat_set_config(fd, &new_config);
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ring-bytes", required_argument, NULL, 'r' },
+		{ "watermark", required_argument, NULL, 'w' },
+		{ "flush-ms", required_argument, NULL, 'f' },
+		DEVICE_OPTION,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *path = NETLAT_DEVICE_PATH;
+	struct netlat_config *cfg = &new_config;
+	uint64_t v;
+	int c;
+
+	while ((c = next_option(argc, argv, "r:w:f:D:h", opts)) != -1) {
+		switch (c) {
+		case 'r':
+			if (!parse_size(optarg, &v))
+				return usage_error("bad ring size '%s'", optarg);
+			cfg->ring_bytes = v;
+			cfg->flags |= NETLAT_CONFIG_RING_BYTES;
+			break;
+		case 'w':
+			if (!parse_size(optarg, &v) || v > UINT32_MAX)
+				return usage_error("bad watermark '%s'", optarg);
+			cfg->watermark = (uint32_t)v;
+			cfg->flags |= NETLAT_CONFIG_WATERMARK;
+			break;
+		case 'f':
+			if (!parse_u64(optarg, &v) || v > NETLAT_FLUSH_MS_MAX)
+				return usage_error("bad flush period '%s'", optarg);
+			cfg->flush_ms = (uint32_t)v;
+			cfg->flags |= NETLAT_CONFIG_FLUSH_MS;
+			break;
+		case 'D':
+			path = optarg;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error("too many arguments");
+	if (!cfg->flags)
+		return usage_error("nothing to set");
+	return run_ioctl(path, apply_config, "SET_CONFIG");
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static const struct command commands[] = {
+	{ "tail", cmd_tail, "[-n COUNT] [--duration SECS] [--json] [--ordered] [FILE]",
+	  "Print one line per record of FILE (default " NETLAT_DEVICE_PATH ", - for\n"
+	  "stdin) until it ends, COUNT records, SECS seconds or SIGINT/SIGTERM; then\n"
+	  "print the records, losses and unexplained gaps to stderr.\n"
+	  "  -n, --count COUNT    stop after COUNT records (stream headers excluded)\n"
+	  "  -d, --duration SECS  stop after SECS seconds of running time\n"
+	  "  -j, --json           one JSON object per line\n"
+	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n" },
+	{ "record", cmd_record, "-o FILE [--duration SECS] [--device PATH]",
+	  "Copy the raw record stream to FILE (- for stdout) until SECS seconds or\n"
+	  "SIGINT/SIGTERM. The file is a capture, like `cat " NETLAT_DEVICE_PATH "`.\n"
+	  "  -o, --output FILE    capture file to write\n"
+	  "  -d, --duration SECS  stop after SECS seconds\n"
+	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n" },
+	{ "report", cmd_report, "[--json] FILE",
+	  "Summarise a capture: records per CPU and type, time span, losses,\n"
+	  "unexplained gaps, markers, and inter-record gap percentiles per CPU.\n"
+	  "  -j, --json           one JSON object\n" },
+	{ "info", cmd_info, "[--device PATH]",
+	  "Show the device state and the per-CPU ring counters.\n" },
+	{ "start", cmd_start, "[--device PATH]", "Start tracing.\n" },
+	{ "stop", cmd_stop, "[--device PATH]", "Stop tracing.\n" },
+	{ "reset", cmd_reset, "[--device PATH]",
+	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
+	{ "config", cmd_config,
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--device PATH]",
+	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
+	  "watermark in bytes, or the flush period (0 disables).\n" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: netlat COMMAND [OPTIONS]\n\ncommands:\n", f);
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].synopsis);
+	fputs("\n`netlat COMMAND --help` describes a command.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			current_command = &commands[i];
+			return commands[i].run(argc - 1, argv + 1);
+		}
+	}
+	error("unknown command '%s'", argv[1]);
+	print_usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Text and JSON renderings of records, shared by the netlat sub-commands. */
+#ifndef NETLAT_OUTPUT_H
+#define NETLAT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "libnetlat.h"
+
+/*
+ * Bytes between double quotes' worth of escaping: printable ASCII as is,
+ * \" \\ \n \t \r, anything else \xHH (text) or \u00HH (JSON: every byte
+ * becomes the code point of the same value, so nothing is lost).
+ */
+void print_escaped(FILE *f, const void *data, size_t len, bool json);
+
+/* A C string as a quoted JSON string. */
+void print_json_string(FILE *f, const char *s);
+
+/*
+ * One line for @rec: text such as
+ *   12:00:01.123456789 cpu1 seq=42 MARKER pid=100 tid=100 len=5 "hello"
+ * or a JSON object. @stream is the header in force, for wall-clock time.
+ */
+void print_record(FILE *f, const struct netlat_rec_stream *stream,
+		  const struct netlat_rec_hdr *rec, bool json);
+
+#endif

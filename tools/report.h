@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* "netlat report": per-CPU aggregation of a record stream. */
+#ifndef NETLAT_REPORT_H
+#define NETLAT_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "libnetlat.h"
+
+struct report;
+
+struct report *report_new(const char *name);
+void report_free(struct report *rep);
+
+/*
+ * Account one record, in per-CPU stream order. @stream is the header in
+ * force (for wall-clock times). Returns 0 or -ENOMEM.
+ */
+int report_add(struct report *rep, const struct netlat_rec_stream *stream,
+	       const struct netlat_rec_hdr *rec);
+
+/* Print the summary; @seq tracked the same records (losses, gaps). */
+void report_print(struct report *rep, const struct netlat_seq *seq, bool json,
+		  FILE *f);
+
+#endif

@@ -190,7 +190,8 @@ module_warnings() {
 }
 
 # Build the tests and the reader as static binaries (the VM has no libc);
-# set USER_BINS to what every VM gets: the reader and the selftests.
+# set USER_BINS to what every VM gets: the reader, the flight_min example
+# and the selftests.
 build_userspace() {
 	local ulog=$LOGS/userspace.log
 	log "building selftests and tools (static)"
@@ -200,8 +201,9 @@ build_userspace() {
 		die "userspace build failed"
 	fi
 	# shellcheck disable=SC2034 # used by check/demo/bench
-	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/selftests" -maxdepth 1 \
-		-type f -executable \( -name netlat -o -name '*_test' \) | sort)
+	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
+		"$REPO/selftests" -maxdepth 1 -type f -executable \
+		\( -name netlat -o -name flight_min -o -name '*_test' \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	struct history *h = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned int dumps = 0;
-	bool dump_at_exit = false, draining = false;
+	bool dump_at_exit = false, draining = false, stopping = false;
 	size_t len = 0;
 	int c, r, status = 0;
 
@@ -344,18 +344,18 @@ int main(int argc, char **argv)
 	netlat_set_timeout(src, 1000);
 
 	for (;;) {
-		if (stop_requested && !draining) {
+		if (stop_requested && !stopping) {
 			/* Keep what was already read from the device, then end. */
 			netlat_stop_reading(src);
-			draining = true;
+			stopping = true;
 		}
-		if (dump_requested && !draining) {
+		if (dump_requested && !draining && !stopping) {
 			/* First everything already in the kernel rings. */
 			netlat_set_timeout(src, 0);
 			draining = true;
 		}
 		r = netlat_next(src, &rec);
-		if (r == -EAGAIN && dump_requested && !stop_requested) {
+		if (r == -EAGAIN && draining) {
 			dump_requested = 0;
 			draining = false;
 			netlat_set_timeout(src, 1000);
@@ -372,7 +372,16 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
-		if (r == 1 && !draining && dump(h, out, ++dumps) < 0)
+		if (r != 1 || draining || stopping)
+			continue;
+		/*
+		 * The trigger: a file is in order, dump at once; from the device,
+		 * records of other CPUs written before the marker may follow it
+		 * in this read, so drain first, as for SIGUSR1.
+		 */
+		if (netlat_is_live(src))
+			dump_requested = 1;
+		else if (dump(h, out, ++dumps) < 0)
 			status = 1;
 	}
 	if (r < 0 && status == 0) {

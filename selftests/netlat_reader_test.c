@@ -335,6 +335,31 @@ TEST_F_TIMEOUT(reader, flight_min_dumps, 120)
 				  (n + 10) * MARKER_LEN + TAG_LEN));
 }
 
+/* netlat stat: the live window's report counts what the test wrote. */
+TEST_F_TIMEOUT(reader, stat_counts_live_markers, 120)
+{
+	char *argv[] = { (char *)netlat_bin(), "stat", "--json", "--duration", "3",
+			 "--type", "MARKER", NULL };
+	const unsigned int n = 700;
+	char want[128];
+	char *out;
+	pid_t pid;
+
+	pid = spawn(argv, "/tmp/reader-f.out", NULL);
+	ASSERT_TRUE(wait_for_consumer(self->fd, 10000));
+	ASSERT_EQ(0, write_markers(self->fd, 0, n));
+	ASSERT_EQ(0, reap(pid, 30000));
+	out = slurp("/tmp/reader-f.out");
+	EXPECT_EQ(1, count_lines(out));
+	EXPECT_TRUE(json_valid(out, strlen(out)));
+	snprintf(want, sizeof(want), "\"total\":{\"records\":%u,\"by_type\":{\"MARKER\":%u,", n, n);
+	EXPECT_NE(NULL, strstr(out, want));
+	snprintf(want, sizeof(want), "\"markers\":{\"records\":%u,\"bytes\":%u,", n,
+		 n * MARKER_LEN);
+	EXPECT_NE(NULL, strstr(out, want));
+	free(out);
+}
+
 /* (e) A truncated capture: exit 1 and one message, from tail and report. */
 TEST_F_TIMEOUT(reader, truncated_capture_fails_cleanly, 120)
 {

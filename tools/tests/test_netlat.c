@@ -1613,6 +1613,7 @@ static const struct test tests[] = {
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },
 	{ "flight_min example", test_flight_min },
+	{ "netlat.1 covers every command and option", test_man_page_complete },
 };
 
 static void remove_tmpdir(void)

@@ -288,3 +288,45 @@ static void test_flight_min(void)
 	run_free(&r);
 	cap_free(&c);
 }
+
+/* netlat.1 documents every command and every long option the help shows. */
+static void test_man_page_complete(void)
+{
+	char path[4096], opt[64], man_opt[128];
+	const char *slash = strrchr(netlat_bin, '/');
+	struct run all, one;
+	char *man, *line, *p;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "%.*snetlat.1",
+		 slash ? (int)(slash - netlat_bin + 1) : 0, netlat_bin);
+	man = read_file(path, NULL);
+	CHECK(man[0]);
+	netlat(&all, "--help", NULL);
+	for (line = strstr(all.out, "commands:\n"); line && (line = strchr(line, '\n'));) {
+		char cmd[32], mark[64];
+
+		line++;
+		if (sscanf(line, " %31[a-z]", cmd) != 1 || line[0] != ' ')
+			break;
+		snprintf(mark, sizeof(mark), ".B %s\n", cmd);
+		if (!CHECK_HAS(man, mark))
+			continue;
+		netlat(&one, cmd, "--help", NULL);
+		for (p = one.out; (p = strstr(p, "--")); p += 2) {
+			for (i = 0; i < sizeof(opt) - 1 && (p[i] == '-' || (p[i] >= 'a' && p[i] <= 'z')); i++)
+				opt[i] = p[i];
+			opt[i] = 0;
+			for (i = j = 0; opt[i] && j < sizeof(man_opt) - 2; i++) {
+				if (opt[i] == '-')
+					man_opt[j++] = '\\';
+				man_opt[j++] = opt[i];
+			}
+			man_opt[j] = 0;
+			CHECK_HAS(man, man_opt);
+		}
+		run_free(&one);
+	}
+	run_free(&all);
+	free(man);
+}

@@ -77,12 +77,13 @@ static bool type_of(const char *name, unsigned int *type)
 static bool parse_type(struct filter *f, struct filter_term *t, const char *arg)
 {
 	char *list, *name, *save = NULL;
+	unsigned char *set;
 	unsigned int type;
 	bool ok = true;
 
-	t->set = calloc(NR_TYPES / 8, 1);
+	set = t->data = calloc(NR_TYPES / 8, 1);
 	list = strdup(arg);
-	if (!t->set || !list) {
+	if (!set || !list) {
 		free(list);
 		return bad(f, "out of memory");
 	}
@@ -94,7 +95,7 @@ static bool parse_type(struct filter *f, struct filter_term *t, const char *arg)
 			ok = bad(f, "bad --type '%s': unknown record type '%s' "
 				 "(known: MARKER, LOST, STREAM, or a number)", arg, name);
 		else
-			t->set[type / 8] |= 1u << (type % 8);
+			set[type / 8] |= 1u << (type % 8);
 	}
 	free(list);
 	return ok;
@@ -104,9 +105,11 @@ static bool match_type(struct filter *f, struct filter_term *t,
 		       const struct netlat_rec_stream *stream,
 		       const struct netlat_rec_hdr *rec)
 {
+	const unsigned char *set = t->data;
+
 	(void)f;
 	(void)stream;
-	return t->set[rec->type / 8] & (1u << (rec->type % 8));
+	return set[rec->type / 8] & (1u << (rec->type % 8));
 }
 
 /* ---- --pid PID ---------------------------------------------------------- */
@@ -351,8 +354,8 @@ void filter_free(struct filter *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nr_terms; i++) {
-		free(f->terms[i].set);
-		f->terms[i].set = NULL;
+		free(f->terms[i].data);
+		f->terms[i].data = NULL;
 	}
 	f->nr_terms = 0;
 }

@@ -6,8 +6,9 @@
  * readers need them). Sequence and loss accounting happen before filtering.
  *
  * Adding a filter (flows, ports, addresses when TCP records land) is one
- * entry in the table of filter.c: its option name, a parse function and a
- * match function.
+ * entry in the table of filter.c - its option name, a parse function and a
+ * match function - plus its line in FILTER_HELP and netlat.1 (a test
+ * checks the man page names every option).
  */
 #ifndef NETLAT_FILTER_H
 #define NETLAT_FILTER_H
@@ -31,7 +32,8 @@ struct filter_term {
 	uint64_t value;			/* pid, cpu, nanoseconds */
 	bool wall;			/* time of day rather than relative */
 	uint64_t resolved;		/* wall: the instant, once known */
-	unsigned char *set;		/* type set: bitmap of 65536 types */
+	void *data;			/* kind-specific (the type bitmap, ...),
+					 * freed by filter_free() */
 };
 
 struct filter {

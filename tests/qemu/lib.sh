@@ -189,14 +189,15 @@ module_warnings() {
 	grep -F 'warning:' "$(moddir "$1")/build.log"
 }
 
-# Build the tests and the reader as static binaries (the VM has no libc);
+# Build the tests and the reader as static binaries (the VM has no libc;
+# -B: an earlier "make -C tools test" left dynamic ones);
 # set USER_BINS to what every VM gets: the reader, the flight_min example
 # and the selftests.
 build_userspace() {
 	local ulog=$LOGS/userspace.log
 	log "building selftests and tools (static)"
 	if ! { make -C "$REPO/selftests" KSFT_INC="$BUILD/ksft" LDFLAGS=-static &&
-	       make -C "$REPO/tools" LDFLAGS=-static; } >"$ulog" 2>&1; then
+	       make -B -C "$REPO/tools" LDFLAGS=-static; } >"$ulog" 2>&1; then
 		cat "$ulog" >&2
 		die "userspace build failed"
 	fi

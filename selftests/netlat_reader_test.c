@@ -188,6 +188,28 @@ static bool report_counts(struct __test_metadata *_metadata, const char *capture
 	return ok;
 }
 
+/* "netlat report --json --type MARKER --pid PID" finds @n markers. */
+static bool filtered_markers(struct __test_metadata *_metadata, const char *capture,
+			     pid_t pid, unsigned int n)
+{
+	char pidstr[16], want[64];
+	char *argv[] = { (char *)netlat_bin(), "report", "--json", "--type", "MARKER",
+			 "--pid", pidstr, (char *)capture, NULL };
+	char *out;
+	bool ok;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	if (run(argv, "/tmp/reader-report.out", NULL) != 0)
+		return false;
+	out = slurp("/tmp/reader-report.out");
+	snprintf(want, sizeof(want), "\"markers\":{\"records\":%u,", n);
+	ok = strstr(out, want) != NULL;
+	if (!ok)
+		TH_LOG("--pid %d: want %s: %s", (int)pid, want, out);
+	free(out);
+	return ok;
+}
+
 /* ---- fixture --------------------------------------------------------------- */
 
 FIXTURE(reader) {
@@ -229,6 +251,9 @@ TEST_F_TIMEOUT(reader, record_then_report, 120)
 	TH_LOG("%s", err);
 	free(err);
 	ASSERT_TRUE(report_counts(_metadata, "/tmp/reader-a.nl", n, n * MARKER_LEN));
+	/* Filters: every marker is this process's, none is init's. */
+	ASSERT_TRUE(filtered_markers(_metadata, "/tmp/reader-a.nl", getpid(), n));
+	ASSERT_TRUE(filtered_markers(_metadata, "/tmp/reader-a.nl", 1, 0));
 }
 
 /* (b) The raw device bytes (what `cat /dev/netlat` saves) are a capture. */

@@ -20,10 +20,13 @@
 #include <unistd.h>
 
 #include "libnetlat.h"
+#include "filter.h"
 #include "output.h"
 #include "report.h"
 
 #define EXIT_USAGE	2
+
+#define DEVICE_OPTION { "device", required_argument, NULL, 'D' }
 
 /* How often a blocked read wakes up to notice a stop request or deadline. */
 #define TICK_MS		200
@@ -96,6 +99,18 @@ static int next_option(int argc, char **argv, const char *shortopts,
 static int bad_option(char **argv)
 {
 	return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+}
+
+/* A filter option (filter.h), or a bad one: -1 taken, else the exit status. */
+static int filter_or_bad_option(struct filter *flt, int c, char **argv)
+{
+	int r = filter_parse(flt, c, optarg);
+
+	if (r > 0)
+		return -1;
+	if (r < 0)
+		return usage_error("%s", flt->err);
+	return bad_option(argv);
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -177,6 +192,7 @@ struct reader {
 	struct netlat_seq *seq;
 	struct netlat_rec_stream stream; /* header of the records returned */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: none */
+	uint64_t tick_ns;		/* also wake the caller then; 0: none */
 	bool stopping;
 	bool warn_gaps;
 	uint64_t gap_warnings;
@@ -227,6 +243,11 @@ static void reader_set_timeout(struct reader *rd)
 		if (rd->deadline_ns > now && (rd->deadline_ns - now) / 1000000 + 1 < ms)
 			ms = (rd->deadline_ns - now) / 1000000 + 1;
 	}
+	if (rd->tick_ns) {
+		now = monotonic_ns();
+		if (rd->tick_ns > now && (rd->tick_ns - now) / 1000000 + 1 < ms)
+			ms = (rd->tick_ns - now) / 1000000 + 1;
+	}
 	netlat_set_timeout(rd->src, (int)ms);
 }
 
@@ -247,8 +268,9 @@ static void reader_account(struct reader *rd, const struct netlat_rec_hdr *rec)
 
 /*
  * The next record, honouring stop requests and the deadline: 1 record,
- * 0 done, -1 error (already printed). Once stopping, records already read
- * from the device are still returned: the ring no longer holds them.
+ * 0 done, -1 error (already printed), 2 tick_ns passed (when set). Once
+ * stopping, records already read from the device are still returned: the
+ * ring no longer holds them.
  */
 static int reader_next(struct reader *rd, const struct netlat_rec_hdr **rec)
 {
@@ -259,6 +281,8 @@ static int reader_next(struct reader *rd, const struct netlat_rec_hdr **rec)
 			rd->stopping = true;
 			netlat_stop_reading(rd->src);
 		}
+		if (rd->tick_ns && monotonic_ns() >= rd->tick_ns)
+			return 2;
 		reader_set_timeout(rd);
 		r = rd->merge ? netlat_merge_next(rd->merge, rec)
 			      : netlat_next(rd->src, rec);
@@ -313,11 +337,12 @@ static int cmd_tail(int argc, char **argv)
 	const struct netlat_rec_hdr *rec;
 	uint64_t count = 0, printed = 0;
 	bool json = false, ordered = false;
+	struct filter flt = { 0 };
 	double duration = 0;
 	struct reader rd;
 	int c, r, status;
 
-	while ((c = next_option(argc, argv, "n:d:jOh", opts)) != -1) {
+	while ((c = next_option(argc, argv, "n:d:jOh", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'n':
 			if (!parse_u64(optarg, &count) || !count)
@@ -336,13 +361,20 @@ static int cmd_tail(int argc, char **argv)
 		case 'h':
 			return command_help();
 		default:
-			return bad_option(argv);
+			status = filter_or_bad_option(&flt, c, argv);
+			if (status >= 0) {
+				filter_free(&flt);
+				return status;
+			}
 		}
 	}
-	if (argc - optind > 1)
+	if (argc - optind > 1) {
+		filter_free(&flt);
 		return usage_error("too many arguments");
+	}
 	if (reader_open(&rd, argv[optind], ordered, duration)) {
 		reader_close(&rd);
+		filter_free(&flt);
 		return 1;
 	}
 	rd.warn_gaps = true;
@@ -355,6 +387,8 @@ static int cmd_tail(int argc, char **argv)
 		r = reader_next(&rd, &rec);
 		if (r <= 0)
 			break;
+		if (!filter_match(&flt, &rd.stream, rec))
+			continue;
 		print_record(stdout, &rd.stream, rec, json);
 		if (rec->type != NETLAT_REC_STREAM && ++printed == count)
 			break;
@@ -364,9 +398,12 @@ static int cmd_tail(int argc, char **argv)
 	if (!status) {
 		fputs("netlat: ", stderr);
 		print_totals(stderr, &rd);
+		if (filter_active(&flt))
+			fprintf(stderr, ", %llu matched", (unsigned long long)flt.matched);
 		fputc('\n', stderr);
 	}
 	reader_close(&rd);
+	filter_free(&flt);
 	return status;
 }
 
@@ -464,12 +501,13 @@ static int cmd_report(int argc, char **argv)
 		{ 0 }
 	};
 	const struct netlat_rec_hdr *rec;
+	struct filter flt = { 0 };
 	struct report *rep;
 	bool json = false;
 	struct reader rd;
 	int c, r;
 
-	while ((c = next_option(argc, argv, "jh", opts)) != -1) {
+	while ((c = next_option(argc, argv, "jh", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -477,23 +515,33 @@ static int cmd_report(int argc, char **argv)
 		case 'h':
 			return command_help();
 		default:
-			return bad_option(argv);
+			r = filter_or_bad_option(&flt, c, argv);
+			if (r >= 0) {
+				filter_free(&flt);
+				return r;
+			}
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != 1) {
+		filter_free(&flt);
 		return usage_error("expected one capture FILE");
+	}
 	if (reader_open(&rd, argv[optind], false, 0)) {
 		reader_close(&rd);
+		filter_free(&flt);
 		return 1;
 	}
 	rep = report_new(argv[optind]);
 	if (!rep) {
 		error("out of memory");
 		reader_close(&rd);
+		filter_free(&flt);
 		return 1;
 	}
 	catch_stop_signals();
 	while ((r = reader_next(&rd, &rec)) > 0) {
+		if (!filter_match(&flt, &rd.stream, rec))
+			continue;
 		if (report_add(rep, &rd.stream, rec)) {
 			error("out of memory");
 			r = -1;
@@ -507,6 +555,144 @@ static int cmd_report(int argc, char **argv)
 	}
 	report_free(rep);
 	reader_close(&rd);
+	filter_free(&flt);
+	return r < 0;
+}
+
+/* ---- stat ---------------------------------------------------------------- */
+
+/* One window of "netlat stat": a report and its own loss accounting. */
+struct window {
+	struct report *rep;
+	struct netlat_seq *seq;
+};
+
+static void window_free(struct window *w)
+{
+	report_free(w->rep);
+	netlat_seq_free(w->seq);
+	w->rep = NULL;
+	w->seq = NULL;
+}
+
+/* A window begins with the stream header in force (none before the first). */
+static int window_start(struct window *w, const char *name,
+			const struct netlat_rec_stream *stream)
+{
+	w->rep = report_new(name);
+	w->seq = netlat_seq_new();
+	if (!w->rep || !w->seq)
+		return -1;
+	if (stream->hdr.type != NETLAT_REC_STREAM)
+		return 0;
+	netlat_seq_add(w->seq, &stream->hdr, NULL);
+	return report_add(w->rep, stream, &stream->hdr);
+}
+
+/* Every record goes to the loss accounting; those that pass, to the report. */
+static int window_add(struct window *w, struct filter *flt,
+		      const struct netlat_rec_stream *stream,
+		      const struct netlat_rec_hdr *rec)
+{
+	if (netlat_seq_add(w->seq, rec, NULL) < 0)
+		return -1;
+	if (!filter_match(flt, stream, rec))
+		return 0;
+	return report_add(w->rep, stream, rec);
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		DEVICE_OPTION,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *device = NULL, *name;
+	const struct netlat_rec_hdr *rec;
+	double duration = 0, interval = 0;
+	struct filter flt = { 0 };
+	struct window w = { 0 };
+	uint64_t interval_ns = 0, windows = 0;
+	bool json = false;
+	struct reader rd;
+	int c, r;
+
+	while ((c = next_option(argc, argv, "d:i:jD:h", filter_options(opts))) != -1) {
+		switch (c) {
+		case 'd':
+			if (!parse_seconds(optarg, &duration))
+				return usage_error("bad duration '%s'", optarg);
+			break;
+		case 'i':
+			if (!parse_seconds(optarg, &interval) || interval < 0.001)
+				return usage_error("bad interval '%s'", optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'D':
+			device = optarg;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			r = filter_or_bad_option(&flt, c, argv);
+			if (r >= 0) {
+				filter_free(&flt);
+				return r;
+			}
+		}
+	}
+	if (optind < argc) {
+		filter_free(&flt);
+		return usage_error("too many arguments");
+	}
+	name = device ? device : NETLAT_DEVICE_PATH;
+	if (reader_open(&rd, device, false, duration)) {
+		reader_close(&rd);
+		filter_free(&flt);
+		return 1;
+	}
+	rd.warn_gaps = true;
+	catch_stop_signals();
+	if (interval > 0) {
+		interval_ns = (uint64_t)(interval * 1e9);
+		rd.tick_ns = monotonic_ns() + interval_ns;
+	}
+	r = window_start(&w, name, &rd.stream) ? -2 : 1;
+	while (r > 0 && (r = reader_next(&rd, &rec)) > 0) {
+		if (r == 1) {
+			if (window_add(&w, &flt, &rd.stream, rec))
+				r = -2;
+			continue;
+		}
+		/* r == 2: the interval is over. */
+		if (!json && windows++)
+			putchar('\n');
+		report_print(w.rep, w.seq, json, stdout);
+		fflush(stdout);
+		window_free(&w);
+		rd.tick_ns += interval_ns;
+		if (rd.tick_ns <= monotonic_ns())
+			rd.tick_ns = monotonic_ns() + interval_ns;
+		if (window_start(&w, name, &rd.stream))
+			r = -2;
+	}
+	if (r == -2)
+		error("out of memory");
+	if (r == 0) {
+		if (!json && windows)
+			putchar('\n');
+		report_print(w.rep, w.seq, json, stdout);
+		r = finish_stdout() ? -1 : 0;
+	}
+	window_free(&w);
+	reader_close(&rd);
+	filter_free(&flt);
 	return r < 0;
 }
 
@@ -545,7 +731,6 @@ static int open_device(const char *path)
 	return fd < 0 ? -1 : fd;
 }
 
-#define DEVICE_OPTION { "device", required_argument, NULL, 'D' }
 
 /* Parse the [--device PATH] of a device command: -1 to go on, else the exit status. */
 static int parse_device_args(int argc, char **argv, const char **path)
@@ -759,24 +944,36 @@ static int cmd_config(int argc, char **argv)
 /* ---- main ---------------------------------------------------------------- */
 
 static const struct command commands[] = {
-	{ "tail", cmd_tail, "[-n COUNT] [--duration SECS] [--json] [--ordered] [FILE]",
+	{ "tail", cmd_tail, "[-n COUNT] [--duration SECS] [--json] [--ordered] [FILTERS] [FILE]",
 	  "Print one line per record of FILE (default " NETLAT_DEVICE_PATH ", - for\n"
 	  "stdin) until it ends, COUNT records, SECS seconds or SIGINT/SIGTERM; then\n"
 	  "print the records, losses and unexplained gaps to stderr.\n"
 	  "  -n, --count COUNT    stop after COUNT records (stream headers excluded)\n"
 	  "  -d, --duration SECS  stop after SECS seconds of running time\n"
 	  "  -j, --json           one JSON object per line\n"
-	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n" },
+	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n"
+	  FILTER_HELP },
 	{ "record", cmd_record, "-o FILE [--duration SECS] [--device PATH]",
 	  "Copy the raw record stream to FILE (- for stdout) until SECS seconds or\n"
 	  "SIGINT/SIGTERM. The file is a capture, like `cat " NETLAT_DEVICE_PATH "`.\n"
 	  "  -o, --output FILE    capture file to write\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n" },
-	{ "report", cmd_report, "[--json] FILE",
+	{ "report", cmd_report, "[--json] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
 	  "unexplained gaps, markers, and inter-record gap percentiles per CPU.\n"
-	  "  -j, --json           one JSON object\n" },
+	  "  -j, --json           one JSON object\n"
+	  FILTER_HELP },
+	{ "stat", cmd_stat,
+	  "[--duration SECS] [--interval SECS] [--json] [--device PATH] [FILTERS]",
+	  "Read the device live and print the tables of `netlat report` for the\n"
+	  "records that arrived: once at the end (SECS, or SIGINT/SIGTERM), or for\n"
+	  "each interval.\n"
+	  "  -d, --duration SECS  stop after SECS seconds\n"
+	  "  -i, --interval SECS  a report per SECS seconds of arrivals\n"
+	  "  -j, --json           one JSON object per report, one per line\n"
+	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
+	  FILTER_HELP },
 	{ "info", cmd_info, "[--device PATH]",
 	  "Show the device state and the per-CPU ring counters.\n" },
 	{ "start", cmd_start, "[--device PATH]", "Start tracing.\n" },

@@ -189,19 +189,22 @@ module_warnings() {
 	grep -F 'warning:' "$(moddir "$1")/build.log"
 }
 
-# Build the tests and the reader as static binaries (the VM has no libc);
-# set USER_BINS to what every VM gets: the reader and the selftests.
+# Build the tests and the reader as static binaries (the VM has no libc;
+# -B: an earlier "make -C tools test" left dynamic ones);
+# set USER_BINS to what every VM gets: the reader, the flight_min example
+# and the selftests.
 build_userspace() {
 	local ulog=$LOGS/userspace.log
 	log "building selftests and tools (static)"
 	if ! { make -C "$REPO/selftests" KSFT_INC="$BUILD/ksft" LDFLAGS=-static &&
-	       make -C "$REPO/tools" LDFLAGS=-static; } >"$ulog" 2>&1; then
+	       make -B -C "$REPO/tools" LDFLAGS=-static; } >"$ulog" 2>&1; then
 		cat "$ulog" >&2
 		die "userspace build failed"
 	fi
 	# shellcheck disable=SC2034 # used by check/demo/bench
-	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/selftests" -maxdepth 1 \
-		-type f -executable \( -name netlat -o -name '*_test' \) | sort)
+	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
+		"$REPO/selftests" -maxdepth 1 -type f -executable \
+		\( -name netlat -o -name flight_min -o -name '*_test' \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

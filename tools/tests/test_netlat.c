@@ -1570,6 +1570,8 @@ static void test_fuzz_command(void)
 	cap_free(&base);
 }
 
+#include "test_reader.c"
+
 /* ==== main =============================================================== */
 
 struct test {
@@ -1605,6 +1607,13 @@ static const struct test tests[] = {
 	{ "netlat record round trip", test_cli_record_round_trip },
 	{ "netlat stops cleanly on signals", test_cli_signals_stop_cleanly },
 	{ "fuzz the command", test_fuzz_command },
+	/* test_reader.c */
+	{ "netlat filters", test_cli_filters },
+	{ "netlat filter usage errors", test_cli_filter_usage },
+	{ "netlat stat", test_cli_stat },
+	{ "netlat stat --interval", test_cli_stat_intervals },
+	{ "flight_min example", test_flight_min },
+	{ "netlat.1 covers every command and option", test_man_page_complete },
 };
 
 static void remove_tmpdir(void)

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the reader filters, "netlat stat" and examples/flight_min.
+ * Included by test_netlat.c (its helpers are static there); kept apart so
+ * the record-type work and this work do not edit the same lines.
+ */
+
+/* cpu0 markers at +100 and +1100 ns (pid 1000), cpu1 LOST at +200, cpu2 a
+ * marker at +300 (pid 1002), cpu3 an unknown type at +400. */
+static void build_filter_capture(struct capture *c)
+{
+	build_base(c);
+	cap_other(c, 77, 3, 0, TEST_MONO_NS + 400, 32);
+	cap_marker(c, 0, 1, TEST_MONO_NS + 1100, "again", 5);
+}
+
+/* Lines of `netlat tail ARGS... path` without the STREAM line, concatenated. */
+static int tail_lines(struct run *r, const char *path, const char *a, const char *b,
+		      const char *c, const char *d)
+{
+	netlat(r, "tail", a, b, c ? c : path, c ? d : NULL, c && d ? path : NULL, NULL);
+	return count_lines(r->out) - 1;
+}
+
+static void test_cli_filters(void)
+{
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+
+	build_filter_capture(&c);
+	path = write_capture(&c, "filter.nl");
+
+	CHECK_U64(tail_lines(&r, path, "--type", "LOST", NULL, NULL), 1);
+	CHECK_HAS(r.out, "STREAM");
+	CHECK_HAS(r.out, "LOST count=5");
+	CHECK_HAS(r.err, "5 records, 5 lost, 1 matched");
+	CHECK_U64(r.status, 0);
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--type", "marker,77", NULL, NULL), 4);
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--cpu", "0", NULL, NULL), 2);
+	CHECK_HAS(r.out, "\"again\"");
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--pid", "1002", NULL, NULL), 1);
+	CHECK_HAS(r.out, "\"abc\"");
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--pid", "2000", NULL, NULL), 2);	/* tid */
+	run_free(&r);
+	/* Relative to the first record (+100 ns): [+200, +400) ns. */
+	CHECK_U64(tail_lines(&r, path, "--since", "0.0000001", "--until", "0.0000003"), 2);
+	CHECK_HAS(r.out, "LOST");
+	CHECK_HAS(r.out, "\"abc\"");
+	run_free(&r);
+	/* Time of day, as tail prints it (TZ=UTC). */
+	CHECK_U64(tail_lines(&r, path, "--since", "22:13:20.0000003", NULL, NULL), 3);
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--until", "22:13:20.0000003", "--cpu", "1"), 1);
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--until", "22:13:19", NULL, NULL), 0);
+	run_free(&r);
+	/* -n counts the records shown. */
+	CHECK_U64(tail_lines(&r, path, "--cpu", "0", "-n", "1"), 1);
+	CHECK_HAS(r.out, "\"hello\"");
+	run_free(&r);
+
+	netlat(&r, "report", "--json", "--type", "MARKER", "--cpu", "0", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"total\":{\"records\":2,\"by_type\":{\"MARKER\":2,\"LOST\":0,\"other\":0}");
+	CHECK_HAS(r.out, "\"markers\":{\"records\":2,\"bytes\":10");
+	run_free(&r);
+	cap_free(&c);
+}
+
+static void test_cli_filter_usage(void)
+{
+	static const char *const bad[][3] = {
+		{ "--type", "FOO", "unknown record type 'FOO'" },
+		{ "--type", "MARKER,", "empty type name" },
+		{ "--type", "70000", "unknown record type" },
+		{ "--pid", "x", "bad --pid 'x'" },
+		{ "--cpu", "-1", "bad --cpu '-1'" },
+		{ "--since", "25:00:00", "HH:MM:SS" },
+		{ "--until", "1:2:3", "HH:MM:SS" },
+		{ "--since", "-1", "SECONDS" },
+		{ "--since", "abc", "SECONDS" },
+	};
+	static const char *const commands[] = { "tail", "report", "stat" };
+	struct run r;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (j = 0; j < 3; j++) {
+			netlat(&r, commands[j], bad[i][0], bad[i][1], "x", NULL);
+			if (!CHECK_U64(r.status, 2))
+				fprintf(stderr, "    (args: %s %s %s)\n", commands[j],
+					bad[i][0], bad[i][1]);
+			CHECK_HAS(r.err, bad[i][2]);
+			CHECK_HAS(r.err, "usage: netlat");
+			CHECK_U64(count_lines(r.err), 2);
+			run_free(&r);
+		}
+	}
+	netlat(&r, "report", "--since", "5", "--until", "2", "x", NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "empty time window");
+	run_free(&r);
+	netlat(&r, "tail", "--cpu", "1", "--cpu", "2", "x", NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "--cpu given twice");
+	run_free(&r);
+	netlat(&r, "stat", "--interval", "0", NULL);
+	CHECK_U64(r.status, 2);
+	run_free(&r);
+	netlat(&r, "stat", "extra", NULL);
+	CHECK_U64(r.status, 2);
+	run_free(&r);
+	netlat(&r, "stat", "--help", NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "--interval");
+	CHECK_HAS(r.out, "--since");
+	run_free(&r);
+}
+
+/* stat on a capture prints exactly what report prints; errors are final. */
+static void test_cli_stat(void)
+{
+	struct capture c = { 0 };
+	const char *path;
+	struct run r, r2;
+
+	build_filter_capture(&c);
+	path = write_capture(&c, "stat.nl");
+	netlat(&r, "report", path, NULL);
+	netlat(&r2, "stat", "--device", path, NULL);
+	CHECK_U64(r2.status, 0);
+	CHECK(r.out[0] && !strcmp(r.out, r2.out));
+	run_free(&r);
+	run_free(&r2);
+	netlat(&r, "report", "--json", "--pid", "1000", path, NULL);
+	netlat(&r2, "stat", "--json", "--pid", "1000", "--device", path, "--interval", "10", NULL);
+	CHECK_U64(r2.status, 0);
+	CHECK(r.out[0] && !strcmp(r.out, r2.out));
+	run_free(&r);
+	run_free(&r2);
+	netlat(&r, "stat", "--device", write_bad_case(find_bad_case("truncated last record")), NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "truncated capture");
+	CHECK_U64(count_lines(r.err), 1);
+	CHECK(!r.out[0]);
+	run_free(&r);
+	cap_free(&c);
+}
+
+/* Interval reports of a live source: a pipe fed slowly. */
+static void test_cli_stat_intervals(void)
+{
+	struct capture c = { 0 }, more = { 0 };
+	char *fifo = (char *)tmp_path("stat.fifo");
+	char *argv[] = { netlat_bin, "stat", "--json", "--interval", "0.2",
+			 "--device", fifo, NULL };
+	const char *out = tmp_path("stat.out"), *err = tmp_path("stat.err");
+	struct run r = { 0 };
+	int fds[2];
+	char *text;
+	pid_t pid;
+
+	if (mkfifo(fifo, 0600)) {
+		CHECK(!"mkfifo");
+		return;
+	}
+	build_base(&c);
+	cap_marker(&more, 0, 1, TEST_MONO_NS + 5000, "later", 5);
+	pid = spawn_argv(argv, out, err);
+	fds[1] = open(fifo, O_WRONLY);	/* waits for the reader */
+	CHECK(write(fds[1], c.buf, c.len) == (ssize_t)c.len);
+	usleep(500 * 1000);
+	CHECK(write(fds[1], more.buf, more.len) == (ssize_t)more.len);
+	usleep(100 * 1000);
+	close(fds[1]);
+	wait_child(&r, pid, 5000);
+	CHECK_U64(r.status, 0);
+	text = read_file(out, NULL);
+	/* At least three windows: the base, one or more empty, the marker. */
+	CHECK(count_lines(text) >= 3);
+	CHECK(json_lines_valid(text));
+	CHECK_HAS(text, "\"total\":{\"records\":3,");
+	CHECK_HAS(text, "\"total\":{\"records\":0,");
+	CHECK_HAS(text, "\"total\":{\"records\":1,");
+	free(text);
+	cap_free(&c);
+	cap_free(&more);
+}
+
+static char *flight_bin(void)
+{
+	static char path[4096];
+	const char *slash = strrchr(netlat_bin, '/');
+
+	snprintf(path, sizeof(path), "%.*sexamples/flight_min",
+		 slash ? (int)(slash - netlat_bin + 1) : 0, netlat_bin);
+	return path;
+}
+
+/* Run flight_min with up to 8 arguments (NULL-terminated). */
+static void flight(struct run *r, ...)
+{
+	char *argv[10];
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = flight_bin();
+	va_start(ap, r);
+	while (n < 9 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	run_argv(r, argv);
+}
+
+static void test_flight_min(void)
+{
+	char *in, *dump = (char *)tmp_path("flight.nl"), *ring = (char *)tmp_path("flight.ring");
+	struct capture c = { 0 };
+	struct run r;
+	char data[64];
+	int i;
+
+	cap_stream(&c, 2);
+	for (i = 0; i < 200; i++) {
+		/* 8 bytes: 48-byte records */
+		snprintf(data, sizeof(data), i == 150 ? "DUMPNOW!" : "m%03d-xx", i);
+		cap_marker(&c, (uint16_t)(i % 2), (uint64_t)i / 2,
+			   TEST_MONO_NS + (uint64_t)i * 1000, data, (uint32_t)strlen(data));
+	}
+	in = (char *)write_capture(&c, "flight-in.nl");
+
+	/* The tag dumps the 151 records up to the marker; the history is big. */
+	flight(&r, "-d", in, "-t", "DUMPNOW", "-o", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "dump 1: 151 records");
+	run_free(&r);
+	netlat(&r, "report", "--json", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\"total\":{\"records\":151,");
+	CHECK_HAS(r.out, "\"unexplained_gaps\":0");
+	run_free(&r);
+
+	/* 1 KiB per CPU: only the newest records of each CPU, still a valid capture. */
+	flight(&r, "-d", in, "-m", "1K", "-e", "-o", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "dump 1: 42 records");	/* 48-byte records: 21 per CPU */
+	run_free(&r);
+	netlat(&r, "tail", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\"m199-xx\"");
+	CHECK(!strstr(r.out, "\"m157-xx\""));
+	CHECK_HAS(r.out, "\"m158-xx\"");
+	CHECK_HAS(r.err, "42 records, 0 lost\n");
+	run_free(&r);
+
+	/* A ring file outlives the recorder: -x extracts it. */
+	flight(&r, "-d", in, "-m", "1K", "-f", ring, "-o", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(!r.err[0]);
+	run_free(&r);
+	unlink(dump);
+	flight(&r, "-x", ring, "-o", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "dump 1: 42 records");
+	run_free(&r);
+	netlat(&r, "report", dump, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "42 records, 0 lost, 0 unexplained gaps");
+	run_free(&r);
+
+	flight(&r, "-m", "3Q", NULL);
+	CHECK_U64(r.status, 2);
+	run_free(&r);
+	flight(&r, "-x", in, "-o", dump, NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "not a ring file");
+	run_free(&r);
+	flight(&r, "-d", "/dev/netlat-test-missing", NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "is the netlat module loaded?");
+	run_free(&r);
+	cap_free(&c);
+}
+
+/* netlat.1 documents every command and every long option the help shows. */
+static void test_man_page_complete(void)
+{
+	char path[4096], opt[64], man_opt[128];
+	const char *slash = strrchr(netlat_bin, '/');
+	struct run all, one;
+	char *man, *line, *p;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "%.*snetlat.1",
+		 slash ? (int)(slash - netlat_bin + 1) : 0, netlat_bin);
+	man = read_file(path, NULL);
+	CHECK(man[0]);
+	netlat(&all, "--help", NULL);
+	for (line = strstr(all.out, "commands:\n"); line && (line = strchr(line, '\n'));) {
+		char cmd[32], mark[64];
+
+		line++;
+		if (sscanf(line, " %31[a-z]", cmd) != 1 || line[0] != ' ')
+			break;
+		snprintf(mark, sizeof(mark), ".B %s\n", cmd);
+		if (!CHECK_HAS(man, mark))
+			continue;
+		netlat(&one, cmd, "--help", NULL);
+		for (p = one.out; (p = strstr(p, "--")); p += 2) {
+			for (i = 0; i < sizeof(opt) - 1 && (p[i] == '-' || (p[i] >= 'a' && p[i] <= 'z')); i++)
+				opt[i] = p[i];
+			opt[i] = 0;
+			for (i = j = 0; opt[i] && j < sizeof(man_opt) - 2; i++) {
+				if (opt[i] == '-')
+					man_opt[j++] = '\\';
+				man_opt[j++] = opt[i];
+			}
+			man_opt[j] = 0;
+			CHECK_HAS(man, man_opt);
+		}
+		run_free(&one);
+	}
+	run_free(&all);
+	free(man);
+}

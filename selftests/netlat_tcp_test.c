@@ -793,4 +793,56 @@ TEST_F(tcp, disable_stops_records)
 	EXPECT_EQ(1ull, after);	/* its group stayed on */
 }
 
+/*
+ * The reader on a capture of real TCP records: every sendmsg printed, and
+ * the per-skb stage table joins transmissions with their sendmsg, qdisc,
+ * driver and ACK records. Skipped without /bin/netlat (host runs).
+ */
+TEST_F(tcp, reader_prints_and_joins)
+{
+	static char buf[65536];
+	const char *cap = "/tmp/netlat_tcp_cap";
+	char cmd[256], line[512];
+	unsigned int sendmsgs = 0, joined = 0, i;
+	FILE *f;
+
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	need_groups(_metadata, self, NETLAT_PROBE_ALL & self->pr.available);
+	ASSERT_EQ(0, conn_open(&self->c));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_finish(&self->c, 30));
+	collect(_metadata, self);
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "TCP_SENDMSG ") && strstr(line, " size=65536 "))
+			sendmsgs++;
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_EQ(8u, sendmsgs);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat report %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long n;
+
+		fputs(line, stderr);
+		if (sscanf(line, "sendmsg>ack %llu", &n) == 1 && n > 0)
+			joined++;
+		if (sscanf(line, "qdisc>driver %llu", &n) == 1 && n > 0)
+			joined++;
+	}
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_EQ(2u, joined);
+	unlink(cap);
+}
+
 TEST_HARNESS_MAIN

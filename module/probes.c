@@ -106,7 +106,7 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 static int netlat_probes_apply(u64 enable)
 {
 	unsigned int i;
-	int err = 0;
+	int err = 0, e;
 
 	/* Handlers of groups going off stop writing right away. */
 	WRITE_ONCE(netlat_probes_on, netlat_probes_on & enable);
@@ -115,11 +115,15 @@ static int netlat_probes_apply(u64 enable)
 		netlat_tcp_reset_slots();
 	for (i = 0; i < netlat_tcp_nr_probes; i++) {
 		struct netlat_probe *p = &netlat_tcp_probes[i];
-		int e = netlat_probe_switch(p, p->group & enable);
+
+		e = netlat_probe_switch(p, p->group & enable);
 
 		if (e && !err)
 			err = e;
 	}
+	e = netlat_virtio_switch(enable & NETLAT_PROBE_VIRTIO_ALL);
+	if (e && !err)
+		err = e;
 	netlat_groups_enabled = enable;
 	WRITE_ONCE(netlat_probes_on, enable);
 	return err;
@@ -131,18 +135,21 @@ int netlat_probes_set(u64 enable)
 
 	if (enable & ~NETLAT_PROBE_ALL)
 		return -EINVAL;
-	if (enable & ~netlat_groups_avail)
-		return -EOPNOTSUPP;
 	if (mutex_lock_interruptible(&netlat_probes_lock))
 		return -ERESTARTSYS;
-	err = netlat_probes_apply(enable);
+	/* virtio groups stay enabled while virtio_net is away */
+	if (enable & ~(netlat_probes_available() |
+		       (netlat_groups_enabled & NETLAT_PROBE_VIRTIO_ALL)))
+		err = -EOPNOTSUPP;
+	else
+		err = netlat_probes_apply(enable);
 	mutex_unlock(&netlat_probes_lock);
 	return err;
 }
 
 u64 netlat_probes_available(void)
 {
-	return READ_ONCE(netlat_groups_avail);
+	return READ_ONCE(netlat_groups_avail) | netlat_virtio_available();
 }
 
 void netlat_probes_state(struct netlat_probes *st)
@@ -161,10 +168,10 @@ void netlat_probes_state(struct netlat_probes *st)
 		else if (p->kind == NETLAT_KRETPROBE)
 			missed += p->krp.nmissed + p->krp.kp.nmissed;
 	}
-	st->available = netlat_groups_avail;
-	st->partial = netlat_groups_partial;
+	st->available = netlat_probes_available();
+	st->partial = netlat_groups_partial | netlat_virtio_partial();
 	st->enabled = netlat_groups_enabled;
-	st->nmissed = missed;
+	st->nmissed = missed + netlat_virtio_nmissed();
 	mutex_unlock(&netlat_probes_lock);
 }
 
@@ -174,6 +181,8 @@ int netlat_probes_init(u64 initial)
 	int err;
 
 	netlat_tcp_init();
+	if (netlat_virtio_init())
+		pr_warn("virtio_net probes unavailable\n");
 	for (i = 0; i < netlat_tcp_nr_probes; i++) {
 		struct netlat_probe *p = &netlat_tcp_probes[i];
 
@@ -187,7 +196,7 @@ int netlat_probes_init(u64 initial)
 		netlat_groups_avail |= p->group;
 	}
 	netlat_groups_partial &= netlat_groups_avail;
-	initial &= netlat_groups_avail;
+	initial &= netlat_probes_available();
 	if (!initial)
 		return 0;
 	mutex_lock(&netlat_probes_lock);
@@ -206,6 +215,7 @@ void netlat_probes_exit(void)
 	WRITE_ONCE(netlat_probes_on, 0);
 	for (i = 0; i < netlat_tcp_nr_probes; i++)
 		netlat_probe_unregister(&netlat_tcp_probes[i]);
+	netlat_virtio_exit();
 	netlat_groups_enabled = 0;
 	netlat_groups_avail = 0;
 	mutex_unlock(&netlat_probes_lock);

@@ -52,6 +52,20 @@ extern const unsigned int netlat_tcp_nr_probes;
 void netlat_tcp_init(void);
 void netlat_tcp_reset_slots(void);
 
+/* tcp.c: skb and socket identities (SipHash under the load's keys) */
+struct sk_buff;
+struct sock;
+u64 netlat_skb_id(const struct sk_buff *skb);
+u64 netlat_sk_id(const struct sock *sk);
+
+/* virtio.c: virtio_net groups, attached while virtio_net is loaded */
+int netlat_virtio_init(void);
+void netlat_virtio_exit(void);
+int netlat_virtio_switch(u64 enable);
+u64 netlat_virtio_available(void);
+u64 netlat_virtio_partial(void);
+u64 netlat_virtio_nmissed(void);
+
 /* probes.c */
 int netlat_probes_init(u64 initial);
 void netlat_probes_exit(void);

@@ -650,3 +650,16 @@ void netlat_tcp_init(void)
 	get_random_bytes(&netlat_skb_key, sizeof(netlat_skb_key));
 	netlat_tcp_reset_slots();
 }
+
+/* Identities shared with other record families (virtio.c), same keys. */
+notrace u64 netlat_skb_id(const struct sk_buff *skb)
+{
+	return netlat_ptr_id(skb, &netlat_skb_key);
+}
+NOKPROBE_SYMBOL(netlat_skb_id);
+
+notrace u64 netlat_sk_id(const struct sock *sk)
+{
+	return netlat_ptr_id(sk, &netlat_sk_key);
+}
+NOKPROBE_SYMBOL(netlat_sk_id);

@@ -338,6 +338,10 @@ static inline int nl_check_rec(const void *p, size_t avail,
 			return nl_fail(why, wlen, "TCP type %u size %u",
 				       h->type, h->size);
 		break;
+	case NETLAT_REC_VIRTIO:
+		if (h->size < sizeof(struct netlat_rec_virtio))
+			return nl_fail(why, wlen, "VIRTIO size %u", h->size);
+		break;
 	default:
 		return nl_fail(why, wlen, "unknown type %u (size %u)", h->type,
 			       h->size);

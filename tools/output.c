@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "output.h"
+#include "virtio.h"
 
 void print_escaped(FILE *f, const void *data, size_t len, bool json)
 {
@@ -246,7 +247,7 @@ static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 	default:
 		if (is_tcp(h))
 			text_tcp(f, h);
-		else
+		else if (!virtio_print_fields(f, h, false))
 			fprintf(f, "type=%u size=%u", h->type, h->size);
 	}
 	fputc('\n', f);
@@ -298,6 +299,8 @@ static void print_json(FILE *f, const struct netlat_rec_stream *stream,
 	default:
 		if (is_tcp(h))
 			json_tcp(f, h);
+		else
+			virtio_print_fields(f, h, true);
 	}
 	fputs("}\n", f);
 }

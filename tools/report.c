@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "virtio.h"
 #include "output.h"
 
 /* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
@@ -47,6 +48,7 @@ struct report {
 	uint64_t markers, marker_bytes, marker_min, marker_max;
 
 	struct stages *stages;		/* TCP records kept for the join */
+	struct virtio_report *virtio;	/* per-virtqueue summary */
 };
 
 static void stages_free(struct stages *st);
@@ -75,6 +77,7 @@ void report_free(struct report *rep)
 	for (i = 0; i < rep->nr_cpus; i++)
 		netlat_samples_free(&rep->cpus[i].gaps);
 	stages_free(rep->stages);
+	virtio_report_free(rep->virtio);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -415,6 +418,12 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;
+	if (rec->type == NETLAT_REC_VIRTIO) {
+		if (!rep->virtio)
+			rep->virtio = virtio_report_new();
+		if (!rep->virtio || virtio_report_add(rep->virtio, rec))
+			return -ENOMEM;
+	}
 	return add_timing(c, rec->ts_ns, netlat_wall_ns(stream, rec->ts_ns));
 }
 
@@ -600,6 +609,10 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	text_gap_row(f, "all", &t->gap);
 	if (rep->stages)
 		text_stages(f, rep->stages);
+	if (!virtio_report_empty(rep->virtio)) {
+		fputc('\n', f);
+		virtio_report_print(rep->virtio, false, f);
+	}
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -684,6 +697,10 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 			json_dist(f, &rep->stages->dist[k]);
 		}
 		fputc('}', f);
+	}
+	if (!virtio_report_empty(rep->virtio)) {
+		fputs(",\"virtqueues\":", f);
+		virtio_report_print(rep->virtio, true, f);
 	}
 	fputs("}\n", f);
 }

@@ -70,12 +70,15 @@ const char *netlat_type_name(unsigned int type)
 		return "TCP_ACK";
 	case NETLAT_REC_TCP_DEV:
 		return "TCP_DEV";
+	case NETLAT_REC_VIRTIO:
+		return "VIRTIO";
 	}
 	return NULL;
 }
 
 static const char *const probe_names[] = {
 	"sendmsg", "push", "skb", "xmit", "retrans", "ack", "dev",
+	[16] = "virtio_tx", [17] = "virtio_rx",
 };
 
 const char *netlat_probe_name(uint64_t bit)
@@ -83,7 +86,7 @@ const char *netlat_probe_name(uint64_t bit)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++)
-		if (bit == 1ULL << i)
+		if (bit == 1ULL << i && probe_names[i])
 			return probe_names[i];
 	return NULL;
 }
@@ -115,7 +118,7 @@ int netlat_parse_probes(const char *s, uint64_t *mask)
 		if (!strcmp(tok, "none"))
 			continue;
 		for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++)
-			if (!strcmp(tok, probe_names[i]))
+			if (probe_names[i] && !strcmp(tok, probe_names[i]))
 				break;
 		if (i == sizeof(probe_names) / sizeof(probe_names[0]))
 			return -EINVAL;
@@ -145,6 +148,7 @@ static size_t tcp_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
 	case NETLAT_REC_TCP_ACK: return sizeof(struct netlat_rec_tcp_ack);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
+	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
 	}
 	return 0;
 }

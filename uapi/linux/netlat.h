@@ -66,6 +66,8 @@
  * @NETLAT_REC_TCP_DEV: a TCP skb at the qdisc (net:net_dev_queue) or handed
  *	to the driver (net:net_dev_start_xmit), flow and sequence parsed from
  *	its headers (struct netlat_rec_tcp_dev; NETLAT_PROBE_TCP_DEV).
+ * @NETLAT_REC_VIRTIO: a virtio_net queue event with the virtqueue's state
+ *	(struct netlat_rec_virtio; NETLAT_PROBE_VIRTIO_TX, NETLAT_PROBE_VIRTIO_RX).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
@@ -78,6 +80,7 @@ enum netlat_rec_type {
 	NETLAT_REC_TCP_RETRANS = 20,
 	NETLAT_REC_TCP_ACK = 21,
 	NETLAT_REC_TCP_DEV = 22,
+	NETLAT_REC_VIRTIO = 32,
 };
 
 /**
@@ -204,7 +207,22 @@ struct netlat_rec_marker {
 #define NETLAT_PROBE_TCP_RETRANS	(1ULL << 4)
 #define NETLAT_PROBE_TCP_ACK		(1ULL << 5)
 #define NETLAT_PROBE_TCP_DEV		(1ULL << 6)
-#define NETLAT_PROBE_ALL		((1ULL << 7) - 1)
+/*
+ * virtio_net groups (bits 16..), see struct netlat_rec_virtio. virtio_net
+ * is a module: these groups are available only while it is loaded, and
+ * stay enabled across its unload and reload (the probes re-attach).
+ *  NETLAT_PROBE_VIRTIO_TX    kprobes start_xmit, skb_xmit_done
+ *  NETLAT_PROBE_VIRTIO_RX    kprobes skb_recv_done, receive_buf; kretprobe
+ *                            virtnet_poll; tracepoint
+ *                            net:napi_gro_receive_entry (virtio_net
+ *                            devices only)
+ */
+#define NETLAT_PROBE_VIRTIO_TX		(1ULL << 16)
+#define NETLAT_PROBE_VIRTIO_RX		(1ULL << 17)
+#define NETLAT_PROBE_VIRTIO_ALL		(NETLAT_PROBE_VIRTIO_TX | \
+					 NETLAT_PROBE_VIRTIO_RX)
+#define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | \
+					 NETLAT_PROBE_VIRTIO_ALL)
 
 /**
  * struct netlat_tcp_flow - identity of a TCP flow, in every TCP record
@@ -470,6 +488,95 @@ struct netlat_rec_tcp_dev {
 	__u8 tcp_flags;
 	__u16 segs;
 	__u32 reserved;
+};
+
+/* netlat_rec_virtio.event */
+#define NETLAT_VIRTIO_XMIT	1	/* start_xmit(skb, dev) entry */
+#define NETLAT_VIRTIO_XMIT_DONE	2	/* skb_xmit_done(vq): TX interrupt */
+#define NETLAT_VIRTIO_RECV_DONE	3	/* skb_recv_done(vq): RX interrupt */
+#define NETLAT_VIRTIO_POLL	4	/* virtnet_poll(napi, budget) return */
+#define NETLAT_VIRTIO_RECV	5	/* receive_buf(): one received packet */
+#define NETLAT_VIRTIO_GRO	6	/* net:napi_gro_receive_entry */
+
+/* Flags of netlat_rec_virtio.flags */
+#define NETLAT_VIRTIO_VQ_VALID	  (1U << 0)	/* vq_index, num_free, ring_size,
+						 * broken are valid */
+#define NETLAT_VIRTIO_SPLIT_VALID (1U << 1)	/* avail_idx, used_idx valid */
+#define NETLAT_VIRTIO_BROKEN	  (1U << 2)	/* virtqueue_is_broken() */
+#define NETLAT_VIRTIO_FLOW_VALID  (1U << 3)	/* flow, seq, tcp_len valid */
+#define NETLAT_VIRTIO_QUEUE_VALID (1U << 4)	/* queue is valid */
+#define NETLAT_VIRTIO_PACKED	  (1U << 5)	/* the ring is packed */
+
+/**
+ * struct netlat_rec_virtio - a virtio_net queue event and virtqueue state
+ * @hdr: common header.
+ * @event: NETLAT_VIRTIO_*.
+ * @flags: NETLAT_VIRTIO_* flags: which optional fields are valid.
+ * @queue: queue pair index N (TX queue N uses virtqueue 2N+1 "output.N",
+ *	RX queue N virtqueue 2N "input.N"); valid with
+ *	NETLAT_VIRTIO_QUEUE_VALID. XMIT: skb_get_queue_mapping(); XMIT_DONE,
+ *	RECV_DONE: from the virtqueue; GRO: the skb's recorded RX queue;
+ *	RECV, POLL: only when the device has a single queue pair (the driver
+ *	does not tell which of several queues a NAPI context polls).
+ * @ifindex: the net_device (of the network namespace it is in); 0 if not
+ *	known (an interrupt for a virtio device whose netdev netlat has not
+ *	seen registered).
+ * @vq_index: virtqueue index (struct virtqueue.index: even RX, odd TX),
+ *	with NETLAT_VIRTIO_VQ_VALID. The virtqueue's name is "input.N" for
+ *	even and "output.N" for odd indices, N = @vq_index / 2.
+ * @num_free: free descriptors (struct virtqueue.num_free), VQ_VALID.
+ * @ring_size: descriptors in the ring (virtqueue_get_vring_size()), VQ_VALID.
+ * @num_max: maximum ring size the device supports (struct
+ *	virtqueue.num_max), VQ_VALID.
+ * @avail_idx: the split ring's avail->idx (driver's producer index, free
+ *	running modulo 2^16), with NETLAT_VIRTIO_SPLIT_VALID; never for a
+ *	packed ring (NETLAT_VIRTIO_PACKED), which has no such index.
+ * @used_idx: the split ring's used->idx (device's producer index, modulo
+ *	2^16), with NETLAT_VIRTIO_SPLIT_VALID.
+ * @reserved0: zero.
+ * @len: XMIT: skb->len; RECV: bytes the device wrote into the buffer
+ *	(virtio_net header included); GRO: skb->len; else 0.
+ * @budget: POLL: the NAPI budget; else 0.
+ * @work: POLL: virtnet_poll()'s return value (packets received); else 0.
+ * @skb_id: XMIT and GRO: the skb's identity, the same SipHash as
+ *	netlat_rec_tcp_skb.skb_id (joins TCP records); else 0.
+ * @dev_id: SipHash of the virtio device's address (stable while it
+ *	exists, not comparable across module loads): tells devices apart
+ *	when @ifindex is 0.
+ * @flow: XMIT of a TCP segment: the flow parsed from its headers (as in
+ *	netlat_rec_tcp_dev), with NETLAT_VIRTIO_FLOW_VALID.
+ * @seq: TCP sequence number of the segment (FLOW_VALID).
+ * @tcp_len: TCP payload bytes of the segment (FLOW_VALID).
+ * @reserved: zero.
+ *
+ * Only the public virtio API is read (struct virtqueue, virtqueue_*()
+ * exports), never virtio_net's private structures. Not provided, because
+ * that API does not give them: the driver's last_used_idx and shadow
+ * indices, the device's event indices, the packed ring's wrap counters.
+ * avail_idx/used_idx are read without the driver's queue lock: a snapshot.
+ */
+struct netlat_rec_virtio {
+	struct netlat_rec_hdr hdr;
+	__u8 event;
+	__u8 flags;
+	__u16 queue;
+	__s32 ifindex;
+	__u16 vq_index;
+	__u16 avail_idx;
+	__u16 used_idx;
+	__u16 reserved0;
+	__u32 num_free;
+	__u32 ring_size;
+	__u32 num_max;
+	__u32 len;
+	__s32 budget;
+	__s32 work;
+	__aligned_u64 skb_id;
+	__aligned_u64 dev_id;
+	struct netlat_tcp_flow flow;
+	__u32 seq;
+	__u32 tcp_len;
+	__aligned_u64 reserved;
 };
 
 /*

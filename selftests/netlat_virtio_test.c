@@ -627,6 +627,176 @@ TEST_F(virtio, disable_stops_records)
 	EXPECT_EQ(0u, n);
 }
 
+/* TCP A -> B: @total bytes over one connection. 0 or -errno. */
+static int tcp_traffic(size_t total)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static char buf[4096];
+	int lfd = -1, cfd = -1, afd = -1, one = 1, ret = 0;
+	size_t sent = 0, got = 0;
+	uint64_t end = nl_mono_ns() + 20000000000ull;
+	ssize_t n;
+
+	sa.sin_port = htons(PORT_B + 1);
+	inet_pton(AF_INET, ADDR_B, &sa.sin_addr);
+	if (ns_enter(g_ns_b))
+		return -errno;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+				  sizeof(one)) ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		goto fail;
+	if (ns_enter(g_ns_a))
+		goto fail;
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cfd < 0 || connect(cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (afd < 0 || fcntl(cfd, F_SETFL, O_NONBLOCK))
+		goto fail;
+	while (got < total && nl_mono_ns() < end) {
+		if (sent < total) {
+			n = send(cfd, buf, total - sent < sizeof(buf) ?
+				 total - sent : sizeof(buf), 0);
+			if (n > 0)
+				sent += n;
+			else if (errno != EAGAIN)
+				goto fail;
+		}
+		n = recv(afd, buf, sizeof(buf), 0);
+		if (n > 0)
+			got += n;
+		else if (n == 0 || errno != EAGAIN)
+			goto fail;
+		else
+			usleep(100);
+	}
+	ret = got == total ? 0 : -ETIMEDOUT;
+	goto out;
+fail:
+	ret = -errno;
+out:
+	if (afd >= 0)
+		close(afd);
+	if (cfd >= 0)
+		close(cfd);
+	if (lfd >= 0)
+		close(lfd);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/*
+ * A TCP transfer with the TCP_DEV group: every segment handed to eth0's
+ * driver (net:net_dev_start_xmit) has a start_xmit record with the same
+ * skb id, flow and sequence. Then the reader prints the records (text,
+ * JSON) and summarises the virtqueues.
+ */
+TEST_F(virtio, tcp_join_and_reader)
+{
+	const char *cap = "/tmp/netlat_virtio_cap";
+	const struct netlat_rec_virtio *r;
+	const struct netlat_rec_hdr *h, *g;
+	unsigned long long rep_xmit = 0;
+	unsigned int dev_recs = 0, joined = 0, xmits = 0, text = 0, json = 0;
+	char cmd[256], line[1024], pat[64];
+	bool have_table = false;
+	FILE *f;
+
+	if (!(self->pr.available & NETLAT_PROBE_TCP_DEV))
+		SKIP(return, "no TCP_DEV group");
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL |
+			       NETLAT_PROBE_TCP_DEV, &self->pr));
+	ASSERT_EQ(0, tcp_traffic(64 * 1024));
+	nl_sleep_ms(100);
+	collect(_metadata, self);
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_dev *d = (const void *)h;
+
+		if (h->type == NETLAT_REC_VIRTIO &&
+		    ((const struct netlat_rec_virtio *)h)->event ==
+			NETLAT_VIRTIO_XMIT &&
+		    ((const struct netlat_rec_virtio *)h)->ifindex == self->ia)
+			xmits++;
+		if (h->type != NETLAT_REC_TCP_DEV || d->stage != NETLAT_DEV_DRIVER ||
+		    d->ifindex != self->ia)
+			continue;
+		dev_recs++;
+		nl_log_for_each(&self->log, g) {
+			r = (const void *)g;
+			if (g->type != NETLAT_REC_VIRTIO ||
+			    r->event != NETLAT_VIRTIO_XMIT ||
+			    r->skb_id != d->skb_id)
+				continue;
+			EXPECT_NE(0u, r->flags & NETLAT_VIRTIO_FLOW_VALID);
+			EXPECT_EQ(d->seq, r->seq);
+			EXPECT_EQ(d->len, r->tcp_len);
+			EXPECT_EQ(d->flow.sport, r->flow.sport);
+			EXPECT_EQ(d->flow.dport, r->flow.dport);
+			EXPECT_EQ(d->flow.cookie, r->flow.cookie);
+			EXPECT_EQ(0, memcmp(d->flow.saddr, r->flow.saddr, 16));
+			EXPECT_LE(d->hdr.ts_ns, r->hdr.ts_ns);
+			joined++;
+			break;
+		}
+	}
+	TH_LOG("TCP_DEV driver records on eth0 %u, joined %u, start_xmit %u",
+	       dev_recs, joined, xmits);
+	EXPECT_LT(40u, dev_recs);	/* 64 KiB in <= 1448-byte segments */
+	EXPECT_EQ(dev_recs, joined);
+
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+
+	snprintf(pat, sizeof(pat), "VIRTIO xmit ifindex=%d ", self->ia);
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		text += strstr(line, pat) && strstr(line, " tcp=192.0.2.1:") &&
+			strstr(line, " vq=output.");
+	EXPECT_EQ(0, pclose(f));
+
+	snprintf(pat, sizeof(pat), "\"event\":\"xmit\",\"ifindex\":%d,",
+		 self->ia);
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail --json %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		json += strstr(line, "\"type\":\"VIRTIO\"") && strstr(line, pat);
+	EXPECT_EQ(0, pclose(f));
+	TH_LOG("reader: %u TCP xmit lines, %u JSON xmit objects", text, json);
+	EXPECT_EQ(joined, text);
+	EXPECT_EQ(xmits, json);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat report %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		int ifi;
+		char vq[32], dir[8];
+		unsigned long long x;
+
+		if (strstr(line, "virtqueues (virtio_net):"))
+			have_table = true;
+		if (have_table)
+			fputs(line, stderr);
+		if (have_table &&
+		    sscanf(line, " %d %31s %7s %llu", &ifi, vq, dir, &x) == 4 &&
+		    ifi == self->ia && !strcmp(dir, "tx"))
+			rep_xmit += x;
+	}
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_TRUE(have_table);
+	EXPECT_EQ((unsigned long long)xmits, rep_xmit);
+	unlink(cap);
+}
+
 static int rm_virtio_net(void)
 {
 	int i;

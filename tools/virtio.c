@@ -121,7 +121,42 @@ bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 
 #define NR_EVENTS	7
 
+struct idx_ts {
+	uint64_t ts;
+	uint16_t idx;
+};
+
+struct idx_list {
+	struct idx_ts *v;
+	size_t n, cap;
+};
+
+static int idx_add(struct idx_list *l, uint64_t ts, uint16_t idx)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		struct idx_ts *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].ts = ts;
+	l->v[l->n++].idx = idx;
+	return 0;
+}
+
+static int idx_cmp(const void *a, const void *b)
+{
+	const struct idx_ts *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
 struct vq_stat {
+	struct idx_list xmit, done;	/* split-ring TX: avail / used idx */
+	struct netlat_dist lat;
 	int32_t ifindex;
 	uint16_t vq_index;
 	uint64_t events[NR_EVENTS];
@@ -147,6 +182,10 @@ void virtio_report_free(struct virtio_report *vr)
 {
 	if (!vr)
 		return;
+	for (size_t i = 0; i < vr->n; i++) {
+		free(vr->vq[i].xmit.v);
+		free(vr->vq[i].done.v);
+	}
 	free(vr->vq);
 	free(vr);
 }
@@ -217,7 +256,44 @@ int virtio_report_add(struct virtio_report *vr, const struct netlat_rec_hdr *h)
 		if (r->flags & NETLAT_VIRTIO_BROKEN)
 			v->broken = true;
 	}
+	if ((r->flags & NETLAT_VIRTIO_SPLIT_VALID) &&
+	    ((r->event == NETLAT_VIRTIO_XMIT &&
+	      idx_add(&v->xmit, h->ts_ns, r->avail_idx)) ||
+	     (r->event == NETLAT_VIRTIO_XMIT_DONE &&
+	      idx_add(&v->done, h->ts_ns, r->used_idx))))
+		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * Pair each start_xmit (buffer at avail idx a) with the first later
+ * skb_xmit_done whose used idx is past a. Both sequences advance together,
+ * so one pass over each suffices.
+ */
+static void vq_latency(struct vq_stat *v)
+{
+	struct netlat_samples s = { 0 };
+	size_t i, j = 0;
+
+	memset(&v->lat, 0, sizeof(v->lat));
+	if (!v->xmit.n || !v->done.n)
+		return;
+	qsort(v->xmit.v, v->xmit.n, sizeof(*v->xmit.v), idx_cmp);
+	qsort(v->done.v, v->done.n, sizeof(*v->done.v), idx_cmp);
+	for (i = 0; i < v->xmit.n; i++) {
+		const struct idx_ts *x = &v->xmit.v[i];
+
+		while (j < v->done.n &&
+		       (v->done.v[j].ts < x->ts ||
+			(uint16_t)(v->done.v[j].idx - x->idx - 1) >= 0x8000))
+			j++;
+		if (j == v->done.n)
+			break;
+		if (netlat_samples_add(&s, v->done.v[j].ts - x->ts))
+			break;
+	}
+	netlat_dist_compute(s.v, s.n, &v->lat);
+	netlat_samples_free(&s);
 }
 
 static int vq_cmp(const void *a, const void *b)
@@ -229,14 +305,19 @@ static int vq_cmp(const void *a, const void *b)
 	return (int)x->vq_index - (int)y->vq_index;
 }
 
-void virtio_report_print(const struct virtio_report *vr, bool json, FILE *f)
+void virtio_report_print(struct virtio_report *vr, bool json, FILE *f)
 {
+	bool any_lat = false;
 	size_t i;
 	int e;
 
 	if (virtio_report_empty(vr))
 		return;
 	qsort(vr->vq, vr->n, sizeof(*vr->vq), vq_cmp);
+	for (i = 0; i < vr->n; i++) {
+		vq_latency(&vr->vq[i]);
+		any_lat |= vr->vq[i].lat.count > 0;
+	}
 	if (!json) {
 		fprintf(f, "virtqueues (virtio_net):\n");
 		fprintf(f, "  %7s %-10s %4s %8s %8s %8s %8s %8s %8s %12s %9s %9s %5s\n",
@@ -264,6 +345,15 @@ void virtio_report_print(const struct virtio_report *vr, bool json, FILE *f)
 			if (v->nf_n)
 				fprintf(f, ",\"num_free_min\":%u,\"num_free_avg\":%.1f",
 					v->nf_min, avg);
+			if (v->lat.count)
+				fprintf(f, ",\"xmit_to_done_ns\":{\"count\":%llu,"
+					"\"min\":%llu,\"p50\":%llu,\"p90\":%llu,"
+					"\"p99\":%llu,\"p99_9\":%llu,\"max\":%llu,"
+					"\"mean\":%.1f}", ull(v->lat.count),
+					ull(v->lat.min), ull(v->lat.p50),
+					ull(v->lat.p90), ull(v->lat.p99),
+					ull(v->lat.p999), ull(v->lat.max),
+					v->lat.mean);
 			fputs(",\"events\":{", f);
 			for (e = 1; e < NR_EVENTS; e++)
 				fprintf(f, "%s\"%s\":%llu", e > 1 ? "," : "",
@@ -285,9 +375,29 @@ void virtio_report_print(const struct virtio_report *vr, bool json, FILE *f)
 		else
 			fprintf(f, " %9s %9s %5s\n", "-", "-", "-");
 	}
-	if (json)
+	if (json) {
 		fputc(']', f);
-	else if (vr->no_vq)
+		return;
+	}
+	if (vr->no_vq)
 		fprintf(f, "  %llu records without a known queue (receive_buf/poll "
 			"on multi-queue devices)\n", ull(vr->no_vq));
+	if (!any_lat)
+		return;
+	fprintf(f, "\nstart_xmit -> skb_xmit_done (first TX interrupt showing the "
+		"buffer used), ns\n");
+	fprintf(f, "  %7s %-10s %8s %10s %10s %10s %10s %10s %10s %12s\n",
+		"ifindex", "vq", "count", "min", "p50", "p90", "p99", "p99.9",
+		"max", "mean");
+	for (i = 0; i < vr->n; i++) {
+		const struct vq_stat *v = &vr->vq[i];
+
+		if (!v->lat.count)
+			continue;
+		fprintf(f, "  %7d output.%-3u %8llu %10llu %10llu %10llu %10llu "
+			"%10llu %10llu %12.1f\n", v->ifindex, v->vq_index / 2,
+			ull(v->lat.count), ull(v->lat.min), ull(v->lat.p50),
+			ull(v->lat.p90), ull(v->lat.p99), ull(v->lat.p999),
+			ull(v->lat.max), v->lat.mean);
+	}
 }

@@ -697,10 +697,10 @@ TEST_F(virtio, tcp_join_and_reader)
 	const char *cap = "/tmp/netlat_virtio_cap";
 	const struct netlat_rec_virtio *r, *best;
 	const struct netlat_rec_hdr *h, *g;
-	unsigned long long rep_xmit = 0;
+	unsigned long long rep_xmit = 0, lat_count = 0;
 	unsigned int dev_recs = 0, joined = 0, xmits = 0, text = 0, json = 0;
 	char cmd[256], line[1024], pat[64];
-	bool have_table = false;
+	bool have_table = false, have_lat = false;
 	FILE *f;
 
 	if (!(self->pr.available & NETLAT_PROBE_TCP_DEV))
@@ -792,9 +792,15 @@ TEST_F(virtio, tcp_join_and_reader)
 
 		if (strstr(line, "virtqueues (virtio_net):"))
 			have_table = true;
+		if (strstr(line, "start_xmit -> skb_xmit_done"))
+			have_lat = true;
+		if (have_lat &&
+		    sscanf(line, " %d output.%*u %llu", &ifi, &x) == 2 &&
+		    ifi == self->ia)
+			lat_count = x;
 		if (have_table)
 			fputs(line, stderr);
-		if (have_table &&
+		if (have_table && !have_lat &&
 		    sscanf(line, " %d %31s %7s %llu", &ifi, vq, dir, &x) == 4 &&
 		    ifi == self->ia && !strcmp(dir, "tx"))
 			rep_xmit += x;
@@ -802,6 +808,10 @@ TEST_F(virtio, tcp_join_and_reader)
 	EXPECT_EQ(0, pclose(f));
 	EXPECT_TRUE(have_table);
 	EXPECT_EQ((unsigned long long)xmits, rep_xmit);
+	/* start_xmit -> TX interrupt pairs: most xmits, never more */
+	EXPECT_TRUE(have_lat);
+	EXPECT_LT(0ull, lat_count);
+	EXPECT_LE(lat_count, (unsigned long long)xmits);
 	unlink(cap);
 }
 

@@ -23,6 +23,7 @@ struct netlat_probe {
 	enum netlat_probe_kind kind;
 	/* NETLAT_KPROBE */
 	kprobe_pre_handler_t pre;
+	bool test_only;		/* only with module parameter test_missing */
 	/* NETLAT_KRETPROBE */
 	kretprobe_handler_t entry;
 	kretprobe_handler_t ret;
@@ -53,7 +54,7 @@ void netlat_tcp_init(void);
 void netlat_tcp_reset_slots(void);
 
 /* probes.c */
-int netlat_probes_init(u64 initial);
+int netlat_probes_init(u64 initial, bool test_missing);
 void netlat_probes_exit(void);
 struct netlat_probes;
 int netlat_probes_set(u64 enable);

@@ -793,6 +793,57 @@ TEST_F(tcp, disable_stops_records)
 	EXPECT_EQ(1ull, after);	/* its group stayed on */
 }
 
+static bool wait_dev(void)
+{
+	int i;
+
+	for (i = 0; i < 500 && access(NETLAT_DEVICE_PATH, F_OK); i++)
+		nl_sleep_ms(10);
+	return !access(NETLAT_DEVICE_PATH, F_OK);
+}
+
+/*
+ * A probe whose symbol does not exist is skipped, not fatal: reload the
+ * module with test_missing=1 (one extra kprobe on a symbol no kernel has,
+ * in the push group), which must load, report the push group partial but
+ * available, and enable it. The module is then reloaded as it was.
+ */
+TEST(missing_symbol_not_fatal)
+{
+	struct netlat_probes pr = { 0 };
+	int ko, fd, ret;
+
+	if (g_dev_skip[0])
+		SKIP(return, "%s", g_dev_skip);
+	ko = open("/netlat.ko", O_RDONLY | O_CLOEXEC);
+	if (ko < 0)
+		SKIP(return, "/netlat.ko: %s (not in the test VM)", strerror(errno));
+	if (syscall(SYS_delete_module, "netlat", O_NONBLOCK))
+		SKIP(return, "cannot unload netlat: %s", strerror(errno));
+	ret = syscall(SYS_finit_module, ko, "test_missing=1", 0);
+	EXPECT_EQ(0, ret) TH_LOG("load with test_missing=1: %s", strerror(errno));
+	if (!ret) {
+		EXPECT_TRUE(wait_dev());
+		fd = nl_open(0);
+		EXPECT_LE(0, fd);
+		if (fd >= 0) {
+			EXPECT_EQ(0, nl_probes(fd, false, 0, &pr));
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.partial);
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_ALL, pr.available);
+			EXPECT_EQ(0, nl_probes(fd, true, NETLAT_PROBE_TCP_PUSH, &pr));
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.enabled);
+			EXPECT_EQ(0, nl_probes(fd, true, 0, &pr));
+			close(fd);
+		}
+		EXPECT_EQ(0, syscall(SYS_delete_module, "netlat", O_NONBLOCK))
+			TH_LOG("unload: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, syscall(SYS_finit_module, ko, "", 0))
+		TH_LOG("reload: %s", strerror(errno));
+	ASSERT_TRUE(wait_dev());
+	close(ko);
+}
+
 /*
  * The reader on a capture of real TCP records: every sendmsg printed, and
  * the per-skb stage table joins transmissions with their sendmsg, qdisc,

@@ -15,6 +15,10 @@ static ulong probes;
 module_param(probes, ulong, 0444);
 MODULE_PARM_DESC(probes, "NETLAT_PROBE_* groups enabled at load (default 0: none)");
 
+static bool test_missing;
+module_param(test_missing, bool, 0444);
+MODULE_PARM_DESC(test_missing, "Also probe a symbol that does not exist (tests: the push group becomes partial)");
+
 static int __init netlat_init(void)
 {
 	u64 bytes = (u64)ring_kb << 10;
@@ -31,7 +35,7 @@ static int __init netlat_init(void)
 	if (err)
 		return err;
 	/* Probes write into the rings: registered after, removed before. */
-	err = netlat_probes_init(probes);
+	err = netlat_probes_init(probes, test_missing);
 	if (err)
 		goto err_dev;
 	pr_info("loaded, ABI %d, %u KiB per CPU\n", NETLAT_ABI_VERSION, ring_kb);

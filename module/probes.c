@@ -175,7 +175,7 @@ void netlat_probes_state(struct netlat_probes *st)
 	mutex_unlock(&netlat_probes_lock);
 }
 
-int netlat_probes_init(u64 initial)
+int netlat_probes_init(u64 initial, bool test_missing)
 {
 	unsigned int i;
 	int err;
@@ -186,6 +186,8 @@ int netlat_probes_init(u64 initial)
 	for (i = 0; i < netlat_tcp_nr_probes; i++) {
 		struct netlat_probe *p = &netlat_tcp_probes[i];
 
+		if (p->test_only && !test_missing)
+			continue;
 		err = netlat_probe_register(p);
 		if (err) {
 			pr_info("probe %s unavailable (%d)\n", p->name, err);

@@ -23,6 +23,7 @@ struct netlat_probe {
 	enum netlat_probe_kind kind;
 	/* NETLAT_KPROBE */
 	kprobe_pre_handler_t pre;
+	bool test_only;		/* only with module parameter test_missing */
 	/* NETLAT_KRETPROBE */
 	kretprobe_handler_t entry;
 	kretprobe_handler_t ret;
@@ -67,7 +68,7 @@ u64 netlat_virtio_partial(void);
 u64 netlat_virtio_nmissed(void);
 
 /* probes.c */
-int netlat_probes_init(u64 initial);
+int netlat_probes_init(u64 initial, bool test_missing);
 void netlat_probes_exit(void);
 struct netlat_probes;
 int netlat_probes_set(u64 enable);

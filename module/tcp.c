@@ -641,6 +641,9 @@ struct netlat_probe netlat_tcp_probes[] = {
 	    struct netlat_ack_data),
 	TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
 	TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV, netlat_tp_start_xmit),
+	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
+	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,
+	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
 };
 const unsigned int netlat_tcp_nr_probes = ARRAY_SIZE(netlat_tcp_probes);
 

@@ -139,6 +139,21 @@ static inline int nlr_link_up(const char *dev)
 	return nlr_talk(&m);
 }
 
+/* gso_max_segs of @dev: TCP builds skbs of at most that many segments. */
+static inline int nlr_gso_max_segs(const char *dev, uint32_t segs)
+{
+	struct nlr_msg m;
+	struct ifinfomsg *ifi;
+	int idx = if_nametoindex(dev);
+
+	if (!idx)
+		return -ENODEV;
+	ifi = nlr_init(&m, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_index = idx;
+	nlr_attr(&m, IFLA_GSO_MAX_SEGS, &segs, sizeof(segs));
+	return nlr_talk(&m);
+}
+
 static inline int nlr_addr4(const char *dev, const char *addr, int plen)
 {
 	struct nlr_msg m;
@@ -157,6 +172,41 @@ static inline int nlr_addr4(const char *dev, const char *addr, int plen)
 	ifa->ifa_index = idx;
 	nlr_attr(&m, IFA_LOCAL, &in, sizeof(in));
 	nlr_attr(&m, IFA_ADDRESS, &in, sizeof(in));
+	return nlr_talk(&m);
+}
+
+/*
+ * Root netem qdisc on @dev dropping @loss_pct percent (0..100), delaying
+ * by @delay_us and holding at most @limit packets (0: 10000).
+ */
+static inline int nlr_netem_full(const char *dev, double loss_pct,
+				 uint32_t delay_us, uint32_t limit)
+{
+	struct tc_netem_qopt q = { .limit = limit ? limit : 10000 };
+	int64_t lat = (int64_t)delay_us * 1000;
+	struct nlr_msg m;
+	struct tcmsg *tc;
+	struct rtattr *opt;
+	int idx = if_nametoindex(dev);
+
+	if (!idx)
+		return -ENODEV;
+	if (loss_pct >= 100)
+		q.loss = UINT32_MAX;
+	else
+		q.loss = (uint32_t)(loss_pct / 100.0 * 4294967295.0);
+	tc = nlr_init(&m, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE,
+		      sizeof(*tc));
+	tc->tcm_family = AF_UNSPEC;
+	tc->tcm_ifindex = idx;
+	tc->tcm_parent = TC_H_ROOT;
+	tc->tcm_handle = 0x10000;
+	nlr_attr(&m, TCA_KIND, "netem", 6);
+	/* netem's options: the struct, then attributes */
+	opt = nlr_attr(&m, TCA_OPTIONS, &q, sizeof(q));
+	if (delay_us)
+		nlr_attr(&m, TCA_NETEM_LATENCY64, &lat, sizeof(lat));
+	nlr_nest_end(&m, opt);
 	return nlr_talk(&m);
 }
 

@@ -402,7 +402,8 @@ struct netlat_rec_tcp_xmit {
  * @ret: return value of __tcp_retransmit_skb / tcp_rtx_synack: 0 on
  *	success, else a negative errno (-EBUSY: the previous copy is still in
  *	a host queue, -EAGAIN: already acked, -ENOMEM, -ENOBUFS, -EHOSTUNREACH,
- *	...).
+ *	...) or a positive NET_XMIT_* code of the qdisc (1: NET_XMIT_DROP,
+ *	the queue refused the segment; the kernel passes these up too).
  * @segs: segments at return (tcp_skb_pcount; 1 for SYNACK).
  * @segs_req: segments asked for (the segs argument).
  * @kind: NETLAT_RETRANS_*.

@@ -815,6 +815,90 @@ TEST_F(virtio, tcp_join_and_reader)
 	unlink(cap);
 }
 
+/*
+ * eth2 (packed ring, alone on its hub) in its own namespace: N datagrams to
+ * a neighbour that does not exist (static ARP). Its records must say
+ * "packed" and carry no split-ring indices; start_xmit records == delta of
+ * tx_packets.
+ */
+TEST_F(virtio, packed_ring)
+{
+	static const unsigned char peer[6] = { 2, 0, 0, 0, 0, 4 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const struct netlat_rec_virtio *r;
+	const struct netlat_rec_hdr *h;
+	uint64_t rx, tx0, tx1, t0, t1, n = 0, packed = 0, done = 0;
+	char buf[DGRAM_LEN];
+	int ns_c, idx, fd, i;
+
+	memset(buf, 0, sizeof(buf));
+	if (!if_nametoindex("eth2"))
+		SKIP(return, "no eth2 (packed ring NIC)");
+	ASSERT_EQ(0, ns_enter(g_ns_orig));
+	ns_c = new_ns();
+	ASSERT_LE(0, ns_c);
+	ASSERT_EQ(0, nlr_set_netns("eth2", ns_c));
+	ASSERT_EQ(0, ns_enter(ns_c));
+	no_ipv6("eth2");
+	ASSERT_EQ(0, nlr_addr4("eth2", "192.0.2.3", 24));
+	ASSERT_EQ(0, nlr_link_up("eth2"));
+	ASSERT_EQ(0, nlr_neigh4("eth2", "192.0.2.4", peer));
+	idx = if_nametoindex("eth2");
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	sa.sin_port = htons(PORT_B);
+	inet_pton(AF_INET, "192.0.2.4", &sa.sin_addr);
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	nl_sleep_ms(100);
+	t0 = nl_mono_ns();
+	ASSERT_EQ(0, dev_packets("eth2", &rx, &tx0));
+	for (i = 0; i < N_DGRAMS / 2; i++) {
+		ASSERT_EQ((ssize_t)sizeof(buf),
+			  sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&sa,
+				 sizeof(sa)));
+		usleep(500);
+	}
+	for (i = 0; i < 40; i++) {
+		nl_sleep_ms(50);
+		ASSERT_EQ(0, dev_packets("eth2", &rx, &tx1));
+		if (tx1 - tx0 >= N_DGRAMS / 2)
+			break;
+	}
+	nl_sleep_ms(200);
+	ASSERT_EQ(0, dev_packets("eth2", &rx, &tx1));
+	t1 = nl_mono_ns();
+	close(fd);
+	/* back where the reload test expects it: the initial namespace */
+	ASSERT_EQ(0, nlr_set_netns("eth2", g_ns_orig));
+	ns_enter(g_ns_orig);
+	close(ns_c);
+	collect(_metadata, self);
+
+	for_each_vrec(self, h, r) {
+		if (r->ifindex != idx || h->ts_ns < t0 || h->ts_ns > t1)
+			continue;
+		if (!(r->flags & NETLAT_VIRTIO_VQ_VALID))
+			continue;
+		ASSERT_NE(0u, r->flags & NETLAT_VIRTIO_PACKED);
+		ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_SPLIT_VALID);
+		ASSERT_EQ(0, r->avail_idx);
+		ASSERT_EQ(0, r->used_idx);
+		ASSERT_LE(r->num_free, r->ring_size);
+		ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_BROKEN);
+		packed++;
+		n += r->event == NETLAT_VIRTIO_XMIT;
+		done += r->event == NETLAT_VIRTIO_XMIT_DONE;
+	}
+	TH_LOG("eth2 tx_packets +%llu, start_xmit %llu, xmit_done %llu",
+	       (unsigned long long)(tx1 - tx0), (unsigned long long)n,
+	       (unsigned long long)done);
+	EXPECT_EQ((uint64_t)N_DGRAMS / 2, tx1 - tx0);
+	EXPECT_EQ(tx1 - tx0, n);
+	EXPECT_LT(0ull, (unsigned long long)packed);
+}
+
 static int rm_virtio_net(void)
 {
 	int i;

@@ -27,6 +27,7 @@
 #include <linux/nospec.h>
 #include "netlat.h"
 #include "compat.h"
+#include "probes.h"
 
 struct netlat_rings __rcu *netlat_rings;
 bool netlat_running;
@@ -183,7 +184,7 @@ static int netlat_copy_stream_hdr(char __user *buf)
 	s.realtime_ns = ktime_get_real_ns();
 	s.mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
 	s.hdr.ts_ns = s.mono_ns;
-	s.probe_groups = NETLAT_PROBE_ALL;
+	s.probe_groups = netlat_probes_available();
 	return copy_to_user(buf, &s, sizeof(s)) ? -EFAULT : sizeof(s);
 }
 
@@ -484,8 +485,8 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.page_size = PAGE_SIZE;
 	info.ring_bytes = rs->bytes;
 	info.mem_bytes = rs->mem_bytes;
-	info.probe_groups = NETLAT_PROBE_ALL;
-	info.probe_groups_enabled = 0;
+	info.probe_groups = netlat_probes_available();
+	info.probe_groups_enabled = READ_ONCE(netlat_probes_on);
 	info.state = (READ_ONCE(netlat_running) ? NETLAT_STATE_RUNNING : 0) |
 		     (READ_ONCE(netlat_consumer) ? NETLAT_STATE_CONSUMER : 0);
 	info.watermark = netlat_watermark;
@@ -650,6 +651,29 @@ static long netlat_ioc_control(unsigned int cmd, void __user *uarg)
 	return err;
 }
 
+static long netlat_ioc_probes(void __user *uarg)
+{
+	struct netlat_probes pr;
+	u32 usize;
+	int err;
+
+	err = netlat_copy_arg(&pr, sizeof(pr), NETLAT_PROBES_SIZE_VER0, uarg,
+			      &usize);
+	if (err)
+		return err;
+	if ((pr.flags & ~NETLAT_PROBES_SET) || pr.reserved)
+		return -EINVAL;
+	if (pr.flags & NETLAT_PROBES_SET) {
+		if (!netlat_capable())
+			return -EPERM;
+		err = netlat_probes_set(pr.enable);
+		if (err)
+			return err;
+	}
+	netlat_probes_state(&pr);
+	return netlat_copy_out(uarg, &pr, sizeof(pr), usize);
+}
+
 static long netlat_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -660,6 +684,8 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 		return netlat_ioc_get_info(uarg);
 	case NETLAT_IOC_GET_CPU_STATS:
 		return netlat_ioc_get_cpu_stats(uarg);
+	case NETLAT_IOC_PROBES:
+		return netlat_ioc_probes(uarg);
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

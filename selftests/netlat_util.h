@@ -44,6 +44,15 @@ _Static_assert(sizeof(struct netlat_info) == 72, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 56, "cpu_stats");
 _Static_assert(sizeof(struct netlat_config) == 32, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
+_Static_assert(sizeof(struct netlat_probes) == NETLAT_PROBES_SIZE_VER0, "probes");
+_Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
+_Static_assert(sizeof(struct netlat_rec_tcp_sendmsg) == 120, "tcp_sendmsg");
+_Static_assert(sizeof(struct netlat_rec_tcp_push) == 96, "tcp_push");
+_Static_assert(sizeof(struct netlat_rec_tcp_skb) == 96, "tcp_skb");
+_Static_assert(sizeof(struct netlat_rec_tcp_xmit) == 104, "tcp_xmit");
+_Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
+_Static_assert(sizeof(struct netlat_rec_tcp_ack) == 88, "tcp_ack");
+_Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
 
 #define NL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NL_ALIGN(x, a)		(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
@@ -222,6 +231,36 @@ static inline int nl_fail(char *why, size_t len, const char *fmt, ...)
  * Check one record at @p with @avail readable bytes against the header's
  * rules; 0 if valid, else -1 and the reason in @why.
  */
+/* Size of a TCP record type's struct, 0 for other types. */
+static inline size_t nl_tcp_rec_size(unsigned int type)
+{
+	switch (type) {
+	case NETLAT_REC_TCP_SENDMSG: return sizeof(struct netlat_rec_tcp_sendmsg);
+	case NETLAT_REC_TCP_PUSH: return sizeof(struct netlat_rec_tcp_push);
+	case NETLAT_REC_TCP_SKB: return sizeof(struct netlat_rec_tcp_skb);
+	case NETLAT_REC_TCP_XMIT: return sizeof(struct netlat_rec_tcp_xmit);
+	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
+	case NETLAT_REC_TCP_ACK: return sizeof(struct netlat_rec_tcp_ack);
+	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
+	}
+	return 0;
+}
+
+/* NETLAT_IOC_PROBES: report (set=false) or set the enabled groups. */
+static inline int nl_probes(int fd, bool set, uint64_t enable,
+			    struct netlat_probes *out)
+{
+	struct netlat_probes pr = {
+		.flags = set ? NETLAT_PROBES_SET : 0,
+		.enable = enable,
+	};
+	int ret = nl_ioctl(fd, NETLAT_IOC_PROBES, &pr, sizeof(pr));
+
+	if (!ret && out)
+		*out = pr;
+	return ret;
+}
+
 static inline int nl_check_rec(const void *p, size_t avail,
 			       unsigned int nr_cpus, char *why, size_t wlen)
 {
@@ -287,6 +326,21 @@ static inline int nl_check_rec(const void *p, size_t avail,
 				return nl_fail(why, wlen,
 					       "MARKER padding byte %zu is 0x%x",
 					       i, m->data[i]);
+		break;
+	case NETLAT_REC_TCP_SENDMSG:
+	case NETLAT_REC_TCP_PUSH:
+	case NETLAT_REC_TCP_SKB:
+	case NETLAT_REC_TCP_XMIT:
+	case NETLAT_REC_TCP_RETRANS:
+	case NETLAT_REC_TCP_ACK:
+	case NETLAT_REC_TCP_DEV:
+		if (h->size < nl_tcp_rec_size(h->type))
+			return nl_fail(why, wlen, "TCP type %u size %u",
+				       h->type, h->size);
+		break;
+	case NETLAT_REC_VIRTIO:
+		if (h->size < sizeof(struct netlat_rec_virtio))
+			return nl_fail(why, wlen, "VIRTIO size %u", h->size);
 		break;
 	default:
 		return nl_fail(why, wlen, "unknown type %u (size %u)", h->type,

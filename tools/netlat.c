@@ -941,6 +941,73 @@ static int cmd_config(int argc, char **argv)
 	return run_ioctl(path, apply_config, "SET_CONFIG");
 }
 
+static void print_probe_mask(const char *label, uint64_t m)
+{
+	unsigned int i;
+	bool any = false;
+
+	printf("%-10s", label);
+	for (i = 0; i < 64; i++) {
+		const char *n;
+
+		if (!(m & (1ULL << i)))
+			continue;
+		n = netlat_probe_name(1ULL << i);
+		if (n)
+			printf("%s%s", any ? "," : " ", n);
+		else
+			printf("%sbit%u", any ? "," : " ", i);
+		any = true;
+	}
+	printf("%s\n", any ? "" : " none");
+}
+
+static int cmd_probes(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "enable", required_argument, NULL, 'e' },
+		DEVICE_OPTION,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *path = NETLAT_DEVICE_PATH;
+	struct netlat_probes pr;
+	uint64_t enable = 0;
+	bool set = false;
+	int c, fd, r;
+
+	while ((c = next_option(argc, argv, "e:D:h", opts)) != -1) {
+		switch (c) {
+		case 'e':
+			if (netlat_parse_probes(optarg, &enable))
+				return usage_error("bad probe groups '%s'", optarg);
+			set = true;
+			break;
+		case 'D':
+			path = optarg;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (optind < argc)
+		return usage_error("too many arguments");
+	fd = open_device(path);
+	if (fd < 0)
+		return 1;
+	r = netlat_probes(fd, set, enable, &pr);
+	close(fd);
+	if (r < 0)
+		return ioctl_failed(path, "PROBES", -r);
+	print_probe_mask("available", pr.available);
+	print_probe_mask("partial", pr.partial);
+	print_probe_mask("enabled", pr.enabled);
+	printf("%-10s %llu\n", "nmissed", (unsigned long long)pr.nmissed);
+	return 0;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static const struct command commands[] = {
@@ -984,6 +1051,10 @@ static const struct command commands[] = {
 	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, or the flush period (0 disables).\n" },
+	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
+	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
+	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"
+	  "sendmsg,push,skb,xmit,retrans,ack,dev, or all, none, or a number.\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

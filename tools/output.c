@@ -2,7 +2,10 @@
 /* Text and JSON renderings of records: see output.h. */
 #define _DEFAULT_SOURCE
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include "output.h"
+#include "virtio.h"
 
 void print_escaped(FILE *f, const void *data, size_t len, bool json)
 {
@@ -65,6 +68,165 @@ static void text_marker(FILE *f, const struct netlat_rec_marker *m)
 	fputc('"', f);
 }
 
+
+/* ---- TCP records ---------------------------------------------------------- */
+
+static void addr_str(char *buf, size_t len, unsigned int family, const uint8_t *a)
+{
+	if (!inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, buf, len))
+		snprintf(buf, len, "?");
+}
+
+/* "10.0.0.1:5000>10.0.0.2:80 ck=1a2b..." */
+static void text_flow(FILE *f, const struct netlat_tcp_flow *fl)
+{
+	char s[64], d[64];
+
+	addr_str(s, sizeof(s), fl->family, fl->saddr);
+	addr_str(d, sizeof(d), fl->family, fl->daddr);
+	if (fl->family == AF_INET6)
+		fprintf(f, "[%s]:%u>[%s]:%u ck=%016llx", s, fl->sport, d, fl->dport,
+			ull(fl->cookie));
+	else
+		fprintf(f, "%s:%u>%s:%u ck=%016llx", s, fl->sport, d, fl->dport,
+			ull(fl->cookie));
+}
+
+static void json_flow(FILE *f, const struct netlat_tcp_flow *fl)
+{
+	char s[64], d[64];
+
+	addr_str(s, sizeof(s), fl->family, fl->saddr);
+	addr_str(d, sizeof(d), fl->family, fl->daddr);
+	fprintf(f, ",\"family\":%u,\"saddr\":\"%s\",\"sport\":%u,\"daddr\":\"%s\","
+		"\"dport\":%u,\"cookie\":%llu", fl->family, s, fl->sport, d, fl->dport,
+		ull(fl->cookie));
+}
+
+static const char *push_func(unsigned int func)
+{
+	switch (func) {
+	case NETLAT_PUSH_TCP_PUSH: return "tcp_push";
+	case NETLAT_PUSH_PENDING_FRAMES: return "push_pending";
+	case NETLAT_PUSH_ONE: return "push_one";
+	}
+	return "?";
+}
+
+/* One type's fields; text (" k=v") or JSON (",\"k\":v"). */
+static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
+{
+#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
+#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
+	switch (h->type) {
+	case NETLAT_REC_TCP_SENDMSG: {
+		const struct netlat_rec_tcp_sendmsg *r = (const void *)h;
+
+		F("id", "%u", r->sendmsg_id);
+		F("size", "%llu", ull(r->size));
+		F("ret", "%lld", (long long)r->ret);
+		F("end_seq", "%u", r->end_seq);
+		F("msg_flags", "%u", r->msg_flags);
+		F("pid", "%u", r->pid);
+		F("tid", "%u", r->tid);
+		F("dur_ns", "%llu", ull(r->hdr.ts_ns - r->start_ns));
+		break;
+	}
+	case NETLAT_REC_TCP_PUSH: {
+		const struct netlat_rec_tcp_push *r = (const void *)h;
+
+		FS("func", push_func(r->func));
+		if (r->flags & NETLAT_TCP_ID_VALID)
+			F("id", "%u", r->sendmsg_id);
+		F("mss", "%u", r->mss);
+		F("nonagle", "%u", r->nonagle);
+		F("snd_nxt", "%u", r->snd_nxt);
+		F("write_seq", "%u", r->write_seq);
+		break;
+	}
+	case NETLAT_REC_TCP_SKB: {
+		const struct netlat_rec_tcp_skb *r = (const void *)h;
+
+		F("skb", "%llu", ull(r->skb_id));
+		F("seq", "%u", r->seq);
+		if (r->flags & NETLAT_TCP_ID_VALID)
+			F("id", "%u", r->sendmsg_id);
+		break;
+	}
+	case NETLAT_REC_TCP_XMIT: {
+		const struct netlat_rec_tcp_xmit *r = (const void *)h;
+
+		F("skb", "%llu", ull(r->skb_id));
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("len", "%u", r->len);
+		F("segs", "%u", r->segs);
+		F("tcp_flags", "%u", r->tcp_flags);
+		F("retrans", "%u", !!(r->flags & NETLAT_TCP_RETRANSMIT));
+		F("snd_una", "%u", r->snd_una);
+		break;
+	}
+	case NETLAT_REC_TCP_RETRANS: {
+		const struct netlat_rec_tcp_retrans *r = (const void *)h;
+
+		FS("kind", netlat_retrans_kind_name(r->kind));
+		F("ret", "%d", r->ret);
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("segs", "%u", r->segs);
+		F("segs_req", "%u", r->segs_req);
+		F("counted", "%u", !!(r->flags & NETLAT_TCP_COUNTED));
+		F("ca_state", "%u", r->ca_state);
+		F("retransmits", "%u", r->retransmits);
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	case NETLAT_REC_TCP_ACK: {
+		const struct netlat_rec_tcp_ack *r = (const void *)h;
+
+		F("snd_una", "%u", r->snd_una);
+		F("acked", "%u", r->acked);
+		F("snd_nxt", "%u", r->snd_nxt);
+		break;
+	}
+	case NETLAT_REC_TCP_DEV: {
+		const struct netlat_rec_tcp_dev *r = (const void *)h;
+
+		FS("stage", r->stage == NETLAT_DEV_QDISC ? "qdisc" :
+			    r->stage == NETLAT_DEV_DRIVER ? "driver" : "?");
+		F("ifindex", "%d", r->ifindex);
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("len", "%u", r->len);
+		F("segs", "%u", r->segs);
+		F("tcp_flags", "%u", r->tcp_flags);
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	}
+#undef F
+#undef FS
+}
+
+static bool is_tcp(const struct netlat_rec_hdr *h)
+{
+	return h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV &&
+	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
+}
+
+static void text_tcp(FILE *f, const struct netlat_rec_hdr *h)
+{
+	fprintf(f, "%s ", netlat_type_name(h->type));
+	text_flow(f, (const void *)(h + 1));
+	tcp_fields(f, h, false);
+}
+
+static void json_tcp(FILE *f, const struct netlat_rec_hdr *h)
+{
+	json_flow(f, (const void *)(h + 1));
+	tcp_fields(f, h, true);
+}
+
 static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 		       const struct netlat_rec_hdr *h)
 {
@@ -83,7 +245,10 @@ static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 		text_marker(f, (const void *)h);
 		break;
 	default:
-		fprintf(f, "type=%u size=%u", h->type, h->size);
+		if (is_tcp(h))
+			text_tcp(f, h);
+		else if (!virtio_print_fields(f, h, false))
+			fprintf(f, "type=%u size=%u", h->type, h->size);
 	}
 	fputc('\n', f);
 }
@@ -131,6 +296,11 @@ static void print_json(FILE *f, const struct netlat_rec_stream *stream,
 	case NETLAT_REC_MARKER:
 		json_marker(f, (const void *)h);
 		break;
+	default:
+		if (is_tcp(h))
+			json_tcp(f, h);
+		else
+			virtio_print_fields(f, h, true);
 	}
 	fputs("}\n", f);
 }

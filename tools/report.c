@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "virtio.h"
 #include "output.h"
 
 /* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
@@ -45,7 +46,12 @@ struct report {
 	unsigned int nr_cpus;
 
 	uint64_t markers, marker_bytes, marker_min, marker_max;
+
+	struct stages *stages;		/* TCP records kept for the join */
+	struct virtio_report *virtio;	/* per-virtqueue summary */
 };
+
+static void stages_free(struct stages *st);
 
 struct report *report_new(const char *name)
 {
@@ -70,10 +76,261 @@ void report_free(struct report *rep)
 		return;
 	for (i = 0; i < rep->nr_cpus; i++)
 		netlat_samples_free(&rep->cpus[i].gaps);
+	stages_free(rep->stages);
+	virtio_report_free(rep->virtio);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
 	free(rep);
+}
+
+
+/* ---- per-skb stage join of TCP records ----------------------------------- */
+
+/*
+ * Each first transmission of data (TCP_XMIT, not a retransmission) is
+ * joined, on the socket cookie, with the sendmsg whose byte range holds its
+ * first byte, the first qdisc and driver records of the same sequence
+ * after it, and the first cumulative ACK covering its last byte.
+ */
+enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, NR_ST };
+static const char *const stage_names[NR_ST] = {
+	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
+};
+
+struct j_rec {			/* one kept record, reduced */
+	uint64_t cookie, ts;
+	uint32_t seq, end;	/* SENDMSG: id, end_seq; ACK: snd_una */
+	uint8_t stage;		/* DEV stage */
+};
+
+struct j_vec {
+	struct j_rec *v;
+	size_t n, cap;
+};
+
+struct stages {
+	struct j_vec sm, xmit, dev, ack;
+	struct netlat_samples d[NR_ST];
+	struct netlat_dist dist[NR_ST];
+};
+
+static int j_push(struct j_vec *a, const struct j_rec *r)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		struct j_rec *nv = realloc(a->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = *r;
+	return 0;
+}
+
+static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
+{
+	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
+	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns };
+
+	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
+		return -ENOMEM;
+	switch (h->type) {
+	case NETLAT_REC_TCP_SENDMSG: {
+		const struct netlat_rec_tcp_sendmsg *m = (const void *)h;
+
+		r.ts = m->start_ns;
+		r.seq = m->sendmsg_id;
+		r.end = m->end_seq;
+		return r.seq == r.end ? 0 : j_push(&rep->stages->sm, &r);
+	}
+	case NETLAT_REC_TCP_XMIT: {
+		const struct netlat_rec_tcp_xmit *x = (const void *)h;
+
+		if (!x->len || (x->flags & NETLAT_TCP_RETRANSMIT))
+			return 0;
+		r.seq = x->seq;
+		r.end = x->seq + x->len;
+		return j_push(&rep->stages->xmit, &r);
+	}
+	case NETLAT_REC_TCP_DEV: {
+		const struct netlat_rec_tcp_dev *d = (const void *)h;
+
+		if (!d->len || !fl->cookie)
+			return 0;
+		r.seq = d->seq;
+		r.stage = d->stage;
+		return j_push(&rep->stages->dev, &r);
+	}
+	case NETLAT_REC_TCP_ACK:
+		r.seq = ((const struct netlat_rec_tcp_ack *)h)->snd_una;
+		return j_push(&rep->stages->ack, &r);
+	}
+	return 0;
+}
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+/* cookie, then time */
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct j_rec *x = a, *y = b;
+
+	return x->cookie != y->cookie ? CMP(x->cookie, y->cookie) : CMP(x->ts, y->ts);
+}
+
+/* cookie, stage, seq, time */
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct j_rec *x = a, *y = b;
+
+	if (x->cookie != y->cookie)
+		return CMP(x->cookie, y->cookie);
+	if (x->stage != y->stage)
+		return CMP(x->stage, y->stage);
+	if (x->seq != y->seq)
+		return CMP(x->seq, y->seq);
+	return CMP(x->ts, y->ts);
+}
+
+/* [lo, hi): the records of @cookie in @a (sorted by cookie first). */
+static void cookie_range(const struct j_vec *a, uint64_t cookie, size_t *lo, size_t *hi)
+{
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].cookie < cookie)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*lo = l;
+	for (h = l; h < a->n && a->v[h].cookie == cookie; h++)
+		;
+	*hi = h;
+}
+
+/* The DEV record of @stage with @seq at or after @ts, or NULL. */
+static const struct j_rec *find_dev(const struct j_vec *a, uint64_t cookie, uint8_t stage,
+				    uint32_t seq, uint64_t ts)
+{
+	struct j_rec key = { .cookie = cookie, .stage = stage, .seq = seq, .ts = ts };
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (cmp_dev(&a->v[m], &key) < 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l < a->n && a->v[l].cookie == cookie && a->v[l].stage == stage &&
+	    a->v[l].seq == seq)
+		return &a->v[l];
+	return NULL;
+}
+
+static void add_delta(struct stages *st, int stage, uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		netlat_samples_add(&st->d[stage], to - from);
+}
+
+static void join_one(struct stages *st, const struct j_rec *x)
+{
+	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
+	size_t lo, hi, l, h;
+
+	/* sendmsg ranges of a socket follow each other in time and sequence */
+	cookie_range(&st->sm, x->cookie, &lo, &hi);
+	for (l = lo, h = hi; l < h;) {
+		size_t m = (l + h) / 2;
+
+		if ((int32_t)(st->sm.v[m].end - x->seq) <= 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l < hi && (int32_t)(x->seq - st->sm.v[l].seq) >= 0)
+		sm = &st->sm.v[l];
+	q = find_dev(&st->dev, x->cookie, NETLAT_DEV_QDISC, x->seq, x->ts);
+	d = find_dev(&st->dev, x->cookie, NETLAT_DEV_DRIVER, x->seq, q ? q->ts : x->ts);
+	/* cumulative ACKs of a socket only move forward */
+	cookie_range(&st->ack, x->cookie, &lo, &hi);
+	for (l = lo, h = hi; l < h;) {
+		size_t m = (l + h) / 2;
+
+		if ((int32_t)(st->ack.v[m].seq - x->end) < 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l < hi)
+		a = &st->ack.v[l];
+
+	if (sm)
+		add_delta(st, ST_SM_XMIT, sm->ts, x->ts);
+	if (q)
+		add_delta(st, ST_XMIT_QDISC, x->ts, q->ts);
+	if (q && d)
+		add_delta(st, ST_QDISC_DRV, q->ts, d->ts);
+	if (d && a)
+		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
+	if (sm && a)
+		add_delta(st, ST_SM_ACK, sm->ts, a->ts);
+}
+
+static void stages_compute(struct stages *st)
+{
+	size_t i;
+	int k;
+
+	qsort(st->sm.v, st->sm.n, sizeof(*st->sm.v), cmp_ts);
+	qsort(st->ack.v, st->ack.n, sizeof(*st->ack.v), cmp_ts);
+	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
+	for (i = 0; i < st->xmit.n; i++)
+		join_one(st, &st->xmit.v[i]);
+	for (k = 0; k < NR_ST; k++)
+		netlat_dist_compute(st->d[k].v, st->d[k].n, &st->dist[k]);
+}
+
+static void stages_free(struct stages *st)
+{
+	int k;
+
+	if (!st)
+		return;
+	free(st->sm.v);
+	free(st->xmit.v);
+	free(st->dev.v);
+	free(st->ack.v);
+	for (k = 0; k < NR_ST; k++)
+		netlat_samples_free(&st->d[k]);
+	free(st);
+}
+
+static void text_stages(FILE *f, const struct stages *st)
+{
+	int k;
+
+	fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
+		st->xmit.n);
+	fprintf(f, "%-13s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "count",
+		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
+	for (k = 0; k < NR_ST; k++) {
+		const struct netlat_dist *d = &st->dist[k];
+
+		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
+			stage_names[k], (unsigned long long)d->count,
+			(unsigned long long)d->min, (unsigned long long)d->p50,
+			(unsigned long long)d->p90, (unsigned long long)d->p99,
+			(unsigned long long)d->p999, (unsigned long long)d->max, d->mean);
+	}
 }
 
 static struct cpu_stats *cpu_stats_of(struct report *rep, unsigned int cpu)
@@ -157,6 +414,16 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	c->by_kind[kind_of(rec->type)]++;
 	if (rec->type == NETLAT_REC_MARKER)
 		add_marker(rep, (const void *)rec);
+	if (rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV &&
+	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
+	    add_tcp(rep, rec))
+		return -ENOMEM;
+	if (rec->type == NETLAT_REC_VIRTIO) {
+		if (!rep->virtio)
+			rep->virtio = virtio_report_new();
+		if (!rep->virtio || virtio_report_add(rep->virtio, rec))
+			return -ENOMEM;
+	}
 	return add_timing(c, rec->ts_ns, netlat_wall_ns(stream, rec->ts_ns));
 }
 
@@ -340,6 +607,12 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 		text_gap_row(f, label, &rep->cpus[i].gap);
 	}
 	text_gap_row(f, "all", &t->gap);
+	if (rep->stages)
+		text_stages(f, rep->stages);
+	if (!virtio_report_empty(rep->virtio)) {
+		fputc('\n', f);
+		virtio_report_print(rep->virtio, false, f);
+	}
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -413,8 +686,23 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 	fputs("},", f);
 	json_types(f, rep);
 	fprintf(f, ",\"markers\":{\"records\":%llu,\"bytes\":%llu,\"len_min\":%llu,"
-		"\"len_max\":%llu}}\n", ull(rep->markers), ull(rep->marker_bytes),
+		"\"len_max\":%llu}", ull(rep->markers), ull(rep->marker_bytes),
 		ull(rep->marker_min), ull(rep->marker_max));
+	if (rep->stages) {
+		int k;
+
+		fputs(",\"tcp_stages\":{", f);
+		for (k = 0; k < NR_ST; k++) {
+			fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
+			json_dist(f, &rep->stages->dist[k]);
+		}
+		fputc('}', f);
+	}
+	if (!virtio_report_empty(rep->virtio)) {
+		fputs(",\"virtqueues\":", f);
+		virtio_report_print(rep->virtio, true, f);
+	}
+	fputs("}\n", f);
 }
 
 void report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)
@@ -422,6 +710,8 @@ void report_print(struct report *rep, const struct netlat_seq *seq, bool json, F
 	struct cpu_stats total;
 
 	summarise(rep, seq, &total);
+	if (rep->stages)
+		stages_compute(rep->stages);
 	if (json)
 		print_json(rep, &total, f);
 	else

@@ -18,7 +18,8 @@ if [[ ! -x $bench ]]; then
 	exit 0
 fi
 for k in "${KVERS[@]}"; do
-	initrd=$(prepare_vm "$k" bench "${USER_BINS[@]}" "$bench")
+	initrd=$(prepare_vm "$k" bench "${USER_BINS[@]}" "$bench" \
+		$(find "$REPO/selftests" -maxdepth 1 -name netlat_tcp_bench -executable))
 	run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-1200}" bench show
 	[[ $(vm_status "$k" bench) == 0 ]] || die "$k: the bench VM did not finish cleanly"
 done

@@ -149,6 +149,10 @@ job_bench() {
 	else
 		echo "netlat_bench not built: skipped"
 	fi
+	# TCP throughput unloaded / idle / probes on: it (re)loads the module.
+	if [ -x /bin/netlat_tcp_bench ]; then
+		/bin/netlat_tcp_bench || status=$((status | 1))
+	fi
 	unload_netlat
 }
 

@@ -32,6 +32,9 @@ BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 # virtio_pci built in) are skipped.
 VIRTIO_MODS=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev
 	     virtio_pci failover net_failover virtio_net)
+# Further modules the TCP tests use (veth pairs, netem loss); their
+# dependencies (modinfo) are copied and loaded first.
+EXTRA_MODS=(veth sch_netem)
 
 # Kernel messages that mean the module (or the kernel) misbehaved. Used on
 # the console by check.sh and on dmesg inside the VM (/trouble_re).
@@ -216,15 +219,34 @@ add_virtio_modules() {
 	local src
 	src=$(kdir "$k")/lib/modules/$k/kernel
 	mkdir -p "$root/lib/modules"
-	for m in "${VIRTIO_MODS[@]}"; do
+	for m in "${VIRTIO_MODS[@]}" "${EXTRA_MODS[@]}"; do
 		f=$(find "$src/drivers" "$src/net" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
 		[[ -n $f ]] || continue
+		grep -qx "$m" "$root/lib/modules/order" 2>/dev/null && continue
+		local d
+		for d in $(modinfo -F depends "$f" | tr , ' '); do
+			grep -qx "$d" "$root/lib/modules/order" 2>/dev/null ||
+				add_module_file "$src" "$d" "$root"
+		done
 		case $f in
 		*.xz) xz -dc "$f" >"$root/lib/modules/$m.ko" ;;
 		*) cp "$f" "$root/lib/modules/$m.ko" ;;
 		esac
 		echo "$m" >>"$root/lib/modules/order"
 	done
+}
+
+# add_module_file <src> <name> <root>: copy one dependency, no recursion
+# beyond one level (none of the lane's modules needs more).
+add_module_file() {
+	local f
+	f=$(find "$1" -name "$2.ko" -o -name "$2.ko.xz" | head -n 1)
+	[[ -n $f ]] || return 0
+	case $f in
+	*.xz) xz -dc "$f" >"$3/lib/modules/$2.ko" ;;
+	*) cp "$f" "$3/lib/modules/$2.ko" ;;
+	esac
+	echo "$2" >>"$3/lib/modules/order"
 }
 
 # make_initramfs <kver> <out> <binary>...: busybox, /init, /netlat.ko, the
@@ -270,6 +292,11 @@ VM_APPEND="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=4"
 # shellcheck disable=SC2054 # the commas are qemu's
 VM_NICS=(-netdev hubport,id=n1,hubid=0 -device virtio-net-pci,netdev=n1,romfile=
 	 -netdev hubport,id=n2,hubid=0 -device virtio-net-pci,netdev=n2,romfile=)
+# A third NIC (eth2) with a packed virtqueue ring on the same hub (a hub
+# port without another port holds its sender's TX): the virtio tests send
+# from it to a MAC that no NIC has, which the others' filters drop.
+VM_NICS+=(-netdev hubport,id=n3,hubid=0
+	  -device virtio-net-pci,netdev=n3,packed=on,romfile=)
 
 # Console filter: no CRs, no firmware terminal escapes (they would clear
 # the user's screen).

@@ -56,8 +56,101 @@ const char *netlat_type_name(unsigned int type)
 		return "LOST";
 	case NETLAT_REC_MARKER:
 		return "MARKER";
+	case NETLAT_REC_TCP_SENDMSG:
+		return "TCP_SENDMSG";
+	case NETLAT_REC_TCP_PUSH:
+		return "TCP_PUSH";
+	case NETLAT_REC_TCP_SKB:
+		return "TCP_SKB";
+	case NETLAT_REC_TCP_XMIT:
+		return "TCP_XMIT";
+	case NETLAT_REC_TCP_RETRANS:
+		return "TCP_RETRANS";
+	case NETLAT_REC_TCP_ACK:
+		return "TCP_ACK";
+	case NETLAT_REC_TCP_DEV:
+		return "TCP_DEV";
+	case NETLAT_REC_VIRTIO:
+		return "VIRTIO";
 	}
 	return NULL;
+}
+
+static const char *const probe_names[] = {
+	"sendmsg", "push", "skb", "xmit", "retrans", "ack", "dev",
+	[16] = "virtio_tx", [17] = "virtio_rx",
+};
+
+const char *netlat_probe_name(uint64_t bit)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++)
+		if (bit == 1ULL << i && probe_names[i])
+			return probe_names[i];
+	return NULL;
+}
+
+int netlat_parse_probes(const char *s, uint64_t *mask)
+{
+	char buf[256], *tok, *save;
+	uint64_t m = 0;
+	unsigned int i;
+
+	if (s[0] >= '0' && s[0] <= '9') {
+		char *end;
+
+		errno = 0;
+		m = strtoull(s, &end, 0);
+		if (errno || *end)
+			return -EINVAL;
+		*mask = m;
+		return 0;
+	}
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			m |= NETLAT_PROBE_ALL;
+			continue;
+		}
+		if (!strcmp(tok, "none"))
+			continue;
+		for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++)
+			if (probe_names[i] && !strcmp(tok, probe_names[i]))
+				break;
+		if (i == sizeof(probe_names) / sizeof(probe_names[0]))
+			return -EINVAL;
+		m |= 1ULL << i;
+	}
+	*mask = m;
+	return 0;
+}
+
+const char *netlat_retrans_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		"other", "rto", "fast", "tlp", "syn", "synack",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/* Smallest size of each TCP record type, 0 for other types. */
+static size_t tcp_rec_size(unsigned int type)
+{
+	switch (type) {
+	case NETLAT_REC_TCP_SENDMSG: return sizeof(struct netlat_rec_tcp_sendmsg);
+	case NETLAT_REC_TCP_PUSH: return sizeof(struct netlat_rec_tcp_push);
+	case NETLAT_REC_TCP_SKB: return sizeof(struct netlat_rec_tcp_skb);
+	case NETLAT_REC_TCP_XMIT: return sizeof(struct netlat_rec_tcp_xmit);
+	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
+	case NETLAT_REC_TCP_ACK: return sizeof(struct netlat_rec_tcp_ack);
+	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
+	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
+	}
+	return 0;
 }
 
 /* ==== device errors ====================================================== */
@@ -487,6 +580,9 @@ static int check_body(struct netlat_source *src, const struct netlat_rec_hdr *h)
 	case NETLAT_REC_MARKER:
 		return check_marker(src, (const struct netlat_rec_marker *)h);
 	}
+	if (h->size < tcp_rec_size(h->type))
+		return bad_record(src, "%s of %u bytes", netlat_type_name(h->type),
+				  h->size);
 	return 0;
 }
 
@@ -1125,6 +1221,15 @@ int netlat_stop(int fd)
 int netlat_reset(int fd)
 {
 	return netlat_control(fd, NETLAT_IOC_RESET);
+}
+
+int netlat_probes(int fd, bool set, uint64_t enable, struct netlat_probes *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->size = sizeof(*pr);
+	pr->flags = set ? NETLAT_PROBES_SET : 0;
+	pr->enable = enable;
+	return netlat_ioctl(fd, NETLAT_IOC_PROBES, pr);
 }
 
 int netlat_set_config(int fd, const struct netlat_config *cfg)

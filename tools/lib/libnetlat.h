@@ -290,6 +290,18 @@ int netlat_start(int fd);
 int netlat_stop(int fd);
 int netlat_reset(int fd);
 int netlat_set_config(int fd, const struct netlat_config *cfg);
+/* NETLAT_IOC_PROBES: report into @pr; with @set, enable exactly @enable. */
+int netlat_probes(int fd, bool set, uint64_t enable, struct netlat_probes *pr);
+
+/* Name of one NETLAT_PROBE_* bit ("sendmsg", "xmit", ...), or NULL. */
+const char *netlat_probe_name(uint64_t bit);
+/*
+ * Parse a comma-separated list of probe group names ("all", "none" or the
+ * names of netlat_probe_name) or a number. 0 or -EINVAL.
+ */
+int netlat_parse_probes(const char *s, uint64_t *mask);
+/* Name of a NETLAT_RETRANS_* kind ("rto", "fast", ...). */
+const char *netlat_retrans_kind_name(unsigned int kind);
 
 #ifdef __cplusplus
 }

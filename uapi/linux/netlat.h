@@ -51,11 +51,36 @@
  *	same CPU, the first record stored after the drop.
  * @NETLAT_REC_MARKER: a user marker written with write() (struct
  *	netlat_rec_marker).
+ * @NETLAT_REC_TCP_SENDMSG: one tcp_sendmsg_locked() call, written when it
+ *	returns (struct netlat_rec_tcp_sendmsg; group NETLAT_PROBE_TCP_SENDMSG).
+ * @NETLAT_REC_TCP_PUSH: a push of pending data (struct netlat_rec_tcp_push;
+ *	group NETLAT_PROBE_TCP_PUSH).
+ * @NETLAT_REC_TCP_SKB: an skb queued on the write queue by sendmsg
+ *	(tcp_skb_entail; struct netlat_rec_tcp_skb; NETLAT_PROBE_TCP_SKB).
+ * @NETLAT_REC_TCP_XMIT: a segment handed to IP by __tcp_transmit_skb
+ *	(struct netlat_rec_tcp_xmit; NETLAT_PROBE_TCP_XMIT).
+ * @NETLAT_REC_TCP_RETRANS: a retransmission attempt and its outcome
+ *	(struct netlat_rec_tcp_retrans; NETLAT_PROBE_TCP_RETRANS).
+ * @NETLAT_REC_TCP_ACK: cumulative ACK progress of a socket (struct
+ *	netlat_rec_tcp_ack; NETLAT_PROBE_TCP_ACK).
+ * @NETLAT_REC_TCP_DEV: a TCP skb at the qdisc (net:net_dev_queue) or handed
+ *	to the driver (net:net_dev_start_xmit), flow and sequence parsed from
+ *	its headers (struct netlat_rec_tcp_dev; NETLAT_PROBE_TCP_DEV).
+ * @NETLAT_REC_VIRTIO: a virtio_net queue event with the virtqueue's state
+ *	(struct netlat_rec_virtio; NETLAT_PROBE_VIRTIO_TX, NETLAT_PROBE_VIRTIO_RX).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
 	NETLAT_REC_LOST = 2,
 	NETLAT_REC_MARKER = 3,
+	NETLAT_REC_TCP_SENDMSG = 16,
+	NETLAT_REC_TCP_PUSH = 17,
+	NETLAT_REC_TCP_SKB = 18,
+	NETLAT_REC_TCP_XMIT = 19,
+	NETLAT_REC_TCP_RETRANS = 20,
+	NETLAT_REC_TCP_ACK = 21,
+	NETLAT_REC_TCP_DEV = 22,
+	NETLAT_REC_VIRTIO = 32,
 };
 
 /**
@@ -155,10 +180,405 @@ struct netlat_rec_marker {
 };
 
 /*
- * Probe groups. None exists yet in this ABI version; the bits are reported
- * by NETLAT_IOC_GET_INFO and the stream header.
+ * Probe groups: one bit each, reported by NETLAT_IOC_GET_INFO, the stream
+ * header and NETLAT_IOC_PROBES, which enables and disables them at run
+ * time. All groups are disabled at load (module parameter "probes" sets an
+ * initial mask). A group is available when at least one of its probes
+ * exists on the running kernel; NETLAT_IOC_PROBES reports the groups with
+ * a missing probe in netlat_probes.partial.
+ *
+ *  NETLAT_PROBE_TCP_SENDMSG  kretprobe tcp_sendmsg_locked
+ *  NETLAT_PROBE_TCP_PUSH     kprobes tcp_push, __tcp_push_pending_frames,
+ *                            tcp_push_one
+ *  NETLAT_PROBE_TCP_SKB      kprobe tcp_skb_entail
+ *  NETLAT_PROBE_TCP_XMIT     kprobe __tcp_transmit_skb
+ *  NETLAT_PROBE_TCP_RETRANS  kretprobes __tcp_retransmit_skb and
+ *                            tcp_rtx_synack; kretprobes on
+ *                            tcp_retransmit_timer and tcp_send_loss_probe
+ *                            only classify (NETLAT_RETRANS_*)
+ *  NETLAT_PROBE_TCP_ACK      kretprobe tcp_ack
+ *  NETLAT_PROBE_TCP_DEV      tracepoints net:net_dev_queue and
+ *                            net:net_dev_start_xmit
  */
-#define NETLAT_PROBE_ALL	0ULL
+#define NETLAT_PROBE_TCP_SENDMSG	(1ULL << 0)
+#define NETLAT_PROBE_TCP_PUSH		(1ULL << 1)
+#define NETLAT_PROBE_TCP_SKB		(1ULL << 2)
+#define NETLAT_PROBE_TCP_XMIT		(1ULL << 3)
+#define NETLAT_PROBE_TCP_RETRANS	(1ULL << 4)
+#define NETLAT_PROBE_TCP_ACK		(1ULL << 5)
+#define NETLAT_PROBE_TCP_DEV		(1ULL << 6)
+/*
+ * virtio_net groups (bits 16..), see struct netlat_rec_virtio. virtio_net
+ * is a module: these groups are available only while it is loaded, and
+ * stay enabled across its unload and reload (the probes re-attach).
+ *  NETLAT_PROBE_VIRTIO_TX    kprobes start_xmit, skb_xmit_done
+ *  NETLAT_PROBE_VIRTIO_RX    kprobes skb_recv_done, receive_buf; kretprobe
+ *                            virtnet_poll; tracepoint
+ *                            net:napi_gro_receive_entry (virtio_net
+ *                            devices only)
+ */
+#define NETLAT_PROBE_VIRTIO_TX		(1ULL << 16)
+#define NETLAT_PROBE_VIRTIO_RX		(1ULL << 17)
+#define NETLAT_PROBE_VIRTIO_ALL		(NETLAT_PROBE_VIRTIO_TX | \
+					 NETLAT_PROBE_VIRTIO_RX)
+#define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | \
+					 NETLAT_PROBE_VIRTIO_ALL)
+
+/**
+ * struct netlat_tcp_flow - identity of a TCP flow, in every TCP record
+ * @cookie: socket identity: a SipHash of the kernel's socket address under
+ *	a key drawn at module load (the kernel's own socket cookie generator
+ *	is not exported to modules). Equal for all records of one socket
+ *	while it lives; not comparable across module loads; a later socket
+ *	at the same address gets the same value, so join on (cookie, ports,
+ *	addresses). Zero when the record has no full socket (NETLAT_REC_TCP_DEV
+ *	of a request or time-wait socket's segment).
+ * @family: AF_INET (2) or AF_INET6 (10).
+ * @sport: local (sending) port, host byte order.
+ * @dport: remote port, host byte order.
+ * @reserved: zero.
+ * @saddr: local address: 4 bytes for AF_INET (network order) followed by
+ *	zeros, 16 bytes for AF_INET6.
+ * @daddr: remote address, same layout.
+ */
+struct netlat_tcp_flow {
+	__aligned_u64 cookie;
+	__u16 family;
+	__u16 sport;
+	__u16 dport;
+	__u16 reserved;
+	__u8 saddr[16];
+	__u8 daddr[16];
+};
+
+/* Flags of TCP records (netlat_rec_tcp_*.flags) */
+#define NETLAT_TCP_ID_VALID	(1U << 0)	/* sendmsg_id is known */
+#define NETLAT_TCP_RETRANSMIT	(1U << 1)	/* XMIT: a retransmission */
+#define NETLAT_TCP_COUNTED	(1U << 2)	/* RETRANS: counted in RetransSegs */
+
+/**
+ * struct netlat_rec_tcp_sendmsg - one tcp_sendmsg_locked() call
+ * @hdr: common header; @hdr.ts_ns is the time of the return.
+ * @flow: the socket.
+ * @start_ns: time of the entry (same clock as @hdr.ts_ns).
+ * @size: bytes asked for.
+ * @ret: return value: bytes accepted, or a negative errno.
+ * @sendmsg_id: the socket's write_seq at entry, i.e. the sequence number
+ *	of the first byte this call queues. Unique per socket among calls
+ *	that queue data (until the 32-bit sequence space wraps, 4 GiB
+ *	later); a call that queues nothing shares it with the next call.
+ *	Every byte in [@sendmsg_id, @end_seq) came from this call.
+ * @end_seq: the socket's write_seq at return.
+ * @msg_flags: the MSG_* flags of the call.
+ * @pid: thread group id of the caller (initial PID namespace).
+ * @tid: thread id of the caller.
+ * @reserved: zero.
+ */
+struct netlat_rec_tcp_sendmsg {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 start_ns;
+	__aligned_u64 size;
+	__s64 ret;
+	__u32 sendmsg_id;
+	__u32 end_seq;
+	__u32 msg_flags;
+	__u32 pid;
+	__u32 tid;
+	__u32 reserved;
+};
+
+/* netlat_rec_tcp_push.func: which push function was called */
+#define NETLAT_PUSH_TCP_PUSH		1	/* tcp_push() */
+#define NETLAT_PUSH_PENDING_FRAMES	2	/* __tcp_push_pending_frames() */
+#define NETLAT_PUSH_ONE			3	/* tcp_push_one() */
+
+/**
+ * struct netlat_rec_tcp_push - a push of pending data
+ * @hdr: common header.
+ * @flow: the socket.
+ * @sendmsg_id: the sendmsg this push happens in (see
+ *	netlat_rec_tcp_sendmsg.sendmsg_id), valid if @flags has
+ *	NETLAT_TCP_ID_VALID (pushes from the ACK path or the timers have none).
+ * @func: NETLAT_PUSH_*.
+ * @flags: NETLAT_TCP_* flags.
+ * @mss: the mss argument.
+ * @snd_nxt: the socket's snd_nxt at the push.
+ * @write_seq: the socket's write_seq at the push.
+ * @nonagle: the nonagle argument (tcp_push, __tcp_push_pending_frames).
+ */
+struct netlat_rec_tcp_push {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__u32 sendmsg_id;
+	__u16 func;
+	__u16 flags;
+	__u32 mss;
+	__u32 snd_nxt;
+	__u32 write_seq;
+	__u32 nonagle;
+};
+
+/**
+ * struct netlat_rec_tcp_skb - an skb queued by sendmsg (tcp_skb_entail)
+ * @hdr: common header.
+ * @flow: the socket.
+ * @skb_id: skb identity: SipHash of the skb address under a key drawn at
+ *	load; the same value is in the NETLAT_REC_TCP_XMIT records of this
+ *	skb (an skb split later by TSO/fragmentation yields new ids, joined
+ *	by sequence).
+ * @seq: sequence number of the skb's first byte.
+ * @sendmsg_id: the sendmsg that queued it, valid with NETLAT_TCP_ID_VALID.
+ *	Without it (the call was not seen) the owner is the sendmsg whose
+ *	[sendmsg_id, end_seq) holds @seq.
+ * @flags: NETLAT_TCP_* flags.
+ * @reserved: zero.
+ */
+struct netlat_rec_tcp_skb {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 sendmsg_id;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct netlat_rec_tcp_xmit - a segment handed to IP (__tcp_transmit_skb)
+ * @hdr: common header.
+ * @flow: the socket.
+ * @skb_id: the write-queue skb (see netlat_rec_tcp_skb.skb_id).
+ * @seq: first sequence number.
+ * @end_seq: sequence number after the segment (SYN and FIN count one).
+ * @len: payload bytes.
+ * @segs: segments (tcp_skb_pcount; GSO/TSO skbs carry several).
+ * @tcp_flags: TCP header flags (FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08,
+ *	ACK 0x10, ...).
+ * @flags: NETLAT_TCP_RETRANSMIT when the range was sent before (seq below
+ *	snd_nxt, or the skb is marked as ever retransmitted).
+ * @snd_una: the socket's snd_una.
+ * @reserved: zero.
+ */
+struct netlat_rec_tcp_xmit {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 end_seq;
+	__u32 len;
+	__u16 segs;
+	__u8 tcp_flags;
+	__u8 flags;
+	__u32 snd_una;
+	__u32 reserved;
+};
+
+/*
+ * netlat_rec_tcp_retrans.kind. Decided when the retransmit starts:
+ *  SYNACK   tcp_rtx_synack() (the flow is the request's).
+ *  SYN      the socket is in SYN-SENT.
+ *  RTO      inside tcp_retransmit_timer(), or the socket's congestion
+ *           state is Loss (the retransmissions that follow an RTO).
+ *  TLP      inside tcp_send_loss_probe().
+ *  FAST     congestion state Recovery, Disorder or CWR: fast retransmit /
+ *           recovery (SACK, RACK, dupacks) from the ACK path.
+ *  OTHER    anything else (e.g. congestion state Open).
+ */
+#define NETLAT_RETRANS_OTHER	0
+#define NETLAT_RETRANS_RTO	1
+#define NETLAT_RETRANS_FAST	2
+#define NETLAT_RETRANS_TLP	3
+#define NETLAT_RETRANS_SYN	4
+#define NETLAT_RETRANS_SYNACK	5
+
+/**
+ * struct netlat_rec_tcp_retrans - one retransmission attempt
+ * @hdr: common header; @hdr.ts_ns is the time of the return.
+ * @flow: the socket (the listener's request for SYNACK).
+ * @skb_id: the skb (see netlat_rec_tcp_skb.skb_id); 0 for SYNACK.
+ * @seq: first sequence number, at return (trimmed if partly acked).
+ * @end_seq: end sequence number, at return.
+ * @ret: return value of __tcp_retransmit_skb / tcp_rtx_synack: 0 on
+ *	success, else a negative errno (-EBUSY: the previous copy is still in
+ *	a host queue, -EAGAIN: already acked, -ENOMEM, -ENOBUFS, -EHOSTUNREACH,
+ *	...) or a positive NET_XMIT_* code of the qdisc (1: NET_XMIT_DROP,
+ *	the queue refused the segment; the kernel passes these up too).
+ * @segs: segments at return (tcp_skb_pcount; 1 for SYNACK).
+ * @segs_req: segments asked for (the segs argument).
+ * @kind: NETLAT_RETRANS_*.
+ * @ca_state: congestion state at the start (TCP_CA_Open 0 ... Loss 4).
+ * @flags: NETLAT_TCP_COUNTED when the attempt was added to the RetransSegs
+ *	MIB counter (it got past the early checks: the socket's total_retrans
+ *	grew; on success always).
+ * @retransmits: icsk_retransmits (RTO backoff count) at the start.
+ * @reserved: zero.
+ *
+ * MIB counters (per network namespace): RetransSegs (/proc/net/snmp) adds
+ * @segs for every COUNTED attempt, successful or not, and 1 per successful
+ * SYNACK. TCPRetransFail (/proc/net/netstat) adds, for every failure
+ * except -EBUSY, @segs if COUNTED (the transmit failed) or @segs_req if
+ * not (an early exit). A failed SYNACK counts in neither.
+ */
+struct netlat_rec_tcp_retrans {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 end_seq;
+	__s32 ret;
+	__u16 segs;
+	__u16 segs_req;
+	__u8 kind;
+	__u8 ca_state;
+	__u8 flags;
+	__u8 retransmits;
+	__u32 reserved;
+};
+
+/**
+ * struct netlat_rec_tcp_ack - cumulative ACK progress (tcp_ack)
+ * @hdr: common header.
+ * @flow: the socket.
+ * @snd_una: new snd_una: every byte before it is acknowledged.
+ * @acked: bytes newly acknowledged by this ACK (snd_una advance; a SYN or
+ *	FIN counts one).
+ * @snd_nxt: the socket's snd_nxt.
+ * @reserved: zero.
+ *
+ * Written only for ACKs that advance snd_una.
+ */
+struct netlat_rec_tcp_ack {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__u32 snd_una;
+	__u32 acked;
+	__u32 snd_nxt;
+	__u32 reserved;
+};
+
+/* netlat_rec_tcp_dev.stage */
+#define NETLAT_DEV_QDISC	1	/* net:net_dev_queue */
+#define NETLAT_DEV_DRIVER	2	/* net:net_dev_start_xmit */
+
+/**
+ * struct netlat_rec_tcp_dev - a TCP skb entering the qdisc or the driver
+ * @hdr: common header.
+ * @flow: parsed from the IP and TCP headers (source = sender); @flow.cookie
+ *	from the skb's socket if it is a full socket, else 0.
+ * @skb_id: SipHash of this skb's address (a clone of the write-queue skb:
+ *	join with TCP records by flow and sequence).
+ * @seq: TCP sequence number from the header.
+ * @end_seq: @seq plus payload (plus one for SYN, FIN).
+ * @len: TCP payload bytes.
+ * @ifindex: the device.
+ * @stage: NETLAT_DEV_*.
+ * @tcp_flags: TCP header flags.
+ * @segs: GSO segments (1 if not GSO).
+ * @reserved: zero.
+ */
+struct netlat_rec_tcp_dev {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 end_seq;
+	__u32 len;
+	__s32 ifindex;
+	__u8 stage;
+	__u8 tcp_flags;
+	__u16 segs;
+	__u32 reserved;
+};
+
+/* netlat_rec_virtio.event */
+#define NETLAT_VIRTIO_XMIT	1	/* start_xmit(skb, dev) entry */
+#define NETLAT_VIRTIO_XMIT_DONE	2	/* skb_xmit_done(vq): TX interrupt */
+#define NETLAT_VIRTIO_RECV_DONE	3	/* skb_recv_done(vq): RX interrupt */
+#define NETLAT_VIRTIO_POLL	4	/* virtnet_poll(napi, budget) return */
+#define NETLAT_VIRTIO_RECV	5	/* receive_buf(): one received packet */
+#define NETLAT_VIRTIO_GRO	6	/* net:napi_gro_receive_entry */
+
+/* Flags of netlat_rec_virtio.flags */
+#define NETLAT_VIRTIO_VQ_VALID	  (1U << 0)	/* vq_index, num_free, ring_size,
+						 * broken are valid */
+#define NETLAT_VIRTIO_SPLIT_VALID (1U << 1)	/* avail_idx, used_idx valid */
+#define NETLAT_VIRTIO_BROKEN	  (1U << 2)	/* virtqueue_is_broken() */
+#define NETLAT_VIRTIO_FLOW_VALID  (1U << 3)	/* flow, seq, tcp_len valid */
+#define NETLAT_VIRTIO_QUEUE_VALID (1U << 4)	/* queue is valid */
+#define NETLAT_VIRTIO_PACKED	  (1U << 5)	/* the ring is packed */
+
+/**
+ * struct netlat_rec_virtio - a virtio_net queue event and virtqueue state
+ * @hdr: common header.
+ * @event: NETLAT_VIRTIO_*.
+ * @flags: NETLAT_VIRTIO_* flags: which optional fields are valid.
+ * @queue: queue pair index N (TX queue N uses virtqueue 2N+1 "output.N",
+ *	RX queue N virtqueue 2N "input.N"); valid with
+ *	NETLAT_VIRTIO_QUEUE_VALID. XMIT: skb_get_queue_mapping(); XMIT_DONE,
+ *	RECV_DONE: from the virtqueue; GRO: the skb's recorded RX queue;
+ *	RECV, POLL: only when the device has a single queue pair (the driver
+ *	does not tell which of several queues a NAPI context polls).
+ * @ifindex: the net_device (of the network namespace it is in); 0 if not
+ *	known (an interrupt for a virtio device whose netdev netlat has not
+ *	seen registered).
+ * @vq_index: virtqueue index (struct virtqueue.index: even RX, odd TX),
+ *	with NETLAT_VIRTIO_VQ_VALID. The virtqueue's name is "input.N" for
+ *	even and "output.N" for odd indices, N = @vq_index / 2.
+ * @num_free: free descriptors (struct virtqueue.num_free), VQ_VALID.
+ * @ring_size: descriptors in the ring (virtqueue_get_vring_size()), VQ_VALID.
+ * @num_max: maximum ring size the device supports (struct
+ *	virtqueue.num_max), VQ_VALID.
+ * @avail_idx: the split ring's avail->idx (driver's producer index, free
+ *	running modulo 2^16), with NETLAT_VIRTIO_SPLIT_VALID; never for a
+ *	packed ring (NETLAT_VIRTIO_PACKED), which has no such index.
+ * @used_idx: the split ring's used->idx (device's producer index, modulo
+ *	2^16), with NETLAT_VIRTIO_SPLIT_VALID.
+ * @reserved0: zero.
+ * @len: XMIT: skb->len; RECV: bytes the device wrote into the buffer
+ *	(virtio_net header included); GRO: skb->len; else 0.
+ * @budget: POLL: the NAPI budget; else 0.
+ * @work: POLL: virtnet_poll()'s return value (packets received); else 0.
+ * @skb_id: XMIT and GRO: the skb's identity, the same SipHash as
+ *	netlat_rec_tcp_skb.skb_id (joins TCP records); else 0.
+ * @dev_id: SipHash of the virtio device's address (stable while it
+ *	exists, not comparable across module loads): tells devices apart
+ *	when @ifindex is 0.
+ * @flow: XMIT of a TCP segment: the flow parsed from its headers (as in
+ *	netlat_rec_tcp_dev), with NETLAT_VIRTIO_FLOW_VALID.
+ * @seq: TCP sequence number of the segment (FLOW_VALID).
+ * @tcp_len: TCP payload bytes of the segment (FLOW_VALID).
+ * @reserved: zero.
+ *
+ * Only the public virtio API is read (struct virtqueue, virtqueue_*()
+ * exports), never virtio_net's private structures. Not provided, because
+ * that API does not give them: the driver's last_used_idx and shadow
+ * indices, the device's event indices, the packed ring's wrap counters.
+ * avail_idx/used_idx are read without the driver's queue lock: a snapshot.
+ */
+struct netlat_rec_virtio {
+	struct netlat_rec_hdr hdr;
+	__u8 event;
+	__u8 flags;
+	__u16 queue;
+	__s32 ifindex;
+	__u16 vq_index;
+	__u16 avail_idx;
+	__u16 used_idx;
+	__u16 reserved0;
+	__u32 num_free;
+	__u32 ring_size;
+	__u32 num_max;
+	__u32 len;
+	__s32 budget;
+	__s32 work;
+	__aligned_u64 skb_id;
+	__aligned_u64 dev_id;
+	struct netlat_tcp_flow flow;
+	__u32 seq;
+	__u32 tcp_len;
+	__aligned_u64 reserved;
+};
 
 /*
  * mmap() ring protocol.
@@ -224,6 +644,7 @@ enum {
 	NETLAT_CMD_START,
 	NETLAT_CMD_STOP,
 	NETLAT_CMD_RESET,
+	NETLAT_CMD_PROBES,
 };
 
 /* Flags of netlat_info.state */
@@ -340,11 +761,43 @@ struct netlat_control {
 	__u32 flags;
 };
 
+/* Flags of netlat_probes.flags */
+#define NETLAT_PROBES_SET	(1U << 0)	/* apply @enable */
+
+/**
+ * struct netlat_probes - NETLAT_IOC_PROBES: probe group state, and changes
+ * @size: sizeof(struct netlat_probes), set by the caller.
+ * @flags: NETLAT_PROBES_SET to make @enable the set of enabled groups;
+ *	0 only reports. Setting needs the capabilities of SET_CONFIG.
+ * @enable: NETLAT_PROBE_* groups to have enabled (in, with
+ *	NETLAT_PROBES_SET). Bits outside NETLAT_PROBE_ALL are -EINVAL; a
+ *	group that is not available is -EOPNOTSUPP; nothing changes then.
+ *	Enabling a partial group enables the probes it has.
+ * @available: groups with at least one probe on this kernel (out).
+ * @partial: available groups missing some probe (out).
+ * @enabled: groups enabled (out, after the change).
+ * @nmissed: probe hits the kernel's kprobe layer skipped since load
+ *	(kprobe recursion, kretprobe instances exhausted): events that left
+ *	no record and no NETLAT_REC_LOST (out).
+ * @reserved: zero.
+ */
+struct netlat_probes {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 enable;
+	__aligned_u64 available;
+	__aligned_u64 partial;
+	__aligned_u64 enabled;
+	__aligned_u64 nmissed;
+	__aligned_u64 reserved;
+};
+
 /* First published size of each ioctl struct: the smallest size accepted. */
 #define NETLAT_INFO_SIZE_VER0		72
 #define NETLAT_CPU_STATS_SIZE_VER0	56
 #define NETLAT_CONFIG_SIZE_VER0		32
 #define NETLAT_CONTROL_SIZE_VER0	8
+#define NETLAT_PROBES_SIZE_VER0		56
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
@@ -352,5 +805,6 @@ struct netlat_control {
 #define NETLAT_IOC_START	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_START)
 #define NETLAT_IOC_STOP		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_STOP)
 #define NETLAT_IOC_RESET	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_RESET)
+#define NETLAT_IOC_PROBES	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_PROBES)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

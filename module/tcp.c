@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP send path and retransmission records: the probe handlers and the
+ * probe table (see probes.c for the registry, uapi/linux/netlat.h for the
+ * records). Handlers run with preemption disabled (kprobe, kretprobe and
+ * tracepoint contexts), take no lock, allocate nothing and read socket
+ * fields directly; every record goes through netlat_reserve/commit.
+ */
+#include <linux/kernel.h>
+#include <linux/hash.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/siphash.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/percpu.h>
+#include <linux/kprobes.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/inet_connection_sock.h>
+#include <net/request_sock.h>
+#include "netlat.h"
+#include "probes.h"
+#include "compat.h"
+
+static siphash_key_t netlat_sk_key, netlat_skb_key;
+
+static notrace u64 netlat_ptr_id(const void *p, const siphash_key_t *key)
+{
+	return siphash_1u64((u64)(unsigned long)p, key);
+}
+NOKPROBE_SYMBOL(netlat_ptr_id);
+
+/*
+ * Reserve a TCP record and zero it past the header; the flow is filled
+ * from @sk (a full socket or a request socket: both begin with struct
+ * sock_common) unless @sk is NULL.
+ */
+static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u16 type,
+					u32 len, const struct sock *sk)
+{
+	struct netlat_tcp_flow *f;
+	void *rec;
+
+	rec = netlat_reserve(w, type, len);
+	if (!rec)
+		return NULL;
+	memset(rec + sizeof(struct netlat_rec_hdr), 0,
+	       len - sizeof(struct netlat_rec_hdr));
+	if (!sk)
+		return rec;
+	f = rec + sizeof(struct netlat_rec_hdr);
+	f->cookie = netlat_ptr_id(sk, &netlat_sk_key);
+	f->family = sk->sk_family;
+	f->sport = sk->sk_num;
+	f->dport = ntohs(sk->sk_dport);
+	if (sk->sk_family == AF_INET) {
+		memcpy(f->saddr, &sk->sk_rcv_saddr, 4);
+		memcpy(f->daddr, &sk->sk_daddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk->sk_family == AF_INET6) {
+		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
+#endif
+	}
+	return rec;
+}
+NOKPROBE_SYMBOL(netlat_tcp_reserve);
+
+/*
+ * sendmsg ids for the probes that run inside a sendmsg (tcp_skb_entail,
+ * the push functions). No per-socket state can be added, so a fixed table
+ * of slots indexed by a hash of the calling task holds (task, socket, id)
+ * from the entry of tcp_sendmsg_locked to its return. Only the owning
+ * task writes or reads a claimed slot, so no lock is needed; a task that
+ * finds its slot taken (hash collision) goes without, and its records lack
+ * NETLAT_TCP_ID_VALID (the reader joins them by sequence instead).
+ */
+#define NETLAT_SLOT_BITS	10
+struct netlat_slot {
+	struct task_struct *owner;
+	const struct sock *sk;
+	u32 id;
+};
+static struct netlat_slot netlat_slots[1 << NETLAT_SLOT_BITS];
+
+static notrace struct netlat_slot *netlat_slot(void)
+{
+	return &netlat_slots[hash_ptr(current, NETLAT_SLOT_BITS)];
+}
+NOKPROBE_SYMBOL(netlat_slot);
+
+/* Called with the sendmsg group off: no slot is in use. */
+void netlat_tcp_reset_slots(void)
+{
+	memset(netlat_slots, 0, sizeof(netlat_slots));
+}
+
+static notrace bool netlat_sendmsg_id(const struct sock *sk, u32 *id)
+{
+	struct netlat_slot *s = netlat_slot();
+
+	if (READ_ONCE(s->owner) != current || s->sk != sk)
+		return false;
+	*id = s->id;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_sendmsg_id);
+
+/* ---- sendmsg: kretprobe tcp_sendmsg_locked(sk, msg, size) ---- */
+
+struct netlat_sendmsg_data {
+	struct sock *sk;
+	u64 start_ns;
+	u64 size;
+	u32 id;
+	u32 msg_flags;
+	bool slot;
+};
+
+static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	struct netlat_sendmsg_data *d = (void *)ri->data;
+	struct msghdr *msg = (void *)regs_get_kernel_argument(regs, 1);
+	struct netlat_slot *s = netlat_slot();
+
+	d->sk = (void *)regs_get_kernel_argument(regs, 0);
+	d->size = regs_get_kernel_argument(regs, 2);
+	d->start_ns = ktime_get_mono_fast_ns();
+	d->id = READ_ONCE(tcp_sk(d->sk)->write_seq);
+	d->msg_flags = msg ? msg->msg_flags : 0;
+	d->slot = !cmpxchg(&s->owner, NULL, current);
+	if (d->slot) {
+		s->sk = d->sk;
+		s->id = d->id;
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_sendmsg_entry);
+
+static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct netlat_sendmsg_data *d = (void *)ri->data;
+	struct netlat_rec_tcp_sendmsg *r;
+	struct netlat_writer w;
+
+	if (d->slot) {
+		struct netlat_slot *s = netlat_slot();
+
+		if (s->owner == current) {
+			s->sk = NULL;
+			smp_store_release(&s->owner, NULL);
+		}
+	}
+	if (!netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_SENDMSG, sizeof(*r), d->sk);
+	if (!r)
+		return 0;
+	r->start_ns = d->start_ns;
+	r->size = d->size;
+	r->ret = (long)regs_return_value(regs);
+	r->sendmsg_id = d->id;
+	r->end_seq = READ_ONCE(tcp_sk(d->sk)->write_seq);
+	r->msg_flags = d->msg_flags;
+	r->pid = current->tgid;
+	r->tid = current->pid;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_sendmsg_ret);
+
+/* ---- push: tcp_push, __tcp_push_pending_frames, tcp_push_one ---- */
+
+static notrace void netlat_push(struct pt_regs *regs, u16 func, u32 mss,
+				u32 nonagle)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct netlat_rec_tcp_push *r;
+	struct netlat_writer w;
+
+	if (!netlat_group_on(NETLAT_PROBE_TCP_PUSH))
+		return;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_PUSH, sizeof(*r), sk);
+	if (!r)
+		return;
+	if (netlat_sendmsg_id(sk, &r->sendmsg_id))
+		r->flags = NETLAT_TCP_ID_VALID;
+	r->func = func;
+	r->mss = mss;
+	r->nonagle = nonagle;
+	r->snd_nxt = READ_ONCE(tp->snd_nxt);
+	r->write_seq = READ_ONCE(tp->write_seq);
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_push);
+
+/* tcp_push(sk, flags, mss_now, nonagle, size_goal) */
+static notrace int netlat_tcp_push_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	netlat_push(regs, NETLAT_PUSH_TCP_PUSH,
+		    regs_get_kernel_argument(regs, 2),
+		    regs_get_kernel_argument(regs, 3));
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_tcp_push_pre);
+
+/* __tcp_push_pending_frames(sk, cur_mss, nonagle) */
+static notrace int netlat_push_pending_pre(struct kprobe *p,
+					   struct pt_regs *regs)
+{
+	netlat_push(regs, NETLAT_PUSH_PENDING_FRAMES,
+		    regs_get_kernel_argument(regs, 1),
+		    regs_get_kernel_argument(regs, 2));
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_push_pending_pre);
+
+/* tcp_push_one(sk, mss_now) */
+static notrace int netlat_push_one_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	netlat_push(regs, NETLAT_PUSH_ONE, regs_get_kernel_argument(regs, 1), 0);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_push_one_pre);
+
+/* ---- skb: tcp_skb_entail(sk, skb) ---- */
+
+static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+	struct netlat_rec_tcp_skb *r;
+	struct netlat_writer w;
+
+	if (!netlat_group_on(NETLAT_PROBE_TCP_SKB))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_SKB, sizeof(*r), sk);
+	if (!r)
+		return 0;
+	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
+	/* tcp_skb_entail() itself gives the skb its sequence: write_seq */
+	r->seq = READ_ONCE(tcp_sk(sk)->write_seq);
+	if (netlat_sendmsg_id(sk, &r->sendmsg_id))
+		r->flags = NETLAT_TCP_ID_VALID;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_entail_pre);
+
+/*
+ * Per-CPU retransmit context. The timer functions (RTO, loss probe) and
+ * __tcp_retransmit_skb run with the socket locked and bottom halves or
+ * preemption off, so a per-CPU note of "this socket is in the RTO timer /
+ * loss probe / retransmitting" is valid until their return handlers clear
+ * it. The socket pointer is compared, so a nested softirq for another
+ * socket is never misattributed.
+ */
+struct netlat_rtx_ctx {
+	const struct sock *timer_sk;
+	u8 timer_kind;
+	const struct sock *rtx_sk;
+	const struct sk_buff *outer_skb;
+};
+static DEFINE_PER_CPU(struct netlat_rtx_ctx, netlat_rtx_ctx);
+
+/* ---- xmit: __tcp_transmit_skb(sk, skb, clone_it, gfp, rcv_nxt) ---- */
+
+static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct netlat_rec_tcp_xmit *r;
+	struct netlat_writer w;
+
+	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_XMIT, sizeof(*r), sk);
+	if (!r)
+		return 0;
+	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
+	r->seq = cb->seq;
+	r->end_seq = cb->end_seq;
+	r->len = skb->len;
+	r->segs = tcp_skb_pcount(skb);
+	r->tcp_flags = cb->tcp_flags;
+	r->snd_una = READ_ONCE(tp->snd_una);
+	if (cb->end_seq != cb->seq &&
+	    (before(cb->seq, READ_ONCE(tp->snd_nxt)) ||
+	     (cb->sacked & TCPCB_EVER_RETRANS) ||
+	     this_cpu_read(netlat_rtx_ctx.rtx_sk) == sk))
+		r->flags = NETLAT_TCP_RETRANSMIT;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_xmit_pre);
+
+/* ---- retransmit context: tcp_retransmit_timer(sk), tcp_send_loss_probe(sk) */
+
+static notrace int netlat_timer_enter(struct pt_regs *regs, u8 kind)
+{
+	struct netlat_rtx_ctx *c = this_cpu_ptr(&netlat_rtx_ctx);
+
+	c->timer_sk = (void *)regs_get_kernel_argument(regs, 0);
+	c->timer_kind = kind;
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_timer_enter);
+
+static notrace int netlat_rto_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	return netlat_timer_enter(regs, NETLAT_RETRANS_RTO);
+}
+NOKPROBE_SYMBOL(netlat_rto_entry);
+
+static notrace int netlat_tlp_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	return netlat_timer_enter(regs, NETLAT_RETRANS_TLP);
+}
+NOKPROBE_SYMBOL(netlat_tlp_entry);
+
+static notrace int netlat_timer_ret(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	this_cpu_write(netlat_rtx_ctx.timer_sk, NULL);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_timer_ret);
+
+/* ---- retransmit: __tcp_retransmit_skb(sk, skb, segs) ---- */
+
+struct netlat_rtx_data {
+	struct sock *sk;
+	struct sk_buff *skb;
+	u32 total_retrans;
+	u16 segs_req;
+	u8 kind;
+	u8 ca_state;
+	u8 retransmits;
+};
+
+static notrace u8 netlat_rtx_kind(const struct sock *sk)
+{
+	struct netlat_rtx_ctx *c = this_cpu_ptr(&netlat_rtx_ctx);
+
+	if (sk->sk_state == TCP_SYN_SENT)
+		return NETLAT_RETRANS_SYN;
+	if (c->timer_sk == sk)
+		return c->timer_kind;
+	switch (inet_csk(sk)->icsk_ca_state) {
+	case TCP_CA_Loss:
+		return NETLAT_RETRANS_RTO;
+	case TCP_CA_Recovery:
+	case TCP_CA_Disorder:
+	case TCP_CA_CWR:
+		return NETLAT_RETRANS_FAST;
+	}
+	return NETLAT_RETRANS_OTHER;
+}
+NOKPROBE_SYMBOL(netlat_rtx_kind);
+
+/*
+ * tcp_retransmit_skb() calls __tcp_retransmit_skb(), which the compiler may
+ * inline there (6.1 does), so both are probed: the outer call writes the
+ * record and the inner one, seen inside it for the same skb, is skipped;
+ * a direct call of __tcp_retransmit_skb (loss probe) writes its own.
+ */
+static notrace int netlat_rtx_enter(struct kretprobe_instance *ri,
+				    struct pt_regs *regs, bool outer)
+{
+	struct netlat_rtx_data *d = (void *)ri->data;
+
+	d->sk = (void *)regs_get_kernel_argument(regs, 0);
+	d->skb = (void *)regs_get_kernel_argument(regs, 1);
+	if (!outer && this_cpu_read(netlat_rtx_ctx.outer_skb) == d->skb)
+		return 1;	/* no return handler */
+	d->segs_req = regs_get_kernel_argument(regs, 2);
+	d->total_retrans = READ_ONCE(tcp_sk(d->sk)->total_retrans);
+	d->kind = netlat_rtx_kind(d->sk);
+	d->ca_state = inet_csk(d->sk)->icsk_ca_state;
+	d->retransmits = inet_csk(d->sk)->icsk_retransmits;
+	this_cpu_write(netlat_rtx_ctx.rtx_sk, d->sk);
+	if (outer)
+		this_cpu_write(netlat_rtx_ctx.outer_skb, d->skb);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_rtx_enter);
+
+static notrace int netlat_rtx_outer_entry(struct kretprobe_instance *ri,
+					  struct pt_regs *regs)
+{
+	return netlat_rtx_enter(ri, regs, true);
+}
+NOKPROBE_SYMBOL(netlat_rtx_outer_entry);
+
+static notrace int netlat_rtx_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	return netlat_rtx_enter(ri, regs, false);
+}
+NOKPROBE_SYMBOL(netlat_rtx_entry);
+
+static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct netlat_rtx_data *d = (void *)ri->data;
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(d->skb);
+	struct netlat_rec_tcp_retrans *r;
+	struct netlat_writer w;
+
+	this_cpu_write(netlat_rtx_ctx.rtx_sk, NULL);
+	if (this_cpu_read(netlat_rtx_ctx.outer_skb) == d->skb)
+		this_cpu_write(netlat_rtx_ctx.outer_skb, NULL);
+	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
+	if (!r)
+		return 0;
+	r->skb_id = netlat_ptr_id(d->skb, &netlat_skb_key);
+	r->seq = cb->seq;
+	r->end_seq = cb->end_seq;
+	r->ret = (int)regs_return_value(regs);
+	r->segs = tcp_skb_pcount(d->skb);
+	r->segs_req = d->segs_req;
+	r->kind = d->kind;
+	r->ca_state = d->ca_state;
+	r->retransmits = d->retransmits;
+	if (READ_ONCE(tcp_sk(d->sk)->total_retrans) != d->total_retrans)
+		r->flags = NETLAT_TCP_COUNTED;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_rtx_ret);
+
+/* ---- SYN-ACK retransmit: tcp_rtx_synack(sk, req) ---- */
+
+static notrace int netlat_synack_entry(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	*(struct request_sock **)ri->data =
+		(void *)regs_get_kernel_argument(regs, 1);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_synack_entry);
+
+static notrace int netlat_synack_ret(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct request_sock *req = *(struct request_sock **)ri->data;
+	struct netlat_rec_tcp_retrans *r;
+	struct netlat_writer w;
+
+	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_RETRANS, sizeof(*r),
+			       (const struct sock *)req);
+	if (!r)
+		return 0;
+	r->seq = tcp_rsk(req)->snt_isn;
+	r->end_seq = r->seq + 1;
+	r->ret = (int)regs_return_value(regs);
+	r->segs = 1;
+	r->segs_req = 1;
+	r->kind = NETLAT_RETRANS_SYNACK;
+	r->retransmits = req->num_retrans;
+	if (!r->ret)
+		r->flags = NETLAT_TCP_COUNTED;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_synack_ret);
+
+/* ---- ACK: tcp_ack(sk, skb, flag) ---- */
+
+struct netlat_ack_data {
+	struct sock *sk;
+	u32 snd_una;
+};
+
+static notrace int netlat_ack_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct netlat_ack_data *d = (void *)ri->data;
+
+	d->sk = (void *)regs_get_kernel_argument(regs, 0);
+	d->snd_una = READ_ONCE(tcp_sk(d->sk)->snd_una);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_ack_entry);
+
+static notrace int netlat_ack_ret(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct netlat_ack_data *d = (void *)ri->data;
+	const struct tcp_sock *tp = tcp_sk(d->sk);
+	struct netlat_rec_tcp_ack *r;
+	struct netlat_writer w;
+	u32 una = READ_ONCE(tp->snd_una);
+
+	if (una == d->snd_una || !netlat_group_on(NETLAT_PROBE_TCP_ACK))
+		return 0;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_ACK, sizeof(*r), d->sk);
+	if (!r)
+		return 0;
+	r->snd_una = una;
+	r->acked = una - d->snd_una;
+	r->snd_nxt = READ_ONCE(tp->snd_nxt);
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_ack_ret);
+
+/* ---- qdisc and driver: net:net_dev_queue, net:net_dev_start_xmit ---- */
+
+static notrace void netlat_dev(const struct sk_buff *skb,
+			       const struct net_device *dev, u8 stage)
+{
+	int off = skb_network_offset(skb), thoff, hlen;
+	struct netlat_rec_tcp_dev *r;
+	const struct tcphdr *th;
+	struct netlat_writer w;
+	struct tcphdr _th;
+	const struct sock *sk;
+	u8 saddr[16], daddr[16], family;
+	u32 payload;
+
+	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
+		return;
+	memset(saddr, 0, sizeof(saddr));
+	memset(daddr, 0, sizeof(daddr));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+		struct iphdr _iph;
+
+		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
+		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
+			return;
+		family = AF_INET;
+		memcpy(saddr, &iph->saddr, 4);
+		memcpy(daddr, &iph->daddr, 4);
+		thoff = off + iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+		struct ipv6hdr _ip6h;
+
+		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
+			return;
+		family = AF_INET6;
+		memcpy(saddr, &ip6h->saddr, 16);
+		memcpy(daddr, &ip6h->daddr, 16);
+		thoff = off + sizeof(*ip6h);
+	} else {
+		return;
+	}
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th)
+		return;
+	hlen = thoff + th->doff * 4;
+	payload = skb->len > hlen ? skb->len - hlen : 0;
+
+	sk = skb->sk && sk_fullsock(skb->sk) ? skb->sk : NULL;
+	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_DEV, sizeof(*r), NULL);
+	if (!r)
+		return;
+	r->flow.cookie = sk ? netlat_ptr_id(sk, &netlat_sk_key) : 0;
+	r->flow.family = family;
+	r->flow.sport = ntohs(th->source);
+	r->flow.dport = ntohs(th->dest);
+	memcpy(r->flow.saddr, saddr, 16);
+	memcpy(r->flow.daddr, daddr, 16);
+	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
+	r->seq = ntohl(th->seq);
+	r->end_seq = r->seq + payload + th->syn + th->fin;
+	r->len = payload;
+	r->ifindex = dev ? dev->ifindex : 0;
+	r->stage = stage;
+	r->tcp_flags = tcp_flag_byte(th);
+	r->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_dev);
+
+static notrace void netlat_tp_dev_queue(void *data, struct sk_buff *skb)
+{
+	netlat_dev(skb, skb->dev, NETLAT_DEV_QDISC);
+}
+NOKPROBE_SYMBOL(netlat_tp_dev_queue);
+
+static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
+					 const struct net_device *dev)
+{
+	netlat_dev(skb, dev, NETLAT_DEV_DRIVER);
+}
+NOKPROBE_SYMBOL(netlat_tp_start_xmit);
+
+/* ---- the table ---- */
+
+#define KP(sym, grp, fn) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KPROBE, .pre = fn }
+#define KRP(sym, grp, en, rt, type) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
+	  .ret = rt, .data_size = sizeof(type) }
+#define TP(tpname, grp, fn) \
+	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
+	  .tp_fn = (void *)fn }
+
+struct netlat_probe netlat_tcp_probes[] = {
+	KRP("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
+	    netlat_sendmsg_entry, netlat_sendmsg_ret,
+	    struct netlat_sendmsg_data),
+	KP("tcp_push", NETLAT_PROBE_TCP_PUSH, netlat_tcp_push_pre),
+	KP("__tcp_push_pending_frames", NETLAT_PROBE_TCP_PUSH,
+	   netlat_push_pending_pre),
+	KP("tcp_push_one", NETLAT_PROBE_TCP_PUSH, netlat_push_one_pre),
+	KP("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre),
+	KP("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT, netlat_xmit_pre),
+	/* context first: enabled before the retransmit probe (table order) */
+	KRP("tcp_retransmit_timer", NETLAT_PROBE_TCP_RETRANS,
+	    netlat_rto_entry, netlat_timer_ret, long),
+	KRP("tcp_send_loss_probe", NETLAT_PROBE_TCP_RETRANS,
+	    netlat_tlp_entry, netlat_timer_ret, long),
+	KRP("tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
+	    netlat_rtx_outer_entry, netlat_rtx_ret, struct netlat_rtx_data),
+	KRP("__tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
+	    netlat_rtx_entry, netlat_rtx_ret, struct netlat_rtx_data),
+	KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
+	    netlat_synack_entry, netlat_synack_ret, struct request_sock *),
+	KRP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry, netlat_ack_ret,
+	    struct netlat_ack_data),
+	TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
+	TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV, netlat_tp_start_xmit),
+	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
+	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,
+	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
+};
+const unsigned int netlat_tcp_nr_probes = ARRAY_SIZE(netlat_tcp_probes);
+
+void netlat_tcp_init(void)
+{
+	get_random_bytes(&netlat_sk_key, sizeof(netlat_sk_key));
+	get_random_bytes(&netlat_skb_key, sizeof(netlat_skb_key));
+	netlat_tcp_reset_slots();
+}
+
+/* Identities shared with other record families (virtio.c), same keys. */
+notrace u64 netlat_skb_id(const struct sk_buff *skb)
+{
+	return netlat_ptr_id(skb, &netlat_skb_key);
+}
+NOKPROBE_SYMBOL(netlat_skb_id);
+
+notrace u64 netlat_sk_id(const struct sock *sk)
+{
+	return netlat_ptr_id(sk, &netlat_sk_key);
+}
+NOKPROBE_SYMBOL(netlat_sk_id);

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlat_tcp_bench: TCP bulk throughput between two network namespaces
+ * (veth) with the module unloaded, loaded but idle, and with every TCP
+ * probe group enabled while a reader drains the rings. Figures, not
+ * asserts: each mode runs -k times, the modes alternating, and the medians
+ * and their ratios to "unloaded" are printed. With probes on, records/s
+ * and lost records (LOST counts, ring drops and kprobe misses) are exact.
+ *
+ * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
+ * finit_module/delete_module; it is left loaded at exit.
+ *
+ * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
+ */
+#include "netlat_util.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include "netlat_nl.h"
+
+#define ADDR_B "198.51.100.2"
+
+static int ns_orig, ns_a, ns_b;
+static const char *ko_path = "/netlat.ko";
+
+static void __attribute__((noreturn)) die(const char *what, int err)
+{
+	fprintf(stderr, "netlat_tcp_bench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static bool module_loaded(void)
+{
+	return !access("/sys/module/netlat", F_OK);
+}
+
+static void module_set(bool load)
+{
+	int fd, i;
+
+	if (load == module_loaded())
+		return;
+	if (load) {
+		fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			die(ko_path, errno);
+		close(fd);
+		for (i = 0; i < 100 && access(NETLAT_DEVICE_PATH, F_OK); i++)
+			nl_sleep_ms(10);
+	} else if (syscall(SYS_delete_module, "netlat", O_NONBLOCK)) {
+		die("delete_module netlat", errno);
+	}
+}
+
+static int new_ns(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		die("unshare", errno);
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("netns", errno);
+	setns(ns_orig, CLONE_NEWNET);
+	return fd;
+}
+
+static void topology(void)
+{
+	int err;
+
+	ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	ns_a = new_ns();
+	ns_b = new_ns();
+	setns(ns_a, CLONE_NEWNET);
+	err = nlr_veth("nba0", "nbb0", ns_b);
+	if (!err)
+		err = nlr_addr4("nba0", "198.51.100.1", 24);
+	if (!err)
+		err = nlr_link_up("nba0");
+	if (!err)
+		err = nlr_link_up("lo");
+	setns(ns_b, CLONE_NEWNET);
+	if (!err)
+		err = nlr_addr4("nbb0", ADDR_B, 24);
+	if (!err)
+		err = nlr_link_up("nbb0");
+	if (!err)
+		err = nlr_link_up("lo");
+	setns(ns_orig, CLONE_NEWNET);
+	if (err)
+		die("veth topology", -err);
+}
+
+static void *sink_main(void *arg)
+{
+	static char buf[1 << 17];
+	int fd = *(int *)arg;
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	return NULL;
+}
+
+/* Bytes/s of one bulk transfer A -> B lasting @secs. */
+static double transfer(double secs)
+{
+	static char buf[1 << 16];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	uint64_t t0, end, bytes = 0;
+	int lfd, cli, srv;
+	pthread_t th;
+
+	setns(ns_b, CLONE_NEWNET);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
+	    getsockname(lfd, (void *)&a, &alen))
+		die("listen", errno);
+	setns(ns_a, CLONE_NEWNET);
+	cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cli < 0 || connect(cli, (void *)&a, sizeof(a)))
+		die("connect", errno);
+	setns(ns_orig, CLONE_NEWNET);
+	srv = accept(lfd, NULL, NULL);
+	if (srv < 0)
+		die("accept", errno);
+	pthread_create(&th, NULL, sink_main, &srv);
+	t0 = nl_mono_ns();
+	end = t0 + (uint64_t)(secs * 1e9);
+	while (nl_mono_ns() < end) {
+		ssize_t n = write(cli, buf, sizeof(buf));
+
+		if (n <= 0)
+			die("write", errno);
+		bytes += n;
+	}
+	shutdown(cli, SHUT_WR);
+	pthread_join(th, NULL);
+	t0 = nl_mono_ns() - t0;
+	close(cli);
+	close(srv);
+	close(lfd);
+	return (double)bytes * 1e9 / (double)t0;
+}
+
+struct drain {
+	int fd;
+	volatile bool stop;
+	uint64_t records, lost;
+};
+
+static void *drain_main(void *arg)
+{
+	static unsigned char buf[1 << 18];
+	struct drain *d = arg;
+	struct pollfd p = { .fd = d->fd, .events = POLLIN };
+
+	for (;;) {
+		ssize_t n = read(d->fd, buf, sizeof(buf));
+		size_t off = 0;
+
+		if (n < 0 && errno == EAGAIN) {
+			if (d->stop)
+				break;
+			poll(&p, 1, 20);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		while (off < (size_t)n) {
+			const struct netlat_rec_hdr *h = (const void *)(buf + off);
+
+			if (h->type == NETLAT_REC_LOST)
+				d->lost += ((const struct netlat_rec_lost *)h)->count;
+			else if (h->type != NETLAT_REC_STREAM)
+				d->records++;
+			off += h->size;
+		}
+	}
+	return NULL;
+}
+
+struct probe_run {
+	double bps, rec_per_s;
+	uint64_t records, lost, dropped, missed;
+};
+
+static void run_probes(double secs, struct probe_run *r)
+{
+	struct netlat_probes pr0, pr1;
+	struct netlat_info info;
+	struct drain d = { 0 };
+	pthread_t th;
+	uint64_t t0, dropped = 0;
+	unsigned int cpu;
+	int err;
+
+	d.fd = nl_open(O_NONBLOCK);
+	if (d.fd < 0)
+		die(NETLAT_DEVICE_PATH, errno);
+	err = nl_reconfigure(d.fd, 4 << 20, 1 << 20, 50, true);
+	if (!err)
+		err = nl_get_info(d.fd, &info);
+	if (!err)
+		err = nl_probes(d.fd, true, info.probe_groups, &pr0);
+	if (err)
+		die("probes on", -err);
+	pthread_create(&th, NULL, drain_main, &d);
+	t0 = nl_mono_ns();
+	r->bps = transfer(secs);
+	err = nl_probes(d.fd, true, 0, &pr1);
+	if (err)
+		die("probes off", -err);
+	t0 = nl_mono_ns() - t0;
+	d.stop = true;
+	pthread_join(th, NULL);
+	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
+		struct netlat_cpu_stats st;
+
+		if (!nl_get_stats(d.fd, cpu, &st))
+			dropped += st.dropped;
+	}
+	r->records = d.records;
+	r->lost = d.lost;
+	r->dropped = dropped;
+	r->missed = pr1.nmissed - pr0.nmissed;
+	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
+	close(d.fd);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int k = 5, i;
+	double secs = 2, un[16], idle[16], on[16], rps[16];
+	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "k:s:m:")) != -1) {
+		switch (opt) {
+		case 'k':
+			k = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			secs = strtod(optarg, NULL);
+			break;
+		case 'm':
+			ko_path = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!k || k > 16 || secs <= 0) {
+		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	topology();
+	transfer(0.5);		/* warm up: ARP, caches */
+	for (i = 0; i < k; i++) {
+		struct probe_run r;
+
+		module_set(false);
+		un[i] = transfer(secs);
+		module_set(true);
+		idle[i] = transfer(secs);
+		run_probes(secs, &r);
+		on[i] = r.bps;
+		rps[i] = r.rec_per_s;
+		recs += r.records;
+		lost += r.lost;
+		dropped += r.dropped;
+		missed += r.missed;
+		printf("bench: tcp run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu\n",
+		       i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6, rps[i],
+		       (unsigned long long)(r.lost + r.dropped),
+		       (unsigned long long)r.missed);
+	}
+	{
+		double mu = median(un, k), mi = median(idle, k), mo = median(on, k);
+
+		printf("bench: tcp throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s\n",
+		       k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6);
+		printf("bench: tcp ratios: idle/unloaded %.3f, probes/unloaded %.3f\n",
+		       mi / mu, mo / mu);
+		printf("bench: tcp probes: %.0f records/s (median), %llu records, %llu lost in LOST records, %llu dropped by rings, %llu kprobe misses\n",
+		       median(rps, k), (unsigned long long)recs,
+		       (unsigned long long)lost, (unsigned long long)dropped,
+		       (unsigned long long)missed);
+	}
+	module_set(true);
+	return 0;
+}

@@ -1,0 +1,950 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP probe tests (NETLAT_PROBE_TCP_*), against oracles netlat does not
+ * produce: the bytes this program sends and receives, and the MIB counters
+ * of the sender's network namespace (/proc/net/snmp RetransSegs,
+ * /proc/net/netstat TCPRetransFail, TCPTimeouts, TCPFastRetrans).
+ *
+ * Topology, built once at program start: namespaces A and B joined by a
+ * veth pair (nla0 192.0.2.1 in A, nlb0 192.0.2.2 in B), TSO/GSO off and
+ * gso_max_segs 1 on nla0 so that every skb is one segment; loss comes from a netem root
+ * qdisc on nla0. Each test connects A -> B over it and is the
+ * only TCP traffic in A. Needs root, the module, veth and sch_netem; skips
+ * otherwise.
+ */
+#include "netlat_util.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <linux/sockios.h>
+#include "netlat_nl.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define ADDR_A	"192.0.2.1"
+#define ADDR_B	"192.0.2.2"
+#define DEV_A	"nla0"
+#define DEV_B	"nlb0"
+#define MiB	(1024ull * 1024)
+
+static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
+static char g_net_skip[128];	/* why the topology is missing, or "" */
+static char g_dev_skip[128];
+static struct netlat_info g_def;
+
+static int ns_enter(int fd)
+{
+	return setns(fd, CLONE_NEWNET) ? -errno : 0;
+}
+
+static int new_ns(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ns_enter(g_ns_orig);
+	return fd;
+}
+
+static void __attribute__((constructor)) tcp_topology(void)
+{
+	const char *step;
+	int fd, ret;
+
+	fd = nl_open(0);
+	if (fd < 0 || nl_get_info(fd, &g_def))
+		snprintf(g_dev_skip, sizeof(g_dev_skip), "%s: %s",
+			 NETLAT_DEVICE_PATH, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+
+	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	step = "unshare";
+	ret = g_ns_orig < 0 ? -errno : new_ns();
+	if (ret < 0)
+		goto fail;
+	g_ns_a = ret;
+	ret = new_ns();
+	if (ret < 0)
+		goto fail;
+	g_ns_b = ret;
+	step = "veth";
+	ret = ns_enter(g_ns_a);
+	if (!ret)
+		ret = nlr_veth(DEV_A, DEV_B, g_ns_b);
+	if (!ret)
+		ret = nlr_addr4(DEV_A, ADDR_A, 24);
+	if (!ret)
+		ret = nlr_link_up(DEV_A);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	if (ret)
+		goto fail;
+	/*
+	 * One segment per skb, so that netem drops segments: TCP always
+	 * builds GSO skbs, bounded by the device's gso_max_segs.
+	 */
+	step = "gso off";
+	ret = nlr_no_gso(DEV_A);
+	if (!ret)
+		ret = nlr_gso_max_segs(DEV_A, 1);
+	if (ret)
+		goto fail;
+	step = "netem";
+	ret = nlr_netem(DEV_A, 0);
+	if (ret)
+		goto fail;
+	step = "namespace B";
+	ret = ns_enter(g_ns_b);
+	if (!ret)
+		ret = nlr_addr4(DEV_B, ADDR_B, 24);
+	if (!ret)
+		ret = nlr_link_up(DEV_B);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	if (ret)
+		goto fail;
+	ns_enter(g_ns_orig);
+	return;
+fail:
+	snprintf(g_net_skip, sizeof(g_net_skip), "%s: %s", step,
+		 strerror(-ret));
+	if (g_ns_orig >= 0)
+		ns_enter(g_ns_orig);
+}
+
+/* ---- MIB counters, read inside a namespace --------------------------- */
+
+/* Value of @name in the "@prefix:" table of /proc/net/@file in @ns. */
+static long long mib(int ns, const char *file, const char *prefix,
+		     const char *name)
+{
+	char path[64], hdr[4096], val[4096], *hs, *vs, *h, *v;
+	long long out = -1;
+	FILE *f;
+
+	if (ns_enter(ns))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
+	f = fopen(path, "r");
+	ns_enter(g_ns_orig);
+	if (!f)
+		return -1;
+	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, prefix, strlen(prefix)) ||
+		    hdr[strlen(prefix)] != ':')
+			continue;
+		h = strtok_r(hdr, " \n", &hs);
+		v = strtok_r(val, " \n", &vs);
+		while ((h = strtok_r(NULL, " \n", &hs)) &&
+		       (v = strtok_r(NULL, " \n", &vs)))
+			if (!strcmp(h, name)) {
+				out = strtoll(v, NULL, 10);
+				break;
+			}
+		break;
+	}
+	fclose(f);
+	return out;
+}
+
+struct mibs {
+	long long retrans_segs, retrans_fail, timeouts, fast_retrans;
+};
+
+static void mibs_read(struct mibs *m)
+{
+	m->retrans_segs = mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	m->retrans_fail = mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
+	m->timeouts = mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
+	m->fast_retrans = mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
+}
+
+/* ---- one connection A -> B, receiver thread counting bytes ----------- */
+
+struct conn {
+	int cli, srv;
+	uint16_t sport, dport;
+	pthread_t rx;
+	bool rx_started;
+	uint64_t rx_bytes;
+};
+
+static void *rx_main(void *arg)
+{
+	struct conn *c = arg;
+	static char buf[65536];
+	ssize_t n;
+
+	while ((n = read(c->srv, buf, sizeof(buf))) > 0)
+		c->rx_bytes += n;
+	return NULL;
+}
+
+static int conn_open(struct conn *c)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int lfd = -1, ret = -1, one = 1;
+
+	memset(c, 0, sizeof(*c));
+	c->cli = c->srv = -1;
+	if (ns_enter(g_ns_b))
+		return -1;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
+	    getsockname(lfd, (void *)&a, &alen))
+		goto out;
+	c->dport = ntohs(a.sin_port);
+	if (ns_enter(g_ns_a))
+		goto out;
+	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->cli < 0 || connect(c->cli, (void *)&a, sizeof(a)))
+		goto out;
+	alen = sizeof(a);
+	if (getsockname(c->cli, (void *)&a, &alen))
+		goto out;
+	c->sport = ntohs(a.sin_port);
+	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (c->srv < 0)
+		goto out;
+	if (pthread_create(&c->rx, NULL, rx_main, c))
+		goto out;
+	c->rx_started = true;
+	ret = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static struct tcp_info conn_info(const struct conn *c)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	getsockopt(c->cli, IPPROTO_TCP, TCP_INFO, &ti, &len);
+	return ti;
+}
+
+/* Wait until every byte sent is acknowledged; false on timeout. */
+static bool conn_wait_acked(const struct conn *c, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+
+	while (nl_mono_ns() < end) {
+		int outq = -1;
+
+		if (!ioctl(c->cli, SIOCOUTQ, &outq) && !outq)
+			return true;
+		nl_sleep_ms(10);
+	}
+	return false;
+}
+
+/* Send FIN, wait for the receiver's EOF and for our FIN to be acked. */
+static bool conn_finish(struct conn *c, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+
+	shutdown(c->cli, SHUT_WR);
+	if (c->rx_started)
+		pthread_join(c->rx, NULL);
+	c->rx_started = false;
+	while (nl_mono_ns() < end) {
+		if (conn_info(c).tcpi_state == TCP_FIN_WAIT2)
+			return true;
+		nl_sleep_ms(10);
+	}
+	return false;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->rx_started) {
+		shutdown(c->srv, SHUT_RDWR);
+		pthread_join(c->rx, NULL);
+	}
+	if (c->cli >= 0)
+		close(c->cli);
+	if (c->srv >= 0)
+		close(c->srv);
+	c->cli = c->srv = -1;
+}
+
+static int set_loss(double pct)
+{
+	int ret = ns_enter(g_ns_a);
+
+	if (!ret)
+		ret = nlr_netem(DEV_A, pct);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+static bool flow_is(const struct netlat_tcp_flow *f, const struct conn *c)
+{
+	return f->family == AF_INET && f->sport == c->sport &&
+	       f->dport == c->dport;
+}
+
+#define for_each_tcp(l, h, t, c)					\
+	nl_log_for_each(l, h)						\
+		if ((h)->type == (t) &&					\
+		    flow_is((const void *)((h) + 1), c))
+
+struct range {
+	int64_t s, e;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Do the ranges cover [from, to) without a gap? Sorts them. */
+static bool covers(struct range *r, size_t n, int64_t from, int64_t to,
+		   int64_t *gap)
+{
+	int64_t cur = from;
+	size_t i;
+
+	qsort(r, n, sizeof(*r), range_cmp);
+	for (i = 0; i < n && cur < to; i++) {
+		if (r[i].s > cur)
+			break;
+		if (r[i].e > cur)
+			cur = r[i].e;
+	}
+	*gap = cur;
+	return cur >= to;
+}
+
+/* ---- fixture --------------------------------------------------------- */
+
+FIXTURE(tcp) {
+	int fd;
+	struct nl_log log;
+	struct conn c;
+	struct netlat_probes pr;
+};
+
+FIXTURE_SETUP(tcp)
+{
+	self->fd = -1;
+	self->c.cli = self->c.srv = -1;
+	if (g_dev_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_dev_skip);
+	if (g_net_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "topology: %s", g_net_skip);
+	self->fd = nl_open(0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	ASSERT_EQ(0, nl_reconfigure(self->fd, 8 * MiB, MiB, 50, true));
+	ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
+	self->log.expect_stream = true;
+	ASSERT_EQ(0, set_loss(0));
+}
+
+FIXTURE_TEARDOWN(tcp)
+{
+	conn_close(&self->c);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
+					    g_def.watermark, g_def.flush_ms,
+					    true));
+		close(self->fd);
+	}
+	set_loss(0);
+	nl_log_free(&self->log);
+}
+
+static void need_groups(struct __test_metadata *_metadata,
+			FIXTURE_DATA(tcp) *self, uint64_t groups)
+{
+	if ((self->pr.available & groups) != groups)
+		SKIP(longjmp(_metadata->env, 1),
+		     "probe groups 0x%llx unavailable (available 0x%llx)",
+		     (unsigned long long)groups,
+		     (unsigned long long)self->pr.available);
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	ASSERT_EQ(groups, self->pr.enabled);
+}
+
+/* Disable probes, read everything; no record may have been lost. */
+static void collect(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self)
+{
+	struct netlat_probes pr;
+	unsigned int cpu;
+	uint64_t lost = 0;
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	for (cpu = 0; cpu < self->log.nr_cpus; cpu++)
+		lost += self->log.cpu[cpu].lost;
+	ASSERT_EQ(0ull, lost) TH_LOG("records lost: the comparison is void");
+	ASSERT_EQ(self->pr.nmissed, pr.nmissed)
+		TH_LOG("kprobe hits missed: the comparison is void");
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+TEST_F(tcp, probes_ioctl)
+{
+	struct netlat_probes pr;
+	struct netlat_info info;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.enable = ~NETLAT_PROBE_ALL;
+	pr.flags = NETLAT_PROBES_SET;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr, sizeof(pr)));
+	memset(&pr, 0, sizeof(pr));
+	pr.flags = 2;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr, sizeof(pr)));
+	memset(&pr, 0, sizeof(pr));
+	pr.reserved = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr, sizeof(pr)));
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr,
+				    NETLAT_PROBES_SIZE_VER0 - 8));
+
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(info.probe_groups, pr.available);
+	EXPECT_EQ(0ull, pr.available & ~NETLAT_PROBE_ALL);
+	EXPECT_EQ(0ull, pr.partial & ~pr.available);
+	EXPECT_EQ(0ull, pr.enabled);
+	TH_LOG("available 0x%llx partial 0x%llx", (unsigned long long)pr.available,
+	       (unsigned long long)pr.partial);
+	/* Every TCP group exists on the supported kernels. */
+	EXPECT_EQ(NETLAT_PROBE_ALL, pr.available);
+	if (~pr.available & NETLAT_PROBE_ALL)
+		EXPECT_EQ(-EOPNOTSUPP, nl_probes(self->fd, true, NETLAT_PROBE_ALL, NULL));
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, pr.available, &pr));
+	EXPECT_EQ(pr.available, pr.enabled);
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(pr.available, info.probe_groups_enabled);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
+	EXPECT_EQ(0ull, pr.enabled);
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(0ull, info.probe_groups_enabled);
+}
+
+static const size_t msg_sizes[] = {
+	1, 100, 1448, 1449, 4096, 5000, 16384, 20000, 65536, 3, 7777,
+	131072, 2, 60000, 999, 30000,
+};
+#define N_MSGS NL_ARRAY_SIZE(msg_sizes)
+
+TEST_F(tcp, sendmsg_skb_xmit_ack_dev)
+{
+	const uint64_t groups = NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_PUSH |
+		NETLAT_PROBE_TCP_SKB | NETLAT_PROBE_TCP_XMIT |
+		NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV;
+	const struct netlat_rec_tcp_sendmsg *sm[N_MSGS + 1];
+	const struct netlat_rec_hdr *h;
+	static char buf[131072];
+	struct range *xr, *qr, *dr;
+	size_t i, n = 0, nx = 0, nq = 0, nd = 0, nskb = 0, npush = 0;
+	int64_t total = 0, max_una = -1, gap;
+	uint32_t isn;
+	uint64_t cookie;
+
+	need_groups(_metadata, self, groups);
+	ASSERT_EQ(0, conn_open(&self->c));
+	for (i = 0; i < N_MSGS; i++) {
+		nl_fill_pattern(buf, msg_sizes[i], i);
+		ASSERT_EQ((ssize_t)msg_sizes[i],
+			  send(self->c.cli, buf, msg_sizes[i], 0));
+		total += msg_sizes[i];
+	}
+	ASSERT_TRUE(conn_finish(&self->c, 30));
+	EXPECT_EQ((uint64_t)total, self->c.rx_bytes);
+	nl_sleep_ms(100);
+	collect(_metadata, self);
+
+	/* Exactly one SENDMSG record per send(), in order, sizes as sent. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
+		ASSERT_LT(n, N_MSGS) TH_LOG("more sendmsg records than sends");
+		sm[n++] = (const void *)h;
+	}
+	ASSERT_EQ(N_MSGS, n);
+	for (i = 1; i < n; i++)		/* one thread: sort by entry time */
+		for (size_t j = i; j > 0 && sm[j]->start_ns < sm[j - 1]->start_ns; j--) {
+			const struct netlat_rec_tcp_sendmsg *t = sm[j];
+
+			sm[j] = sm[j - 1];
+			sm[j - 1] = t;
+		}
+	isn = sm[0]->sendmsg_id;
+	cookie = sm[0]->flow.cookie;
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(msg_sizes[i], sm[i]->size);
+		EXPECT_EQ((int64_t)msg_sizes[i], sm[i]->ret);
+		EXPECT_EQ(msg_sizes[i], (uint32_t)(sm[i]->end_seq - sm[i]->sendmsg_id));
+		if (i)
+			EXPECT_EQ(sm[i - 1]->end_seq, sm[i]->sendmsg_id);
+		EXPECT_EQ((uint32_t)getpid(), sm[i]->pid);
+		EXPECT_EQ((uint32_t)syscall(SYS_gettid), sm[i]->tid);
+		EXPECT_EQ(cookie, sm[i]->flow.cookie);
+		EXPECT_LE(sm[i]->start_ns, sm[i]->hdr.ts_ns);
+		EXPECT_EQ(0, memcmp(sm[i]->flow.saddr, "\xc0\x00\x02\x01", 4));
+		EXPECT_EQ(0, memcmp(sm[i]->flow.daddr, "\xc0\x00\x02\x02", 4));
+	}
+
+	xr = calloc(self->log.nrec, sizeof(*xr));
+	qr = calloc(self->log.nrec, sizeof(*qr));
+	dr = calloc(self->log.nrec, sizeof(*dr));
+	ASSERT_TRUE(xr && qr && dr);
+
+	/* Each skb queued maps to the sendmsg whose range holds it. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SKB, &self->c) {
+		const struct netlat_rec_tcp_skb *s = (const void *)h;
+		int64_t off = (uint32_t)(s->seq - isn);
+
+		nskb++;
+		ASSERT_LT(off, total);
+		for (i = 0; i < n; i++)
+			if (off < (int64_t)(uint32_t)(sm[i]->end_seq - isn))
+				break;
+		ASSERT_LT(i, n);
+		EXPECT_TRUE(!!(s->flags & NETLAT_TCP_ID_VALID));
+		EXPECT_EQ(sm[i]->sendmsg_id, s->sendmsg_id)
+			TH_LOG("skb at +%lld", (long long)off);
+		EXPECT_EQ(cookie, s->flow.cookie);
+	}
+	EXPECT_LE(1ull, nskb);
+
+	/* Transmitted data covers every byte sent, FIN included. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
+		const struct netlat_rec_tcp_xmit *x = (const void *)h;
+
+		if (x->tcp_flags & 0x02)	/* SYN */
+			continue;
+		EXPECT_EQ(cookie, x->flow.cookie);
+		if (x->seq == x->end_seq)
+			continue;
+		xr[nx].s = (uint32_t)(x->seq - isn);
+		xr[nx].e = xr[nx].s + (uint32_t)(x->end_seq - x->seq);
+		EXPECT_LE(xr[nx].e, total + 1);
+		nx++;
+	}
+	EXPECT_TRUE(covers(xr, nx, 0, total + 1, &gap))
+		TH_LOG("XMIT: %zu ranges, first gap at +%lld of %lld", nx,
+		       (long long)gap, (long long)total);
+
+	/* ACKs reach the last byte and the FIN. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_ACK, &self->c) {
+		const struct netlat_rec_tcp_ack *a = (const void *)h;
+		int64_t una = (uint32_t)(a->snd_una - isn);
+
+		if (a->snd_una == isn)	/* the SYN's ACK */
+			continue;
+		EXPECT_LE(una, total + 1);
+		if (una > max_una)
+			max_una = una;
+	}
+	EXPECT_EQ(total + 1, max_una);
+
+	/* Qdisc and driver see the same bytes, parsed from the headers. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_DEV, &self->c) {
+		const struct netlat_rec_tcp_dev *d = (const void *)h;
+		struct range *r = d->stage == NETLAT_DEV_QDISC ? &qr[nq++] :
+				  &dr[nd++];
+
+		EXPECT_TRUE(d->stage == NETLAT_DEV_QDISC ||
+			    d->stage == NETLAT_DEV_DRIVER);
+		EXPECT_TRUE(!d->flow.cookie || d->flow.cookie == cookie);
+		r->s = (uint32_t)(d->seq - isn);
+		r->e = r->s + (uint32_t)(d->end_seq - d->seq);
+		if (d->tcp_flags & 0x02)
+			r->s = r->e = 0;
+	}
+	EXPECT_TRUE(covers(qr, nq, 0, total + 1, &gap))
+		TH_LOG("QDISC: %zu records, gap at +%lld", nq, (long long)gap);
+	EXPECT_TRUE(covers(dr, nd, 0, total + 1, &gap))
+		TH_LOG("DRIVER: %zu records, gap at +%lld", nd, (long long)gap);
+
+	/* Pushes inside the sends carry their sendmsg id. */
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_PUSH, &self->c) {
+		const struct netlat_rec_tcp_push *p = (const void *)h;
+
+		if (!(p->flags & NETLAT_TCP_ID_VALID))
+			continue;
+		for (i = 0; i < n; i++)
+			if (sm[i]->sendmsg_id == p->sendmsg_id)
+				break;
+		EXPECT_LT(i, n);
+		npush++;
+	}
+	EXPECT_LE(1ull, npush);
+	TH_LOG("%zu sendmsg, %zu skb, %zu xmit, %zu qdisc, %zu driver, %zu push",
+	       n, nskb, nx, nq, nd, npush);
+	free(xr);
+	free(qr);
+	free(dr);
+}
+
+struct rtx_sum {
+	size_t ok, failed, ebusy, xmit_drop, kind[6];
+	long long counted_segs, ok_segs, fail_mib_segs, fast_ok_segs;
+};
+
+/* Sum the RETRANS records of the flow; check each. */
+static void rtx_sum(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self,
+		    struct rtx_sum *s)
+{
+	const struct netlat_rec_hdr *h;
+
+	memset(s, 0, sizeof(*s));
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, &self->c) {
+		const struct netlat_rec_tcp_retrans *r = (const void *)h;
+
+		ASSERT_LE(r->kind, NETLAT_RETRANS_SYNACK);
+		s->kind[r->kind]++;
+		if (r->flags & NETLAT_TCP_COUNTED)
+			s->counted_segs += r->segs;
+		if (!r->ret) {
+			s->ok++;
+			s->ok_segs += r->segs;
+			EXPECT_TRUE(!!(r->flags & NETLAT_TCP_COUNTED));
+			if (r->kind == NETLAT_RETRANS_FAST ||
+			    r->kind == NETLAT_RETRANS_OTHER)
+				s->fast_ok_segs += r->segs;
+			continue;
+		}
+		s->failed++;
+		/* -errno, or NET_XMIT_DROP (1) from a full qdisc */
+		EXPECT_TRUE((r->ret < 0 && r->ret > -4096) || r->ret == 1)
+			TH_LOG("ret %d", r->ret);
+		if (r->ret == -EBUSY)
+			s->ebusy++;
+		else if (r->ret == 1)
+			s->xmit_drop++;
+		if (r->ret != -EBUSY)
+			s->fail_mib_segs += r->flags & NETLAT_TCP_COUNTED ?
+					    r->segs : r->segs_req;
+	}
+	TH_LOG("retransmits: ok %zu (%lld segs), failed %zu (EBUSY %zu, qdisc drop %zu); kinds rto %zu fast %zu tlp %zu other %zu syn %zu",
+	       s->ok, s->ok_segs, s->failed, s->ebusy, s->xmit_drop, s->kind[NETLAT_RETRANS_RTO],
+	       s->kind[NETLAT_RETRANS_FAST], s->kind[NETLAT_RETRANS_TLP],
+	       s->kind[NETLAT_RETRANS_OTHER], s->kind[NETLAT_RETRANS_SYN]);
+}
+
+/* Bulk transfer of @bytes with @loss percent dropped on A's egress. */
+static void bulk(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self,
+		 size_t bytes, double loss, struct mibs *before,
+		 struct mibs *after)
+{
+	static char buf[65536];
+	size_t done;
+
+	ASSERT_EQ(0, conn_open(&self->c));
+	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	mibs_read(before);
+	ASSERT_LE(0, before->retrans_segs);
+	ASSERT_LE(0, before->retrans_fail);
+	ASSERT_EQ(0, set_loss(loss));
+	nl_fill_pattern(buf, sizeof(buf), 7);
+	for (done = 0; done < bytes; done += sizeof(buf))
+		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_finish(&self->c, 120));
+	EXPECT_EQ(bytes, self->c.rx_bytes);
+	mibs_read(after);
+	ASSERT_EQ(0, set_loss(0));
+	collect(_metadata, self);
+}
+
+/*
+ * RetransSegs is added in __tcp_retransmit_skb once the early checks pass,
+ * before the transmit (so failed transmits count too), and in
+ * tcp_rtx_synack on success; TCPRetransFail in __tcp_retransmit_skb for
+ * every failure but -EBUSY. The records mark the first as COUNTED.
+ */
+static void check_mib(struct __test_metadata *_metadata, const struct rtx_sum *s,
+		      const struct mibs *b, const struct mibs *a)
+{
+	long long d_segs = a->retrans_segs - b->retrans_segs;
+	long long d_fail = a->retrans_fail - b->retrans_fail;
+
+	TH_LOG("RetransSegs +%lld, TCPRetransFail +%lld; records: counted %lld ok %lld fail %lld",
+	       d_segs, d_fail, s->counted_segs, s->ok_segs, s->fail_mib_segs);
+	EXPECT_EQ(d_segs, s->counted_segs);
+	EXPECT_LE(s->ok_segs, d_segs);
+	if (!s->failed)
+		EXPECT_EQ(d_segs, s->ok_segs);
+	EXPECT_EQ(d_fail, s->fail_mib_segs);
+}
+
+TEST_F_TIMEOUT(tcp, retransmits_match_mib, 120)
+{
+	struct mibs b, a;
+	struct rtx_sum s;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	bulk(_metadata, self, 4 * MiB, 3, &b, &a);
+	rtx_sum(_metadata, self, &s);
+	EXPECT_LT(0ull, s.ok);
+	check_mib(_metadata, &s, &b, &a);
+}
+
+/*
+ * Failed retransmits: a delaying netem with a short queue makes
+ * retransmissions find their previous copy still queued (-EBUSY, not in
+ * TCPRetransFail) or the queue full (NET_XMIT_DROP, counted in both).
+ */
+TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
+{
+	static char buf[65536];
+	struct mibs b, a;
+	struct rtx_sum s;
+	size_t done;
+	int ret;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	ASSERT_EQ(0, conn_open(&self->c));
+	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	mibs_read(&b);
+	ASSERT_EQ(0, ns_enter(g_ns_a));
+	ret = nlr_netem_full(DEV_A, 2, 20000, 8);
+	ns_enter(g_ns_orig);
+	ASSERT_EQ(0, ret);
+	for (done = 0; done < 2 * MiB; done += sizeof(buf))
+		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_finish(&self->c, 120));
+	EXPECT_EQ(2 * MiB, self->c.rx_bytes);
+	mibs_read(&a);
+	ASSERT_EQ(0, set_loss(0));
+	collect(_metadata, self);
+	rtx_sum(_metadata, self, &s);
+	EXPECT_LT(0ull, s.ok);
+	check_mib(_metadata, &s, &b, &a);
+}
+
+TEST_F_TIMEOUT(tcp, fast_retransmit_kind, 120)
+{
+	struct mibs b, a;
+	struct rtx_sum s;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	bulk(_metadata, self, 4 * MiB, 2, &b, &a);
+	rtx_sum(_metadata, self, &s);
+	check_mib(_metadata, &s, &b, &a);
+	EXPECT_LT(0ull, s.kind[NETLAT_RETRANS_FAST]);
+	/* TCPFastRetrans: successes from the ACK path outside Loss state */
+	EXPECT_EQ(a.fast_retrans - b.fast_retrans, s.fast_ok_segs);
+}
+
+TEST_F_TIMEOUT(tcp, rto_kind, 120)
+{
+	static char buf[32768];
+	struct mibs b, a;
+	struct rtx_sum s;
+	uint64_t t0 = nl_mono_ns();
+	ssize_t sent;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	ASSERT_EQ(0, conn_open(&self->c));
+	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	mibs_read(&b);
+	/* Blackhole: everything after this is lost until the timer fires. */
+	ASSERT_EQ(0, set_loss(100));
+	/* whatever fits in the send buffer: nothing is acked for a while */
+	sent = send(self->c.cli, buf, sizeof(buf), MSG_DONTWAIT);
+	ASSERT_LT(0, sent);
+	nl_sleep_ms(1000);
+	ASSERT_EQ(0, set_loss(0));
+	TH_LOG("blackhole over at %.2f s", (nl_mono_ns() - t0) / 1e9);
+	ASSERT_TRUE(conn_finish(&self->c, 60));
+	TH_LOG("finished at %.2f s", (nl_mono_ns() - t0) / 1e9);
+	EXPECT_EQ(sizeof(buf) + sent, self->c.rx_bytes);
+	mibs_read(&a);
+	collect(_metadata, self);
+	rtx_sum(_metadata, self, &s);
+	TH_LOG("TCPTimeouts +%lld", a.timeouts - b.timeouts);
+	EXPECT_LT(0, a.timeouts - b.timeouts);
+	EXPECT_LT(0ull, s.kind[NETLAT_RETRANS_RTO]);
+	check_mib(_metadata, &s, &b, &a);
+}
+
+TEST_F(tcp, disable_stops_records)
+{
+	static char buf[10000];
+	const struct netlat_rec_hdr *h;
+	size_t before = 0, after = 0;
+	struct netlat_info info;
+	uint64_t t_off;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_SENDMSG);
+	ASSERT_EQ(0, conn_open(&self->c));
+	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_TCP_SENDMSG, NULL));
+	t_off = nl_mono_ns();
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(NETLAT_PROBE_TCP_SENDMSG, info.probe_groups_enabled);
+	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_finish(&self->c, 30));
+	collect(_metadata, self);
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
+		if (h->ts_ns < t_off)
+			before++;
+		else
+			after++;
+	}
+	EXPECT_LT(0ull, before);
+	EXPECT_EQ(0ull, after);
+	before = after = 0;
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
+		if (h->ts_ns < t_off)
+			before++;
+		else
+			after++;
+	}
+	EXPECT_EQ(1ull, before);
+	EXPECT_EQ(1ull, after);	/* its group stayed on */
+}
+
+static bool wait_dev(void)
+{
+	int i;
+
+	for (i = 0; i < 500 && access(NETLAT_DEVICE_PATH, F_OK); i++)
+		nl_sleep_ms(10);
+	return !access(NETLAT_DEVICE_PATH, F_OK);
+}
+
+/*
+ * A probe whose symbol does not exist is skipped, not fatal: reload the
+ * module with test_missing=1 (one extra kprobe on a symbol no kernel has,
+ * in the push group), which must load, report the push group partial but
+ * available, and enable it. The module is then reloaded as it was.
+ */
+TEST(missing_symbol_not_fatal)
+{
+	struct netlat_probes pr = { 0 };
+	int ko, fd, ret;
+
+	if (g_dev_skip[0])
+		SKIP(return, "%s", g_dev_skip);
+	ko = open("/netlat.ko", O_RDONLY | O_CLOEXEC);
+	if (ko < 0)
+		SKIP(return, "/netlat.ko: %s (not in the test VM)", strerror(errno));
+	if (syscall(SYS_delete_module, "netlat", O_NONBLOCK))
+		SKIP(return, "cannot unload netlat: %s", strerror(errno));
+	ret = syscall(SYS_finit_module, ko, "test_missing=1", 0);
+	EXPECT_EQ(0, ret) TH_LOG("load with test_missing=1: %s", strerror(errno));
+	if (!ret) {
+		EXPECT_TRUE(wait_dev());
+		fd = nl_open(0);
+		EXPECT_LE(0, fd);
+		if (fd >= 0) {
+			EXPECT_EQ(0, nl_probes(fd, false, 0, &pr));
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.partial);
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_ALL, pr.available);
+			EXPECT_EQ(0, nl_probes(fd, true, NETLAT_PROBE_TCP_PUSH, &pr));
+			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.enabled);
+			EXPECT_EQ(0, nl_probes(fd, true, 0, &pr));
+			close(fd);
+		}
+		EXPECT_EQ(0, syscall(SYS_delete_module, "netlat", O_NONBLOCK))
+			TH_LOG("unload: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, syscall(SYS_finit_module, ko, "", 0))
+		TH_LOG("reload: %s", strerror(errno));
+	ASSERT_TRUE(wait_dev());
+	close(ko);
+}
+
+/*
+ * The reader on a capture of real TCP records: every sendmsg printed, and
+ * the per-skb stage table joins transmissions with their sendmsg, qdisc,
+ * driver and ACK records. Skipped without /bin/netlat (host runs).
+ */
+TEST_F(tcp, reader_prints_and_joins)
+{
+	static char buf[65536];
+	const char *cap = "/tmp/netlat_tcp_cap";
+	char cmd[256], line[512];
+	unsigned int sendmsgs = 0, joined = 0, i;
+	FILE *f;
+
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	need_groups(_metadata, self, NETLAT_PROBE_ALL & self->pr.available);
+	ASSERT_EQ(0, conn_open(&self->c));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(conn_finish(&self->c, 30));
+	collect(_metadata, self);
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "TCP_SENDMSG ") && strstr(line, " size=65536 "))
+			sendmsgs++;
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_EQ(8u, sendmsgs);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat report %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long n;
+
+		fputs(line, stderr);
+		if (sscanf(line, "sendmsg>ack %llu", &n) == 1 && n > 0)
+			joined++;
+		if (sscanf(line, "qdisc>driver %llu", &n) == 1 && n > 0)
+			joined++;
+	}
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_EQ(2u, joined);
+	unlink(cap);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio_net probe tests (NETLAT_PROBE_VIRTIO_*), against oracles netlat
+ * does not produce: the datagrams this program sends and receives, the
+ * devices' packet counters (/proc/net/dev of the device's namespace, the
+ * same numbers as sysfs statistics/), and the virtio ring's own indices.
+ *
+ * Topology: the VM's two virtio NICs on one qemu hub, eth0 moved into
+ * namespace A (192.0.2.1) and eth1 into B (192.0.2.2), IPv6 disabled on
+ * both and static ARP entries, so that the only packets on them are the
+ * test's. Needs root, the module and the NICs; skips otherwise. The last
+ * test removes and reinserts virtio_net (/lib/modules/virtio_net.ko in the
+ * test VM) and rebuilds the topology on the new devices.
+ */
+#include "netlat_util.h"
+
+#include <setjmp.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <linux/neighbour.h>
+#include "netlat_nl.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define ADDR_A	"192.0.2.1"
+#define ADDR_B	"192.0.2.2"
+#define DEV_A	"eth0"
+#define DEV_B	"eth1"
+#define PORT_B	9000
+#define N_DGRAMS	200
+#define DGRAM_LEN	1000
+/* skb->len at start_xmit: Ethernet + IPv4 + UDP headers + payload */
+#define FRAME_LEN	(DGRAM_LEN + 8 + 20 + 14)
+#define VIRTIO_NET_KO	"/lib/modules/virtio_net.ko"
+#define MiB		(1024ull * 1024)
+
+static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
+static char g_skip[160];
+static struct netlat_info g_def;
+
+static int ns_enter(int fd)
+{
+	return setns(fd, CLONE_NEWNET) ? -errno : 0;
+}
+
+static int new_ns(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ns_enter(g_ns_orig);
+	return fd;
+}
+
+/* Move @dev (in the current netns) into the netns of @ns_fd. */
+static int nlr_set_netns(const char *dev, int ns_fd)
+{
+	struct nlr_msg m;
+	struct ifinfomsg *ifi;
+	int idx = if_nametoindex(dev);
+
+	if (!idx)
+		return -ENODEV;
+	ifi = nlr_init(&m, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = idx;
+	nlr_attr(&m, IFLA_NET_NS_FD, &ns_fd, sizeof(ns_fd));
+	return nlr_talk(&m);
+}
+
+/* Permanent ARP entry @addr -> @mac on @dev. */
+static int nlr_neigh4(const char *dev, const char *addr,
+		      const unsigned char mac[6])
+{
+	struct nlr_msg m;
+	struct ndmsg *nd;
+	struct in_addr in;
+	int idx = if_nametoindex(dev);
+
+	if (!idx)
+		return -ENODEV;
+	if (inet_pton(AF_INET, addr, &in) != 1)
+		return -EINVAL;
+	nd = nlr_init(&m, RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE,
+		      sizeof(*nd));
+	nd->ndm_family = AF_INET;
+	nd->ndm_ifindex = idx;
+	nd->ndm_state = NUD_PERMANENT;
+	nlr_attr(&m, NDA_DST, &in, sizeof(in));
+	nlr_attr(&m, NDA_LLADDR, mac, 6);
+	return nlr_talk(&m);
+}
+
+static int get_mac(const char *dev, unsigned char mac[6])
+{
+	struct ifreq ifr;
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		ret = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return ret;
+}
+
+/* IPv6 off on @dev (current netns) before it goes up: no ND, no MLD. */
+static void no_ipv6(const char *dev)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+		 dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) != 1)
+		perror(path);
+	close(fd);
+}
+
+/* Packet counters of @dev in the current netns (/proc/net/dev). */
+static int dev_packets(const char *dev, uint64_t *rx, uint64_t *tx)
+{
+	char line[512], name[32];
+	unsigned long long v[16];
+	int ret = -ENODEV;
+	FILE *f;
+
+	f = fopen("/proc/thread-self/net/dev", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c)
+			continue;
+		*c = ' ';
+		if (sscanf(line, " %31s %llu %llu %llu %llu %llu %llu %llu %llu"
+			   " %llu %llu", name, &v[0], &v[1], &v[2], &v[3],
+			   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 11 ||
+		    strcmp(name, dev))
+			continue;
+		*rx = v[1];
+		*tx = v[9];
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+static int ifindex_in(int ns, const char *dev)
+{
+	int idx;
+
+	ns_enter(ns);
+	idx = if_nametoindex(dev);
+	ns_enter(g_ns_orig);
+	return idx;
+}
+
+/*
+ * eth0 into A, eth1 into B (from the initial netns, where the NICs are at
+ * boot and after virtio_net is reloaded), addresses, static ARP.
+ */
+static int topology(const char **step)
+{
+	unsigned char mac_a[6], mac_b[6];
+	int ret;
+
+	ns_enter(g_ns_orig);
+	*step = "move " DEV_A;
+	if (if_nametoindex(DEV_A) && (ret = nlr_set_netns(DEV_A, g_ns_a)))
+		return ret;
+	*step = "move " DEV_B;
+	if (if_nametoindex(DEV_B) && (ret = nlr_set_netns(DEV_B, g_ns_b)))
+		return ret;
+	*step = "namespace A";
+	ret = ns_enter(g_ns_a);
+	if (!ret) {
+		no_ipv6(DEV_A);
+		ret = nlr_addr4(DEV_A, ADDR_A, 24);
+	}
+	if (!ret)
+		ret = nlr_link_up(DEV_A);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	if (!ret)
+		ret = get_mac(DEV_A, mac_a);
+	if (ret)
+		goto out;
+	*step = "namespace B";
+	ret = ns_enter(g_ns_b);
+	if (!ret) {
+		no_ipv6(DEV_B);
+		ret = nlr_addr4(DEV_B, ADDR_B, 24);
+	}
+	if (!ret)
+		ret = nlr_link_up(DEV_B);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	if (!ret)
+		ret = get_mac(DEV_B, mac_b);
+	if (!ret)
+		ret = nlr_neigh4(DEV_B, ADDR_A, mac_a);
+	if (ret)
+		goto out;
+	*step = "ARP in A";
+	ret = ns_enter(g_ns_a);
+	if (!ret)
+		ret = nlr_neigh4(DEV_A, ADDR_B, mac_b);
+out:
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+static void __attribute__((constructor)) virtio_topology(void)
+{
+	const char *step = "unshare";
+	int fd, ret;
+
+	fd = nl_open(0);
+	if (fd < 0 || nl_get_info(fd, &g_def)) {
+		snprintf(g_skip, sizeof(g_skip), "%s: %s", NETLAT_DEVICE_PATH,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	ret = g_ns_orig < 0 ? -errno : new_ns();
+	if (ret < 0)
+		goto fail;
+	g_ns_a = ret;
+	ret = new_ns();
+	if (ret < 0)
+		goto fail;
+	g_ns_b = ret;
+	step = "NICs";
+	if (!if_nametoindex(DEV_A) || !if_nametoindex(DEV_B)) {
+		ret = -ENODEV;
+		goto fail;
+	}
+	ret = topology(&step);
+	if (!ret)
+		return;
+fail:
+	snprintf(g_skip, sizeof(g_skip), "topology: %s: %s", step,
+		 strerror(-ret));
+	if (g_ns_orig >= 0)
+		ns_enter(g_ns_orig);
+}
+
+/* ---- traffic ------------------------------------------------------------ */
+
+struct counts {
+	uint64_t rx_b, tx_a;
+};
+
+static int read_counts(struct counts *c)
+{
+	uint64_t dummy;
+	int ret;
+
+	ret = ns_enter(g_ns_a);
+	if (!ret)
+		ret = dev_packets(DEV_A, &dummy, &c->tx_a);
+	if (!ret)
+		ret = ns_enter(g_ns_b);
+	if (!ret)
+		ret = dev_packets(DEV_B, &c->rx_b, &dummy);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/*
+ * Send @n UDP datagrams A -> B, paced, and receive them in B. Returns the
+ * number received, or -errno.
+ */
+static int udp_traffic(int n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char buf[DGRAM_LEN];
+	int rx = -1, tx = -1, got = 0, i, ret = 0;
+	uint64_t end;
+
+	memset(buf, 0x5a, sizeof(buf));
+	if (ns_enter(g_ns_b))
+		return -errno;
+	rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	sa.sin_port = htons(PORT_B);
+	inet_pton(AF_INET, ADDR_B, &sa.sin_addr);
+	if (rx < 0 || bind(rx, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		goto out;
+	}
+	if (ns_enter(g_ns_a)) {
+		ret = -errno;
+		goto out;
+	}
+	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (tx < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (sendto(tx, buf, sizeof(buf), 0, (struct sockaddr *)&sa,
+			   sizeof(sa)) != sizeof(buf)) {
+			ret = -errno;
+			goto out;
+		}
+		usleep(500);
+		while (recv(rx, buf, sizeof(buf), 0) == sizeof(buf))
+			got++;
+	}
+	end = nl_mono_ns() + 3000000000ull;
+	while (got < n && nl_mono_ns() < end) {
+		if (recv(rx, buf, sizeof(buf), 0) == sizeof(buf))
+			got++;
+		else
+			usleep(1000);
+	}
+	ret = got;
+out:
+	if (rx >= 0)
+		close(rx);
+	if (tx >= 0)
+		close(tx);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/* Wait until the counters stop moving (TX completions are counted late). */
+static void settle(struct counts *c)
+{
+	struct counts prev;
+	int stable = 0, i;
+
+	read_counts(c);
+	for (i = 0; i < 60 && stable < 4; i++) {
+		prev = *c;
+		nl_sleep_ms(50);
+		read_counts(c);
+		stable = (prev.tx_a == c->tx_a && prev.rx_b == c->rx_b) ?
+			 stable + 1 : 0;
+	}
+}
+
+/* ---- fixture ------------------------------------------------------------ */
+
+FIXTURE(virtio) {
+	int fd;
+	struct nl_log log;
+	struct netlat_probes pr;
+	int ia, ib;
+};
+
+static void need_topology(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(virtio) *self)
+{
+	const char *step = "";
+
+	self->ia = ifindex_in(g_ns_a, DEV_A);
+	self->ib = ifindex_in(g_ns_b, DEV_B);
+	if (self->ia && self->ib)
+		return;
+	ASSERT_EQ(0, topology(&step)) TH_LOG("topology: %s", step);
+	self->ia = ifindex_in(g_ns_a, DEV_A);
+	self->ib = ifindex_in(g_ns_b, DEV_B);
+	ASSERT_NE(0, self->ia);
+	ASSERT_NE(0, self->ib);
+}
+
+FIXTURE_SETUP(virtio)
+{
+	self->fd = -1;
+	if (g_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
+	self->fd = nl_open(0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	if ((self->pr.available & NETLAT_PROBE_VIRTIO_ALL) !=
+	    NETLAT_PROBE_VIRTIO_ALL)
+		SKIP(longjmp(_metadata->env, 1),
+		     "virtio groups unavailable (available 0x%llx)",
+		     (unsigned long long)self->pr.available);
+	ASSERT_EQ(0, nl_reconfigure(self->fd, 8 * MiB, MiB, 50, true));
+	ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
+	self->log.expect_stream = true;
+	need_topology(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(virtio)
+{
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
+					    g_def.watermark, g_def.flush_ms,
+					    true));
+		close(self->fd);
+	}
+	nl_log_free(&self->log);
+}
+
+/* Disable probes, read everything; no record may have been lost. */
+static void collect(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(virtio) *self)
+{
+	struct netlat_probes pr;
+	unsigned int cpu;
+	uint64_t lost = 0;
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	for (cpu = 0; cpu < self->log.nr_cpus; cpu++)
+		lost += self->log.cpu[cpu].lost;
+	ASSERT_EQ(0ull, lost) TH_LOG("records lost: the comparison is void");
+	/*
+	 * An interrupt callback (skb_xmit_done, skb_recv_done) that fires
+	 * while another kprobe handler runs on its CPU is skipped by the
+	 * kprobe layer (nmissed). The counted probes run in process or
+	 * softirq context with bottom halves off: a miss there would break
+	 * the exact comparisons, which is what they check.
+	 */
+	if (pr.nmissed != self->pr.nmissed)
+		TH_LOG("kprobe hits missed: %llu",
+		       (unsigned long long)(pr.nmissed - self->pr.nmissed));
+}
+
+#define for_each_vrec(self, h, r)					\
+	nl_log_for_each(&(self)->log, h)				\
+		if ((h)->type == NETLAT_REC_VIRTIO &&			\
+		    ((r) = (const struct netlat_rec_virtio *)(h)))
+
+/* The virtqueue fields of @r, where valid, are consistent. */
+static void check_vq(struct __test_metadata *_metadata,
+		     const struct netlat_rec_virtio *r)
+{
+	ASSERT_EQ(0, r->reserved0);
+	ASSERT_EQ(0ull, r->reserved);
+	if (!(r->flags & NETLAT_VIRTIO_VQ_VALID))
+		return;
+	ASSERT_LT(0u, r->ring_size);
+	ASSERT_LE(r->num_free, r->ring_size);
+	ASSERT_LE(r->ring_size, r->num_max ? r->num_max : r->ring_size);
+	ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_BROKEN);
+	ASSERT_EQ(r->vq_index / 2, r->queue);
+	ASSERT_NE(0ull, r->dev_id);
+	/* QEMU's virtio-net-pci uses split rings unless packed=on */
+	ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_PACKED);
+	ASSERT_NE(0u, r->flags & NETLAT_VIRTIO_SPLIT_VALID);
+	/* buffers the device has not used yet fit in the ring */
+	ASSERT_LE((uint16_t)(r->avail_idx - r->used_idx), r->ring_size);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+TEST_F(virtio, groups_available)
+{
+	struct netlat_info info;
+
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL,
+		  info.probe_groups & NETLAT_PROBE_VIRTIO_ALL);
+	EXPECT_EQ(0ull, self->pr.partial & NETLAT_PROBE_VIRTIO_ALL);
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL, self->pr.enabled);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	EXPECT_EQ(0ull, self->pr.enabled);
+}
+
+/*
+ * N datagrams A -> B. Oracles: start_xmit records on eth0 == delta of
+ * its tx_packets, receive_buf records on eth1 == delta of its rx_packets,
+ * virtnet_poll's work done == receive_buf calls, the TX ring's avail idx
+ * advancing by exactly one per start_xmit.
+ */
+static void traffic_check(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(virtio) *self)
+{
+	uint64_t n_xmit = 0, n_recv = 0, n_xmit_all = 0, n_recv_all = 0;
+	uint64_t n_frames = 0, n_done = 0, n_rdone = 0, n_gro = 0, work = 0;
+	uint64_t n_poll = 0, t0, t1;
+	const struct netlat_rec_virtio *r, *first = NULL;
+	const struct netlat_rec_hdr *h;
+	static unsigned char seen[65536];
+	struct counts c0, c1;
+	int got;
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	nl_sleep_ms(200);
+	settle(&c0);
+	t0 = nl_mono_ns();
+	ASSERT_EQ(0, read_counts(&c0));
+	got = udp_traffic(N_DGRAMS);
+	ASSERT_EQ(N_DGRAMS, got);
+	settle(&c1);
+	t1 = nl_mono_ns();
+	collect(_metadata, self);
+
+	memset(seen, 0, sizeof(seen));
+	/* records come per CPU: the base of the avail idx is the earliest */
+	for_each_vrec(self, h, r)
+		if (r->event == NETLAT_VIRTIO_XMIT && r->ifindex == self->ia &&
+		    (!first || h->ts_ns < first->hdr.ts_ns))
+			first = r;
+	for_each_vrec(self, h, r) {
+		bool win = h->ts_ns >= t0 && h->ts_ns <= t1;
+
+		check_vq(_metadata, r);
+		switch (r->event) {
+		case NETLAT_VIRTIO_XMIT:
+			ASSERT_NE(0u, r->flags & NETLAT_VIRTIO_VQ_VALID);
+			ASSERT_EQ(2u * r->queue + 1, r->vq_index);
+			ASSERT_NE(0ull, r->skb_id);
+			if (r->ifindex != self->ia)
+				break;
+			n_xmit_all++;
+			n_xmit += win;
+			n_frames += win && r->len == FRAME_LEN;
+			/* one descriptor chain per skb: avail idx + 1 */
+			ASSERT_EQ(first->vq_index, r->vq_index);
+			ASSERT_EQ(0, seen[(uint16_t)(r->avail_idx -
+						     first->avail_idx)]++)
+				TH_LOG("avail idx %u twice", r->avail_idx);
+			break;
+		case NETLAT_VIRTIO_XMIT_DONE:
+			ASSERT_NE(0u, r->vq_index & 1u);
+			n_done += r->ifindex == self->ia;
+			break;
+		case NETLAT_VIRTIO_RECV_DONE:
+			ASSERT_EQ(0u, r->vq_index & 1u);
+			n_rdone += r->ifindex == self->ib;
+			break;
+		case NETLAT_VIRTIO_RECV:
+			if (r->ifindex != self->ib)
+				break;
+			n_recv_all++;
+			n_recv += win;
+			if (r->flags & NETLAT_VIRTIO_VQ_VALID)
+				ASSERT_EQ(0, r->vq_index);
+			break;
+		case NETLAT_VIRTIO_POLL:
+			ASSERT_LT(0, r->budget);
+			ASSERT_LE(r->work, r->budget);
+			ASSERT_LE(0, r->work);
+			if (r->ifindex == self->ib) {
+				work += r->work;
+				n_poll++;
+			}
+			break;
+		case NETLAT_VIRTIO_GRO:
+			n_gro += r->ifindex == self->ib;
+			break;
+		default:
+			ASSERT_TRUE(0) TH_LOG("event %u", r->event);
+		}
+	}
+	TH_LOG("eth0 tx_packets +%llu, start_xmit %llu (%llu frames of the "
+	       "test), xmit_done %llu; eth1 rx_packets +%llu, receive_buf "
+	       "%llu, recv_done %llu, polls %llu (work %llu), gro %llu",
+	       (unsigned long long)(c1.tx_a - c0.tx_a),
+	       (unsigned long long)n_xmit, (unsigned long long)n_frames,
+	       (unsigned long long)n_done,
+	       (unsigned long long)(c1.rx_b - c0.rx_b),
+	       (unsigned long long)n_recv, (unsigned long long)n_rdone,
+	       (unsigned long long)n_poll, (unsigned long long)work,
+	       (unsigned long long)n_gro);
+	EXPECT_EQ(c1.tx_a - c0.tx_a, n_xmit);
+	EXPECT_EQ(c1.rx_b - c0.rx_b, n_recv);
+	EXPECT_EQ((uint64_t)N_DGRAMS, n_frames);
+	EXPECT_LE((uint64_t)N_DGRAMS, n_recv);
+	EXPECT_LT(0ull, n_done);
+	EXPECT_LT(0ull, n_rdone);
+	EXPECT_EQ(n_recv_all, work);
+	EXPECT_EQ(n_recv_all, n_gro);
+	/* avail idx: n_xmit_all distinct values, consecutive */
+	ASSERT_LT(0ull, n_xmit_all);
+	ASSERT_LE(n_xmit_all, 65536ull);
+	for (got = 0; got < (int)n_xmit_all; got++)
+		ASSERT_EQ(1, seen[got]) TH_LOG("avail idx +%d missing", got);
+}
+
+TEST_F(virtio, tx_rx_match_counters)
+{
+	traffic_check(_metadata, self);
+}
+
+TEST_F(virtio, disable_stops_records)
+{
+	const struct netlat_rec_hdr *h;
+	size_t n = 0;
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	ASSERT_EQ(N_DGRAMS / 4, udp_traffic(N_DGRAMS / 4));
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	ASSERT_LE((size_t)N_DGRAMS / 4,
+		  nl_log_count(&self->log, NETLAT_REC_VIRTIO, -1));
+	nl_log_clear(&self->log);
+	ASSERT_EQ(N_DGRAMS / 4, udp_traffic(N_DGRAMS / 4));
+	nl_sleep_ms(100);
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	nl_log_for_each(&self->log, h)
+		n += h->type == NETLAT_REC_VIRTIO;
+	EXPECT_EQ(0u, n);
+}
+
+/* TCP A -> B: @total bytes over one connection. 0 or -errno. */
+static int tcp_traffic(size_t total)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static char buf[4096];
+	int lfd = -1, cfd = -1, afd = -1, one = 1, ret = 0;
+	size_t sent = 0, got = 0;
+	uint64_t end = nl_mono_ns() + 20000000000ull;
+	ssize_t n;
+
+	sa.sin_port = htons(PORT_B + 1);
+	inet_pton(AF_INET, ADDR_B, &sa.sin_addr);
+	if (ns_enter(g_ns_b))
+		return -errno;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one,
+				  sizeof(one)) ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1))
+		goto fail;
+	if (ns_enter(g_ns_a))
+		goto fail;
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cfd < 0 || connect(cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (afd < 0 || fcntl(cfd, F_SETFL, O_NONBLOCK))
+		goto fail;
+	while (got < total && nl_mono_ns() < end) {
+		if (sent < total) {
+			n = send(cfd, buf, total - sent < sizeof(buf) ?
+				 total - sent : sizeof(buf), 0);
+			if (n > 0)
+				sent += n;
+			else if (errno != EAGAIN)
+				goto fail;
+		}
+		n = recv(afd, buf, sizeof(buf), 0);
+		if (n > 0)
+			got += n;
+		else if (n == 0 || errno != EAGAIN)
+			goto fail;
+		else
+			usleep(100);
+	}
+	ret = got == total ? 0 : -ETIMEDOUT;
+	goto out;
+fail:
+	ret = -errno;
+out:
+	if (afd >= 0)
+		close(afd);
+	if (cfd >= 0)
+		close(cfd);
+	if (lfd >= 0)
+		close(lfd);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/*
+ * A TCP transfer with the TCP_DEV group: every segment handed to eth0's
+ * driver (net:net_dev_start_xmit) has a start_xmit record with the same
+ * skb id, flow and sequence. Then the reader prints the records (text,
+ * JSON) and summarises the virtqueues.
+ */
+TEST_F(virtio, tcp_join_and_reader)
+{
+	const char *cap = "/tmp/netlat_virtio_cap";
+	const struct netlat_rec_virtio *r, *best;
+	const struct netlat_rec_hdr *h, *g;
+	unsigned long long rep_xmit = 0, lat_count = 0;
+	unsigned int dev_recs = 0, joined = 0, xmits = 0, text = 0, json = 0;
+	char cmd[256], line[1024], pat[64];
+	bool have_table = false, have_lat = false;
+	FILE *f;
+
+	if (!(self->pr.available & NETLAT_PROBE_TCP_DEV))
+		SKIP(return, "no TCP_DEV group");
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL |
+			       NETLAT_PROBE_TCP_DEV, &self->pr));
+	ASSERT_EQ(0, tcp_traffic(64 * 1024));
+	nl_sleep_ms(100);
+	collect(_metadata, self);
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_dev *d = (const void *)h;
+
+		if (h->type == NETLAT_REC_VIRTIO &&
+		    ((const struct netlat_rec_virtio *)h)->event ==
+			NETLAT_VIRTIO_XMIT &&
+		    ((const struct netlat_rec_virtio *)h)->ifindex == self->ia)
+			xmits++;
+		if (h->type != NETLAT_REC_TCP_DEV || d->stage != NETLAT_DEV_DRIVER ||
+		    d->ifindex != self->ia)
+			continue;
+		dev_recs++;
+		/*
+		 * skb addresses are recycled: the start_xmit of this skb is
+		 * the first one with its id after it on the same CPU.
+		 */
+		best = NULL;
+		nl_log_for_each(&self->log, g) {
+			r = (const void *)g;
+			if (g->type == NETLAT_REC_VIRTIO &&
+			    r->event == NETLAT_VIRTIO_XMIT &&
+			    r->skb_id == d->skb_id && g->cpu == h->cpu &&
+			    g->ts_ns >= h->ts_ns &&
+			    (!best || g->ts_ns < best->hdr.ts_ns))
+				best = r;
+		}
+		if (!best)
+			continue;
+		r = best;
+		EXPECT_NE(0u, r->flags & NETLAT_VIRTIO_FLOW_VALID);
+		EXPECT_EQ(d->seq, r->seq);
+		EXPECT_EQ(d->len, r->tcp_len);
+		EXPECT_EQ(d->flow.sport, r->flow.sport);
+		EXPECT_EQ(d->flow.dport, r->flow.dport);
+		EXPECT_EQ(d->flow.cookie, r->flow.cookie);
+		EXPECT_EQ(0, memcmp(d->flow.saddr, r->flow.saddr, 16));
+		joined++;
+	}
+	TH_LOG("TCP_DEV driver records on eth0 %u, joined %u, start_xmit %u",
+	       dev_recs, joined, xmits);
+	EXPECT_LT(40u, dev_recs);	/* 64 KiB in <= 1448-byte segments */
+	EXPECT_EQ(dev_recs, joined);
+
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+
+	snprintf(pat, sizeof(pat), "VIRTIO xmit ifindex=%d ", self->ia);
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		text += strstr(line, pat) && strstr(line, " tcp=192.0.2.1:") &&
+			strstr(line, " vq=output.");
+	EXPECT_EQ(0, pclose(f));
+
+	snprintf(pat, sizeof(pat), "\"event\":\"xmit\",\"ifindex\":%d,",
+		 self->ia);
+	snprintf(cmd, sizeof(cmd), "/bin/netlat tail --json %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		json += strstr(line, "\"type\":\"VIRTIO\"") && strstr(line, pat);
+	EXPECT_EQ(0, pclose(f));
+	TH_LOG("reader: %u TCP xmit lines, %u JSON xmit objects", text, json);
+	EXPECT_EQ(joined, text);
+	EXPECT_EQ(xmits, json);
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat report %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		int ifi;
+		char vq[32], dir[8];
+		unsigned long long x;
+
+		if (strstr(line, "virtqueues (virtio_net):"))
+			have_table = true;
+		if (strstr(line, "start_xmit -> skb_xmit_done"))
+			have_lat = true;
+		if (have_lat &&
+		    sscanf(line, " %d output.%*u %llu", &ifi, &x) == 2 &&
+		    ifi == self->ia)
+			lat_count = x;
+		if (have_table)
+			fputs(line, stderr);
+		if (have_table && !have_lat &&
+		    sscanf(line, " %d %31s %7s %llu", &ifi, vq, dir, &x) == 4 &&
+		    ifi == self->ia && !strcmp(dir, "tx"))
+			rep_xmit += x;
+	}
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_TRUE(have_table);
+	EXPECT_EQ((unsigned long long)xmits, rep_xmit);
+	/* start_xmit -> TX interrupt pairs: most xmits, never more */
+	EXPECT_TRUE(have_lat);
+	EXPECT_LT(0ull, lat_count);
+	EXPECT_LE(lat_count, (unsigned long long)xmits);
+	unlink(cap);
+}
+
+/*
+ * eth2 (packed ring, alone on its hub) in its own namespace: N datagrams to
+ * a neighbour that does not exist (static ARP). Its records must say
+ * "packed" and carry no split-ring indices; start_xmit records == delta of
+ * tx_packets.
+ */
+TEST_F(virtio, packed_ring)
+{
+	static const unsigned char peer[6] = { 2, 0, 0, 0, 0, 4 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const struct netlat_rec_virtio *r;
+	const struct netlat_rec_hdr *h;
+	uint64_t rx, tx0, tx1, t0, t1, n = 0, packed = 0, done = 0;
+	char buf[DGRAM_LEN];
+	int ns_c, idx, fd, i;
+
+	memset(buf, 0, sizeof(buf));
+	if (!if_nametoindex("eth2"))
+		SKIP(return, "no eth2 (packed ring NIC)");
+	ASSERT_EQ(0, ns_enter(g_ns_orig));
+	ns_c = new_ns();
+	ASSERT_LE(0, ns_c);
+	ASSERT_EQ(0, nlr_set_netns("eth2", ns_c));
+	ASSERT_EQ(0, ns_enter(ns_c));
+	no_ipv6("eth2");
+	ASSERT_EQ(0, nlr_addr4("eth2", "192.0.2.3", 24));
+	ASSERT_EQ(0, nlr_link_up("eth2"));
+	ASSERT_EQ(0, nlr_neigh4("eth2", "192.0.2.4", peer));
+	idx = if_nametoindex("eth2");
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	sa.sin_port = htons(PORT_B);
+	inet_pton(AF_INET, "192.0.2.4", &sa.sin_addr);
+
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	nl_sleep_ms(100);
+	t0 = nl_mono_ns();
+	ASSERT_EQ(0, dev_packets("eth2", &rx, &tx0));
+	for (i = 0; i < N_DGRAMS / 2; i++) {
+		ASSERT_EQ((ssize_t)sizeof(buf),
+			  sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&sa,
+				 sizeof(sa)));
+		usleep(500);
+	}
+	for (i = 0; i < 40; i++) {
+		nl_sleep_ms(50);
+		ASSERT_EQ(0, dev_packets("eth2", &rx, &tx1));
+		if (tx1 - tx0 >= N_DGRAMS / 2)
+			break;
+	}
+	nl_sleep_ms(200);
+	ASSERT_EQ(0, dev_packets("eth2", &rx, &tx1));
+	t1 = nl_mono_ns();
+	close(fd);
+	/* back where the reload test expects it: the initial namespace */
+	ASSERT_EQ(0, nlr_set_netns("eth2", g_ns_orig));
+	ns_enter(g_ns_orig);
+	close(ns_c);
+	collect(_metadata, self);
+
+	for_each_vrec(self, h, r) {
+		if (r->ifindex != idx || h->ts_ns < t0 || h->ts_ns > t1)
+			continue;
+		if (!(r->flags & NETLAT_VIRTIO_VQ_VALID))
+			continue;
+		ASSERT_NE(0u, r->flags & NETLAT_VIRTIO_PACKED);
+		ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_SPLIT_VALID);
+		ASSERT_EQ(0, r->avail_idx);
+		ASSERT_EQ(0, r->used_idx);
+		ASSERT_LE(r->num_free, r->ring_size);
+		ASSERT_EQ(0u, r->flags & NETLAT_VIRTIO_BROKEN);
+		packed++;
+		n += r->event == NETLAT_VIRTIO_XMIT;
+		done += r->event == NETLAT_VIRTIO_XMIT_DONE;
+	}
+	TH_LOG("eth2 tx_packets +%llu, start_xmit %llu, xmit_done %llu",
+	       (unsigned long long)(tx1 - tx0), (unsigned long long)n,
+	       (unsigned long long)done);
+	EXPECT_EQ((uint64_t)N_DGRAMS / 2, tx1 - tx0);
+	EXPECT_EQ(tx1 - tx0, n);
+	EXPECT_LT(0ull, (unsigned long long)packed);
+}
+
+static int rm_virtio_net(void)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (!syscall(SYS_delete_module, "virtio_net", O_NONBLOCK))
+			return 0;
+		if (errno != EAGAIN && errno != EBUSY && errno != EWOULDBLOCK)
+			return -errno;
+		nl_sleep_ms(100);
+	}
+	return -errno;
+}
+
+static int ins_virtio_net(void)
+{
+	int fd = open(VIRTIO_NET_KO, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * virtio_net removed and inserted again while the groups are enabled:
+ * the groups become unavailable but stay enabled, the probes re-attach
+ * and records of the new devices flow.
+ */
+TEST_F(virtio, reload_reattaches)
+{
+	struct netlat_probes pr;
+	int i, old_a = self->ia;
+
+	if (access(VIRTIO_NET_KO, R_OK))
+		SKIP(return, VIRTIO_NET_KO " not present");
+	if (access("/sys/module/virtio_net", F_OK))
+		SKIP(return, "virtio_net is not a module");
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	ASSERT_EQ(0, rm_virtio_net());
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(0ull, pr.available & NETLAT_PROBE_VIRTIO_ALL);
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL, pr.enabled);
+	/* a set that keeps them enabled is accepted while they are away */
+	EXPECT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL, &pr));
+	ASSERT_EQ(0, ins_virtio_net());
+	for (i = 0; i < 100 && (!if_nametoindex(DEV_A) ||
+				!if_nametoindex(DEV_B)); i++)
+		nl_sleep_ms(100);
+	ASSERT_NE(0u, if_nametoindex(DEV_A));
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL,
+		  pr.available & NETLAT_PROBE_VIRTIO_ALL);
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL, pr.enabled);
+	need_topology(_metadata, self);
+	TH_LOG("eth0 ifindex %d -> %d", old_a, self->ia);
+	/* discard what the old devices left, then the full check again */
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	nl_log_clear(&self->log);
+	traffic_check(_metadata, self);
+}
+
+TEST_HARNESS_MAIN

@@ -4,7 +4,8 @@
  * (veth) with the module unloaded, loaded but idle, and with every TCP
  * probe group enabled while a reader drains the rings. Figures, not
  * asserts: each mode runs -k times, the modes alternating, and the medians
- * and their ratios to "unloaded" are printed. With probes on, records/s
+ * and their ratios to "unloaded" are printed; once with the veth's default
+ * GSO skbs ("gso") and once with one segment per skb ("1seg"). With probes on, records/s
  * and lost records (LOST counts, ring drops and kprobe misses) are exact.
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
@@ -245,12 +246,52 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* k alternating runs of the three modes; medians, ratios, losses. */
+static void series(const char *label, unsigned int k, double secs)
+{
+	double un[16], idle[16], on[16], rps[16];
+	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0;
+	double mu, mi, mo;
+	unsigned int i;
+
+	transfer(0.5);		/* warm up: ARP, caches */
+	for (i = 0; i < k; i++) {
+		struct probe_run r;
+
+		module_set(false);
+		un[i] = transfer(secs);
+		module_set(true);
+		idle[i] = transfer(secs);
+		run_probes(secs, &r);
+		on[i] = r.bps;
+		rps[i] = r.rec_per_s;
+		recs += r.records;
+		lost += r.lost;
+		dropped += r.dropped;
+		missed += r.missed;
+		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu\n",
+		       label, i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6,
+		       rps[i], (unsigned long long)(r.lost + r.dropped),
+		       (unsigned long long)r.missed);
+	}
+	mu = median(un, k);
+	mi = median(idle, k);
+	mo = median(on, k);
+	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s\n",
+	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6);
+	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f\n",
+	       label, mi / mu, mo / mu);
+	printf("bench: tcp %s probes: %.0f records/s (median), %llu records, %llu lost in LOST records, %llu dropped by rings, %llu kprobe misses\n",
+	       label, median(rps, k), (unsigned long long)recs,
+	       (unsigned long long)lost, (unsigned long long)dropped,
+	       (unsigned long long)missed);
+}
+
 int main(int argc, char **argv)
 {
-	unsigned int k = 5, i;
-	double secs = 2, un[16], idle[16], on[16], rps[16];
-	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0;
-	int opt;
+	unsigned int k = 5;
+	double secs = 2;
+	int opt, err;
 
 	while ((opt = getopt(argc, argv, "k:s:m:")) != -1) {
 		switch (opt) {
@@ -275,38 +316,18 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	topology();
-	transfer(0.5);		/* warm up: ARP, caches */
-	for (i = 0; i < k; i++) {
-		struct probe_run r;
-
-		module_set(false);
-		un[i] = transfer(secs);
-		module_set(true);
-		idle[i] = transfer(secs);
-		run_probes(secs, &r);
-		on[i] = r.bps;
-		rps[i] = r.rec_per_s;
-		recs += r.records;
-		lost += r.lost;
-		dropped += r.dropped;
-		missed += r.missed;
-		printf("bench: tcp run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu\n",
-		       i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6, rps[i],
-		       (unsigned long long)(r.lost + r.dropped),
-		       (unsigned long long)r.missed);
-	}
-	{
-		double mu = median(un, k), mi = median(idle, k), mo = median(on, k);
-
-		printf("bench: tcp throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s\n",
-		       k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6);
-		printf("bench: tcp ratios: idle/unloaded %.3f, probes/unloaded %.3f\n",
-		       mi / mu, mo / mu);
-		printf("bench: tcp probes: %.0f records/s (median), %llu records, %llu lost in LOST records, %llu dropped by rings, %llu kprobe misses\n",
-		       median(rps, k), (unsigned long long)recs,
-		       (unsigned long long)lost, (unsigned long long)dropped,
-		       (unsigned long long)missed);
-	}
+	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
+	series("gso", k, secs);
+	/* one segment per skb: the per-packet record rate */
+	setns(ns_a, CLONE_NEWNET);
+	err = nlr_no_gso("nba0");
+	if (!err)
+		err = nlr_gso_max_segs("nba0", 1);
+	setns(ns_orig, CLONE_NEWNET);
+	if (err)
+		printf("bench: tcp 1seg skipped: %s\n", strerror(-err));
+	else
+		series("1seg", k, secs);
 	module_set(true);
 	return 0;
 }

@@ -1344,6 +1344,102 @@ static void test_cli_report(void)
 	cap_free(&c);
 }
 
+/* Append a TCP record of @type for the flow 192.0.2.1:1000>192.0.2.2:80. */
+static void *cap_tcp(struct capture *c, uint16_t type, uint16_t size, uint64_t seq,
+		     uint64_t ts)
+{
+	struct netlat_tcp_flow *fl;
+	size_t off = c->len;
+
+	cap_other(c, type, 0, seq, TEST_MONO_NS + ts, size);
+	fl = (void *)(c->buf + off + sizeof(struct netlat_rec_hdr));
+	memset(fl, 0, size - sizeof(struct netlat_rec_hdr));
+	fl->cookie = 7;
+	fl->family = AF_INET;
+	fl->sport = 1000;
+	fl->dport = 80;
+	memcpy(fl->saddr, "\xc0\x00\x02\x01", 4);
+	memcpy(fl->daddr, "\xc0\x00\x02\x02", 4);
+	return c->buf + off;
+}
+
+static void test_cli_tcp_records(void)
+{
+	struct netlat_rec_tcp_sendmsg *sm;
+	struct netlat_rec_tcp_xmit *x;
+	struct netlat_rec_tcp_dev *d;
+	struct netlat_rec_tcp_ack *a;
+	struct netlat_rec_tcp_retrans *rt;
+	struct capture c = { 0 };
+	struct run r;
+	const char *path;
+
+	cap_stream(&c, 1);
+	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 0, 1000);
+	sm->start_ns = TEST_MONO_NS + 100;
+	sm->size = 3000;
+	sm->ret = 3000;
+	sm->sendmsg_id = 1000;
+	sm->end_seq = 4000;
+	x = cap_tcp(&c, NETLAT_REC_TCP_XMIT, sizeof(*x), 1, 2000);
+	x->seq = 1000;
+	x->end_seq = 2448;
+	x->len = 1448;
+	x->segs = 1;
+	d = cap_tcp(&c, NETLAT_REC_TCP_DEV, sizeof(*d), 2, 2500);
+	d->seq = 1000;
+	d->end_seq = 2448;
+	d->len = 1448;
+	d->stage = NETLAT_DEV_QDISC;
+	d = cap_tcp(&c, NETLAT_REC_TCP_DEV, sizeof(*d), 3, 3000);
+	d->seq = 1000;
+	d->end_seq = 2448;
+	d->len = 1448;
+	d->stage = NETLAT_DEV_DRIVER;
+	a = cap_tcp(&c, NETLAT_REC_TCP_ACK, sizeof(*a), 4, 10000);
+	a->snd_una = 2448;
+	a->acked = 1448;
+	rt = cap_tcp(&c, NETLAT_REC_TCP_RETRANS, sizeof(*rt), 5, 20000);
+	rt->kind = NETLAT_RETRANS_FAST;
+	rt->ret = 1;
+	rt->segs = 1;
+	path = write_capture(&c, "tcp.nl");
+
+	netlat(&r, "tail", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "TCP_SENDMSG 192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 id=1000 size=3000 ret=3000 end_seq=4000");
+	CHECK_HAS(r.out, "TCP_XMIT 192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 skb=0 seq=1000 end_seq=2448 len=1448");
+	CHECK_HAS(r.out, "TCP_DEV 192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 stage=driver");
+	CHECK_HAS(r.out, "TCP_RETRANS 192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 kind=fast ret=1");
+	run_free(&r);
+
+	netlat(&r, "tail", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_lines_valid(r.out));
+	CHECK_HAS(r.out, "\"type\":\"TCP_ACK\"");
+	CHECK_HAS(r.out, "\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,\"snd_una\":2448,\"acked\":1448");
+	CHECK_HAS(r.out, "\"kind\":\"fast\",\"ret\":1");
+	run_free(&r);
+
+	/* stages: sendmsg>xmit 1900, xmit>qdisc 500, qdisc>driver 500,
+	 * driver>ack 7000, sendmsg>ack 9900 */
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "sendmsg>xmit           1       1900");
+	CHECK_HAS(r.out, "xmit>qdisc             1        500");
+	CHECK_HAS(r.out, "qdisc>driver           1        500");
+	CHECK_HAS(r.out, "driver>ack             1       7000");
+	CHECK_HAS(r.out, "sendmsg>ack            1       9900");
+	run_free(&r);
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_stages\":{\"sendmsg>xmit\":{\"count\":1,\"min\":1900");
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_errors(void)
 {
 	static const struct { const char *message, *bad_case; } cases[] = {
@@ -1602,6 +1698,7 @@ static const struct test tests[] = {
 	{ "netlat tail output", test_cli_tail_text },
 	{ "netlat tail --ordered and gaps", test_cli_tail_ordered_and_gaps },
 	{ "netlat report", test_cli_report },
+	{ "netlat tail and report of TCP records", test_cli_tcp_records },
 	{ "netlat errors", test_cli_errors },
 	{ "netlat usage", test_cli_usage },
 	{ "netlat record round trip", test_cli_record_round_trip },

@@ -32,7 +32,8 @@ static void netlat_find_tp(struct tracepoint *tp, void *priv)
 
 static int netlat_probe_register(struct netlat_probe *p)
 {
-	int maxactive = max_t(int, 64, 8 * num_possible_cpus());
+	/* Blocked senders hold an instance while they sleep in sendmsg. */
+	int maxactive = max_t(int, 256, 32 * num_possible_cpus());
 
 	switch (p->kind) {
 	case NETLAT_KPROBE:
@@ -108,8 +109,14 @@ static int netlat_probes_apply(u64 enable)
 	unsigned int i;
 	int err = 0, e;
 
-	/* Handlers of groups going off stop writing right away. */
-	WRITE_ONCE(netlat_probes_on, netlat_probes_on & enable);
+	/*
+	 * Handlers of groups going off stop writing; once the grace period
+	 * ends none is still inside a record (handlers run non-preemptible).
+	 */
+	if (netlat_probes_on & ~enable) {
+		WRITE_ONCE(netlat_probes_on, netlat_probes_on & enable);
+		synchronize_rcu();
+	}
 	if ((enable & NETLAT_PROBE_TCP_SENDMSG) &&
 	    !(netlat_groups_enabled & NETLAT_PROBE_TCP_SENDMSG))
 		netlat_tcp_reset_slots();

@@ -164,7 +164,7 @@ static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
 		return 0;
 	r->start_ns = d->start_ns;
 	r->size = d->size;
-	r->ret = (long)regs_return_value(regs);
+	r->ret = (int)regs_return_value(regs);	/* an int: upper half undefined */
 	r->sendmsg_id = d->id;
 	r->end_seq = READ_ONCE(tcp_sk(d->sk)->write_seq);
 	r->msg_flags = d->msg_flags;
@@ -255,17 +255,18 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(netlat_entail_pre);
 
 /*
- * Per-CPU retransmit context. The timer functions (RTO, loss probe) and
- * __tcp_retransmit_skb run with the socket locked and bottom halves or
- * preemption off, so a per-CPU note of "this socket is in the RTO timer /
- * loss probe / retransmitting" is valid until their return handlers clear
- * it. The socket pointer is compared, so a nested softirq for another
- * socket is never misattributed.
+ * Per-CPU retransmit context. The timer functions (RTO, loss probe) run
+ * with bottom halves off, so "this socket is in the RTO timer / loss probe"
+ * holds until their return handlers clear it; the socket pointer is
+ * compared, so a nested softirq for another socket is never misattributed.
+ * tcp_retransmit_skb() can also run in process context with bottom halves
+ * on (release_sock() draining the backlog), where a softirq retransmit may
+ * nest inside it: outer_skb is therefore saved on entry and restored on
+ * return, last in first out.
  */
 struct netlat_rtx_ctx {
 	const struct sock *timer_sk;
 	u8 timer_kind;
-	const struct sock *rtx_sk;
 	const struct sk_buff *outer_skb;
 };
 static DEFINE_PER_CPU(struct netlat_rtx_ctx, netlat_rtx_ctx);
@@ -295,8 +296,7 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	r->snd_una = READ_ONCE(tp->snd_una);
 	if (cb->end_seq != cb->seq &&
 	    (before(cb->seq, READ_ONCE(tp->snd_nxt)) ||
-	     (cb->sacked & TCPCB_EVER_RETRANS) ||
-	     this_cpu_read(netlat_rtx_ctx.rtx_sk) == sk))
+	     (cb->sacked & TCPCB_EVER_RETRANS)))
 		r->flags = NETLAT_TCP_RETRANSMIT;
 	netlat_commit(&w);
 	return 0;
@@ -342,6 +342,8 @@ NOKPROBE_SYMBOL(netlat_timer_ret);
 struct netlat_rtx_data {
 	struct sock *sk;
 	struct sk_buff *skb;
+	const struct sk_buff *prev_outer_skb;
+	bool outer;
 	u32 total_retrans;
 	u16 segs_req;
 	u8 kind;
@@ -389,9 +391,11 @@ static notrace int netlat_rtx_enter(struct kretprobe_instance *ri,
 	d->kind = netlat_rtx_kind(d->sk);
 	d->ca_state = inet_csk(d->sk)->icsk_ca_state;
 	d->retransmits = inet_csk(d->sk)->icsk_retransmits;
-	this_cpu_write(netlat_rtx_ctx.rtx_sk, d->sk);
-	if (outer)
+	d->outer = outer;
+	if (outer) {
+		d->prev_outer_skb = this_cpu_read(netlat_rtx_ctx.outer_skb);
 		this_cpu_write(netlat_rtx_ctx.outer_skb, d->skb);
+	}
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_rtx_enter);
@@ -418,9 +422,8 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 	struct netlat_rec_tcp_retrans *r;
 	struct netlat_writer w;
 
-	this_cpu_write(netlat_rtx_ctx.rtx_sk, NULL);
-	if (this_cpu_read(netlat_rtx_ctx.outer_skb) == d->skb)
-		this_cpu_write(netlat_rtx_ctx.outer_skb, NULL);
+	if (d->outer)
+		this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
 	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
@@ -570,7 +573,10 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	hlen = thoff + th->doff * 4;
 	payload = skb->len > hlen ? skb->len - hlen : 0;
 
-	sk = skb->sk && sk_fullsock(skb->sk) ? skb->sk : NULL;
+	/* Not the per-CPU control socket that sends RSTs and TIME-WAIT ACKs */
+	sk = skb->sk && sk_fullsock(skb->sk) &&
+	     skb->sk->sk_type == SOCK_STREAM &&
+	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
 	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_DEV, sizeof(*r), NULL);
 	if (!r)
 		return;

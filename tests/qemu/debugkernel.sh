@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The debug kernel of the reliability lane, sourced by lib.sh: Debian's
-# linux-source-6.1, x86_64_defconfig plus tests/qemu/debug.config (KASAN,
+# linux-source-6.1, tinyconfig plus tests/qemu/debug.config (KASAN,
 # lockdep, kmemleak, ...), bzImage and modules built with -j$(nproc).
 #
 # Layout, like an unpacked linux-image package so the rest of the lane
@@ -35,13 +35,13 @@ build_debug_kernel() {
 	if [[ -f $stamp && $(cat "$stamp") == "$key" && -f $src/Module.symvers ]]; then
 		return 0
 	fi
-	log "building the debug kernel (key $key; ~6 min on 2 cores)"
+	log "building the debug kernel (key $key; ~7 min on 2 cores)"
 	local blog=$LOGS/debug-kernel-build.log
 	rm -rf "$src" "$out"
 	mkdir -p "$src" "$LOGS"
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
 	{
-		make -C "$src" x86_64_defconfig &&
+		make -C "$src" tinyconfig &&
 		(cd "$src" && scripts/kconfig/merge_config.sh -m .config \
 			"$LANE/debug.config") &&
 		make -C "$src" olddefconfig &&

@@ -86,7 +86,7 @@ kmemleak_check() {
 	cat $KMEMLEAK >/tmp/kmemleak
 	n=$(grep -c '^unreferenced object' /tmp/kmemleak)
 	echo "kmemleak: $n suspected leak(s) after rmmod netlat"
-	if grep -qE 'netlat|\] 0xffffffffc' /tmp/kmemleak; then
+	if grep -qE 'netlat|\] 0xffffffff[0-9a-f]{8}$' /tmp/kmemleak; then
 		cat /tmp/kmemleak
 		trouble "kmemleak reports memory leaked by netlat (above)"
 	elif [ "$n" -gt 0 ]; then

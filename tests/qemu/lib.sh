@@ -38,7 +38,7 @@ VIRTIO_MODS=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev
 
 # Kernel messages that mean the module (or the kernel) misbehaved. Used on
 # the console by check.sh and on dmesg inside the VM (/trouble_re).
-TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption|suspicious RCU usage|possible recursive locking|circular locking'
+TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep:|locking correctness validator|inconsistent lock state|lock inversion|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption|suspicious RCU usage|possible recursive locking|circular locking'
 
 # shellcheck source=tests/qemu/debugkernel.sh
 source "$LANE/debugkernel.sh"
@@ -166,7 +166,7 @@ setup_host() {
 		fetch_kernel "$k"
 	done
 	fetch_ksft_headers
-	if [[ $LANE_KERNELS == all && ${NETLAT_DEBUG_KERNEL:-0} != 0 ]]; then
+	if [[ $LANE_KERNELS == all && ${NETLAT_DEBUG_KERNEL:-1} != 0 ]]; then
 		build_debug_kernel
 		KVERS+=("$DEBUG_KVER")
 	fi

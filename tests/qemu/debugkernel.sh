@@ -35,7 +35,7 @@ build_debug_kernel() {
 	if [[ -f $stamp && $(cat "$stamp") == "$key" && -f $src/Module.symvers ]]; then
 		return 0
 	fi
-	log "building the debug kernel (key $key; ~7 min on 2 cores)"
+	log "building the debug kernel (key $key; ~18 min on 2 cores, once)"
 	local blog=$LOGS/debug-kernel-build.log
 	rm -rf "$src" "$out"
 	mkdir -p "$src" "$LOGS"

@@ -76,9 +76,10 @@ kmemleak_baseline() {
 }
 
 # After rmmod: objects must be 5 s old to be reported, hence the pause.
-# A leak is netlat's if its allocation backtrace names netlat or points
-# into module space that no longer resolves (an unloaded module: netlat or
-# the test modules built with it); other suspects are only shown.
+# A leak is netlat's if its report names netlat (a function, or a test
+# process "netlat_*") or its backtrace holds a raw address that no longer
+# resolves to a symbol (code of an unloaded module: netlat or the test
+# modules built with it); other suspects are only shown.
 kmemleak_check() {
 	[ -w $KMEMLEAK ] || return 0
 	sleep 6

@@ -29,7 +29,7 @@ LANE_KERNELS=${LANE_KERNELS:-all}
 MODULE_SRCS=(Kbuild module uapi)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
-	   libc6-dev bc flex bison libelf-dev libssl-dev linux-source-6.1)
+	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1)
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.

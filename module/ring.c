@@ -9,6 +9,7 @@
  * contiguous even when it wraps around the end of the ring.
  */
 #include <linux/kernel.h>
+#include <linux/export.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
@@ -267,6 +268,8 @@ out:
 	return NULL;
 }
 NOKPROBE_SYMBOL(netlat_reserve);
+/* Other modules may write records too (the stress test's irq writers). */
+EXPORT_SYMBOL_GPL(netlat_reserve);
 
 /**
  * netlat_commit() - publish the record returned by netlat_reserve()
@@ -295,3 +298,4 @@ void netlat_commit(struct netlat_writer *w)
 	local_irq_restore(w->irq_flags);
 }
 NOKPROBE_SYMBOL(netlat_commit);
+EXPORT_SYMBOL_GPL(netlat_commit);

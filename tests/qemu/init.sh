@@ -67,6 +67,34 @@ unload_netlat() {
 	sleep 1
 }
 
+# kmemleak (debug kernel only). Before the module is loaded: scan and
+# mark what is already suspected as known, so that only later leaks count.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_baseline() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan >$KMEMLEAK && echo clear >$KMEMLEAK
+}
+
+# After rmmod: objects must be 5 s old to be reported, hence the pause.
+# A leak is netlat's if its report names netlat (a function, or a test
+# process "netlat_*") or its backtrace holds a raw address that no longer
+# resolves to a symbol (code of an unloaded module: netlat or the test
+# modules built with it); other suspects are only shown.
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	sleep 6
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >/tmp/kmemleak
+	n=$(grep -c '^unreferenced object' /tmp/kmemleak)
+	echo "kmemleak: $n suspected leak(s) after rmmod netlat"
+	if grep -qE 'netlat|\] 0xffffffff[0-9a-f]{8}$' /tmp/kmemleak; then
+		cat /tmp/kmemleak
+		trouble "kmemleak reports memory leaked by netlat (above)"
+	elif [ "$n" -gt 0 ]; then
+		head -n 40 /tmp/kmemleak | sed 's/^/kmemleak (not netlat): /'
+	fi
+}
+
 # Kernel log and taint after everything ran (and was unloaded).
 check_kernel() {
 	if dmesg | grep -E "$TROUBLE_RE"; then
@@ -112,9 +140,11 @@ ns_nic() {
 in_ns() { ns=$1; shift; nsenter -t "$ns" -n "$@"; }
 
 job_check() {
+	kmemleak_baseline
 	load_netlat || return
 	run_tests
 	unload_netlat
+	kmemleak_check
 }
 
 # A failing reader command fails the demo (status 1): it doubles as a smoke

@@ -11,6 +11,9 @@
 #   NETLAT_KVERS   space-separated kernel releases to use instead of the
 #                  newest Debian 6.1 and 6.12 cloud kernels
 #   NETLAT_APPEND  extra kernel command line for the VMs
+#   NETLAT_DEBUG_KERNEL=0  leave out the debug kernel (KASAN, lockdep,
+#                  kmemleak; see debugkernel.sh), which check.sh runs by
+#                  default after the release kernels
 
 set -euo pipefail
 
@@ -26,7 +29,7 @@ LANE_KERNELS=${LANE_KERNELS:-all}
 MODULE_SRCS=(Kbuild module uapi)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
-	   libc6-dev bc flex bison libelf-dev linux-source-6.1)
+	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1)
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.
@@ -38,7 +41,10 @@ EXTRA_MODS=(veth sch_netem)
 
 # Kernel messages that mean the module (or the kernel) misbehaved. Used on
 # the console by check.sh and on dmesg inside the VM (/trouble_re).
-TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption'
+TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep:|locking correctness validator|inconsistent lock state|lock inversion|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption|suspicious RCU usage|possible recursive locking|circular locking'
+
+# shellcheck source=tests/qemu/debugkernel.sh
+source "$LANE/debugkernel.sh"
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
@@ -163,12 +169,25 @@ setup_host() {
 		fetch_kernel "$k"
 	done
 	fetch_ksft_headers
+	if [[ $LANE_KERNELS == all && ${NETLAT_DEBUG_KERNEL:-1} != 0 ]]; then
+		build_debug_kernel
+		KVERS+=("$DEBUG_KVER")
+	fi
 	log "kernels: ${KVERS[*]}"
 }
 
 # --- builds --------------------------------------------------------------
 
 moddir() { echo "$BUILD/mod/$1"; }
+
+# The kernel build tree that modules for kernel $1 are built against.
+kbuild_dir() {
+	if is_debug_kernel "$1"; then
+		echo "$DEBUG_SRC"
+	else
+		echo "/lib/modules/$1/build"
+	fi
+}
 
 # Build netlat.ko for kernel $1 with W=1 in a private copy of the sources,
 # so builds for different kernels never share objects, and always from
@@ -180,11 +199,34 @@ build_module() {
 	mkdir -p "$dir"
 	cp -a "${MODULE_SRCS[@]/#/$REPO/}" "$dir/"
 	log "building netlat.ko for $k (W=1)"
-	if ! make -C "/lib/modules/$k/build" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
+	if ! make -C "$(kbuild_dir "$k")" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
 		cat "$dir/build.log" >&2
 		return 1
 	fi
 	[[ -f $dir/netlat.ko ]] || { echo "no netlat.ko produced" >&2; return 1; }
+	build_test_modules "$k"
+}
+
+# Test modules (selftests/*/Kbuild, e.g. the stress writers) for kernel $1,
+# built next to netlat.ko against its exported symbols; their warnings go
+# to the same build.log. Each <name>.ko lands in <moddir>/test-modules/.
+build_test_modules() {
+	local k=$1 dir kb sub name
+	dir=$(moddir "$k")
+	mkdir -p "$dir/test-modules"
+	for kb in "$REPO"/selftests/*/Kbuild; do
+		[[ -f $kb ]] || continue
+		name=$(basename "$(dirname "$kb")")
+		sub=$dir/tm-$name
+		cp -a "$(dirname "$kb")" "$sub"
+		if ! make -C "$(kbuild_dir "$k")" M="$sub" W=1 NETLAT_SRC="$dir" \
+			KBUILD_EXTRA_SYMBOLS="$dir/Module.symvers" modules \
+			>>"$dir/build.log" 2>&1; then
+			cat "$dir/build.log" >&2
+			return 1
+		fi
+		cp "$sub"/*.ko "$dir/test-modules/"
+	done
 }
 
 # Print the warnings of the last module build for kernel $1; true if any.
@@ -260,6 +302,8 @@ make_initramfs() {
 	install -m 755 "$LANE/init.sh" "$root/init"
 	echo "$TROUBLE_RE" >"$root/trouble_re"
 	cp "$(moddir "$k")/netlat.ko" "$root/netlat.ko"
+	mkdir -p "$root/lib/netlat"
+	cp "$(moddir "$k")"/test-modules/*.ko "$root/lib/netlat/" 2>/dev/null || true
 	add_virtio_modules "$k" "$root"
 	for b; do
 		# A dynamic binary would die in the VM with a confusing "not found".
@@ -310,7 +354,10 @@ console_filter() {
 # qemu's status (124: timed out).
 run_vm() {
 	local k=$1 initrd=$2 secs=$3 job=$4 show=${5:-} out rc
+	local append=$VM_APPEND
 	out=$(vm_log "$k" "$job")
+	# kmemleak makes ACPI PCI interrupt setup take ~8 s per NIC.
+	is_debug_kernel "$k" && append+=" pci=noacpi"
 	log "booting $k (job=$job, timeout ${secs}s)"
 	set +e
 	# stdin from /dev/null: qemu must not put a terminal into raw mode.
@@ -318,7 +365,7 @@ run_vm() {
 	timeout --foreground -k 10 "$secs" \
 		qemu-system-x86_64 -accel tcg -smp 2 -m 1G -nographic -no-reboot \
 		-kernel "$(vmlinuz "$k")" -initrd "$initrd" "${VM_NICS[@]}" \
-		-append "$VM_APPEND netlat_job=$job ${NETLAT_APPEND:-}" \
+		-append "$append netlat_job=$job ${NETLAT_APPEND:-}" \
 		</dev/null 2>&1 | console_filter |
 		if [[ -n $show ]]; then tee "$out"; else cat >"$out"; fi
 	rc=${PIPESTATUS[0]}

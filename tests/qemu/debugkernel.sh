@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The debug kernel of the reliability lane, sourced by lib.sh: Debian's
+# linux-source-6.1, tinyconfig plus tests/qemu/debug.config (KASAN,
+# lockdep, kmemleak, ...), bzImage and modules built with -j$(nproc).
+#
+# Layout, like an unpacked linux-image package so the rest of the lane
+# treats it as one more kernel:
+#   build/kernels/<DEBUG_KVER>/boot/vmlinuz-<DEBUG_KVER>
+#   build/kernels/<DEBUG_KVER>/lib/modules/<DEBUG_KVER>/kernel/...
+#   build/debug-src/   the configured, built tree (KDIR for netlat.ko)
+# The result is cached, keyed on the fragment, DEBUG_BUILD_REV (bump it when
+# the build steps below change) and the source package version: an
+# unchanged rebuild is a stamp comparison.
+
+DEBUG_KVER=6.1-netlat-debug
+DEBUG_SRC=$BUILD/debug-src
+DEBUG_BUILD_REV=1
+
+debug_key() {
+	{ dpkg-query -W -f='${Version}' linux-source-6.1
+	  echo "rev $DEBUG_BUILD_REV"
+	  cat "$LANE/debug.config"; } | sha256sum | cut -c1-16
+}
+
+# True if $1 is the debug kernel's release name.
+is_debug_kernel() { [[ $1 == "$DEBUG_KVER" ]]; }
+
+build_debug_kernel() {
+	local key out stamp t0=$SECONDS src=$DEBUG_SRC
+	key=$(debug_key)
+	out=$(kdir "$DEBUG_KVER")
+	stamp=$out/.key
+	if [[ -f $stamp && $(cat "$stamp") == "$key" && -f $src/Module.symvers ]]; then
+		return 0
+	fi
+	log "building the debug kernel (key $key; ~18 min on 2 cores, once)"
+	local blog=$LOGS/debug-kernel-build.log
+	rm -rf "$src" "$out"
+	mkdir -p "$src" "$LOGS"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
+	{
+		make -C "$src" tinyconfig &&
+		(cd "$src" && scripts/kconfig/merge_config.sh -m .config \
+			"$LANE/debug.config") &&
+		make -C "$src" olddefconfig &&
+		make -C "$src" -j"$(nproc)" LOCALVERSION= \
+			KERNELRELEASE="$DEBUG_KVER" bzImage modules &&
+		mkdir -p "$out/boot" &&
+		cp "$src/arch/x86/boot/bzImage" "$out/boot/vmlinuz-$DEBUG_KVER" &&
+		make -C "$src" KERNELRELEASE="$DEBUG_KVER" INSTALL_MOD_PATH="$out" \
+			INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
+	} >"$blog" 2>&1 || { tail -n 60 "$blog" >&2; die "debug kernel build failed (see $blog)"; }
+	debug_config_ok "$src/.config" || die "debug kernel config lost options (see above)"
+	echo "$key" >"$stamp"
+	log "debug kernel built in $((SECONDS - t0)) s"
+}
+
+# Every option the fragment sets must survive olddefconfig.
+debug_config_ok() {
+	local cfg=$1 line opt val bad=0
+	while read -r line; do
+		case $line in
+		CONFIG_*=*) opt=${line%%=*} val=${line#*=} ;;
+		"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} val=n ;;
+		*) continue ;;
+		esac
+		if [[ $val == n ]]; then
+			grep -q "^$opt=" "$cfg" || continue
+		else
+			grep -qx "$opt=$val" "$cfg" && continue
+		fi
+		echo "debug.config: $opt=$val did not survive" >&2
+		bad=1
+	done <"$LANE/debug.config"
+	return "$bad"
+}

@@ -5,18 +5,20 @@
 # linux-source-6.1, tinyconfig plus tests/qemu/debug.config (KASAN,
 # lockdep, kmemleak, ...), bzImage and modules built with -j$(nproc).
 #
-# Layout, like an unpacked linux-image package so the rest of the lane
-# treats it as one more kernel:
-#   build/kernels/<DEBUG_KVER>/boot/vmlinuz-<DEBUG_KVER>
-#   build/kernels/<DEBUG_KVER>/lib/modules/<DEBUG_KVER>/kernel/...
-#   build/debug-src/   the configured, built tree (KDIR for netlat.ko)
-# The result is cached, keyed on the fragment, DEBUG_BUILD_REV (bump it when
-# the build steps below change) and the source package version: an
-# unchanged rebuild is a stamp comparison.
+# The build takes a quarter of an hour, so it lives outside the work tree,
+# in $NETLAT_CACHE (default ~/.cache/netlat), shared by every clone on the
+# machine, keyed on the fragment, DEBUG_BUILD_REV (bump it when the build
+# steps below change) and the source package version: an unchanged rebuild
+# is a stamp comparison. Layout:
+#   <cache>/debug-<key>/src/    the configured, built tree (KDIR for netlat.ko)
+#   <cache>/debug-<key>/image/  like an unpacked linux-image package
+#                               (boot/vmlinuz-*, lib/modules/*), linked as
+#                               build/kernels/<DEBUG_KVER> so the rest of the
+#                               lane treats it as one more kernel
 
 DEBUG_KVER=6.1-netlat-debug
-DEBUG_SRC=$BUILD/debug-src
 DEBUG_BUILD_REV=1
+NETLAT_CACHE=${NETLAT_CACHE:-$HOME/.cache/netlat}
 
 debug_key() {
 	{ dpkg-query -W -f='${Version}' linux-source-6.1
@@ -27,17 +29,22 @@ debug_key() {
 # True if $1 is the debug kernel's release name.
 is_debug_kernel() { [[ $1 == "$DEBUG_KVER" ]]; }
 
+# The built tree of the debug kernel (KDIR for netlat.ko).
+debug_src() { echo "$NETLAT_CACHE/debug-$(debug_key)/src"; }
+
 build_debug_kernel() {
-	local key out stamp t0=$SECONDS src=$DEBUG_SRC
+	local key root src out stamp t0=$SECONDS
 	key=$(debug_key)
-	out=$(kdir "$DEBUG_KVER")
+	root=$NETLAT_CACHE/debug-$key src=$root/src out=$root/image
 	stamp=$out/.key
+	mkdir -p "$BUILD/kernels"
+	ln -sfn "$out" "$(kdir "$DEBUG_KVER")"
 	if [[ -f $stamp && $(cat "$stamp") == "$key" && -f $src/Module.symvers ]]; then
 		return 0
 	fi
-	log "building the debug kernel (key $key; ~18 min on 2 cores, once)"
+	log "building the debug kernel (key $key; ~15 min on 2 cores, once per machine)"
 	local blog=$LOGS/debug-kernel-build.log
-	rm -rf "$src" "$out"
+	rm -rf "$NETLAT_CACHE"/debug-*	# one key at a time: 2 GB each
 	mkdir -p "$src" "$LOGS"
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
 	{

@@ -183,7 +183,7 @@ moddir() { echo "$BUILD/mod/$1"; }
 # The kernel build tree that modules for kernel $1 are built against.
 kbuild_dir() {
 	if is_debug_kernel "$1"; then
-		echo "$DEBUG_SRC"
+		debug_src
 	else
 		echo "/lib/modules/$1/build"
 	fi

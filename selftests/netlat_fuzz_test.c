@@ -222,6 +222,23 @@ static int fuzz_ioctl(struct fuzz *f)
 }
 
 /* Whole, valid records or a documented error. */
+/*
+ * Once the consumer index was scribbled on, read() may start in the middle
+ * of a record whose bytes (a marker payload, say) look like a header. The
+ * kernel promises only what it validates before copying: magic, size
+ * bounds and alignment, whole records. Check exactly that.
+ */
+static int fuzz_check_framing(struct fuzz *f, const struct netlat_rec_hdr *h,
+			      size_t avail)
+{
+	if (avail < sizeof(*h) || h->magic != NETLAT_REC_MAGIC ||
+	    h->size < sizeof(*h) || h->size > NETLAT_REC_MAX_SIZE ||
+	    h->size % NETLAT_REC_ALIGN || h->size > avail)
+		return nl_fail(f->why, sizeof(f->why),
+			       "badly framed record after a consumer scribble");
+	return 0;
+}
+
 static int fuzz_read(struct fuzz *f)
 {
 	static const int allowed[] = { EINVAL, EFAULT, EAGAIN, EBUSY, 0 };
@@ -251,7 +268,8 @@ static int fuzz_read(struct fuzz *f)
 	while (off < (size_t)n) {
 		const struct netlat_rec_hdr *h = (const void *)(f->area + off);
 
-		if (nl_check_rec(h, n - off, f->nr_cpus, f->why, sizeof(f->why)))
+		if (f->cons_writes ? fuzz_check_framing(f, h, n - off) :
+		    nl_check_rec(h, n - off, f->nr_cpus, f->why, sizeof(f->why)))
 			return -1;
 		off += h->size;
 	}

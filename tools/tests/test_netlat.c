@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -1706,6 +1707,7 @@ static const struct test tests[] = {
 	{ "fuzz the command", test_fuzz_command },
 	/* test_reader.c */
 	{ "netlat filters", test_cli_filters },
+	{ "netlat flow filters", test_cli_flow_filters },
 	{ "netlat filter usage errors", test_cli_filter_usage },
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },

@@ -73,6 +73,112 @@ static void test_cli_filters(void)
 	cap_free(&c);
 }
 
+/* Set the flow of the TCP record @rec (as returned by cap_tcp()). */
+static void set_flow(void *rec, int family, const char *saddr, uint16_t sport,
+		     const char *daddr, uint16_t dport, uint64_t cookie)
+{
+	struct netlat_tcp_flow *fl = (void *)((struct netlat_rec_hdr *)rec + 1);
+
+	memset(fl->saddr, 0, sizeof(fl->saddr));
+	memset(fl->daddr, 0, sizeof(fl->daddr));
+	fl->family = family;
+	fl->cookie = cookie;
+	fl->sport = sport;
+	fl->dport = dport;
+	inet_pton(family, saddr, fl->saddr);
+	inet_pton(family, daddr, fl->daddr);
+}
+
+/* A virtio XMIT record; with @flow_from, carrying that TCP record's flow. */
+static void cap_virtio_flow(struct capture *c, uint64_t seq, uint64_t ts,
+			    const void *flow_from)
+{
+	struct netlat_rec_virtio *v;
+	size_t off = c->len;
+
+	cap_other(c, NETLAT_REC_VIRTIO, 0, seq, TEST_MONO_NS + ts, sizeof(*v));
+	v = (void *)(c->buf + off);
+	memset((char *)v + sizeof(v->hdr), 0, sizeof(*v) - sizeof(v->hdr));
+	v->event = NETLAT_VIRTIO_XMIT;
+	if (flow_from) {
+		v->flags = NETLAT_VIRTIO_FLOW_VALID;
+		memcpy(&v->flow, (const struct netlat_rec_hdr *)flow_from + 1,
+		       sizeof(v->flow));
+	}
+}
+
+/*
+ * Three flows - A 192.0.2.1:1000>192.0.2.2:80 (SENDMSG), B
+ * 10.0.0.1:2000>10.0.0.9:443 (XMIT, and a virtio XMIT with its flow),
+ * C [2001:db8::1]:3000>[2001:db8::2]:80 (ACK) - plus a virtio record
+ * without a flow, a marker and a LOST record.
+ */
+static void build_flow_capture(struct capture *c)
+{
+	void *b;
+
+	cap_stream(c, 1);
+	cap_tcp(c, NETLAT_REC_TCP_SENDMSG, sizeof(struct netlat_rec_tcp_sendmsg), 0, 100);
+	b = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(struct netlat_rec_tcp_xmit), 1, 200);
+	set_flow(b, AF_INET, "10.0.0.1", 2000, "10.0.0.9", 443, 8);
+	cap_virtio_flow(c, 2, 300, b);
+	b = cap_tcp(c, NETLAT_REC_TCP_ACK, sizeof(struct netlat_rec_tcp_ack), 3, 400);
+	set_flow(b, AF_INET6, "2001:db8::1", 3000, "2001:db8::2", 80, 9);
+	cap_virtio_flow(c, 4, 500, NULL);
+	cap_marker(c, 0, 5, TEST_MONO_NS + 600, "m", 1);
+	cap_lost(c, 0, 8, TEST_MONO_NS + 700, 2, 6);
+}
+
+static void test_cli_flow_filters(void)
+{
+	static const struct {
+		const char *a, *b, *c, *d;
+		int lines;
+		const char *has;
+	} cases[] = {
+		{ "--port", "80", NULL, NULL, 3, "TCP_ACK" },
+		{ "--port", "443", NULL, NULL, 3, "VIRTIO" },
+		{ "--port", "1000", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--port", "81", NULL, NULL, 1, "LOST" },
+		{ "--addr", "10.0.0.0/8", NULL, NULL, 3, "TCP_XMIT" },
+		{ "--addr", "10.0.0.9", NULL, NULL, 3, "VIRTIO" },
+		{ "--addr", "10.0.0.8/31", NULL, NULL, 3, "VIRTIO" },
+		{ "--addr", "10.0.0.10/31", NULL, NULL, 1, "LOST" },
+		{ "--addr", "2001:db8::/32", NULL, NULL, 2, "TCP_ACK" },
+		{ "--addr", "2001:db8::2", NULL, NULL, 2, "TCP_ACK" },
+		{ "--addr", "192.0.2.0/24", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.1:1000-192.0.2.2:80", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.2:80-192.0.2.1:1000", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.2:81-192.0.2.1:1000", NULL, NULL, 1, "LOST" },
+		{ "--flow", "[2001:db8::1]:3000-[2001:db8::2]:80", NULL, NULL, 2, "TCP_ACK" },
+		{ "--flow", "10.0.0.0/24:2000-10.0.0.9:443", NULL, NULL, 3, "VIRTIO" },
+		{ "--port", "80", "--addr", "192.0.2.1", 2, "TCP_SENDMSG" },
+		{ "--port", "80", "--type", "TCP_ACK", 1, "TCP_ACK" },
+	};
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+	size_t i;
+
+	build_flow_capture(&c);
+	path = write_capture(&c, "flows.nl");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!CHECK_U64(tail_lines(&r, path, cases[i].a, cases[i].b, cases[i].c,
+					  cases[i].d), cases[i].lines))
+			fprintf(stderr, "    (args: %s %s %s %s)\n", cases[i].a, cases[i].b,
+				cases[i].c ? cases[i].c : "", cases[i].d ? cases[i].d : "");
+		CHECK_HAS(r.out, cases[i].has);
+		CHECK_U64(r.status, 0);
+		run_free(&r);
+	}
+	netlat(&r, "report", "--json", "--port", "443", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"total\":{\"records\":3,");
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_filter_usage(void)
 {
 	static const char *const bad[][3] = {
@@ -85,6 +191,15 @@ static void test_cli_filter_usage(void)
 		{ "--until", "1:2:3", "HH:MM:SS" },
 		{ "--since", "-1", "SECONDS" },
 		{ "--since", "abc", "SECONDS" },
+		{ "--port", "70000", "bad --port '70000'" },
+		{ "--port", "http", "bad --port" },
+		{ "--addr", "1.2.3", "bad --addr '1.2.3'" },
+		{ "--addr", "10.0.0.0/33", "bad --addr" },
+		{ "--addr", "::1/129", "bad --addr" },
+		{ "--flow", "1.2.3.4:1", "bad --flow" },
+		{ "--flow", "[::1:80-1.2.3.4:5", "bad --flow" },
+		{ "--flow", "::1:80-1.2.3.4:5", "bad --flow" },
+		{ "--flow", "1.2.3.4:1-1.2.3.5:x", "bad --flow" },
 	};
 	static const char *const commands[] = { "tail", "report", "stat" };
 	struct run r;

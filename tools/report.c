@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "virtio.h"
+#include "flows.h"
 #include "output.h"
 
 /* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
@@ -49,6 +50,7 @@ struct report {
 
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
+	struct flows *flows;		/* per-flow summary of TCP records */
 };
 
 static void stages_free(struct stages *st);
@@ -78,6 +80,7 @@ void report_free(struct report *rep)
 		netlat_samples_free(&rep->cpus[i].gaps);
 	stages_free(rep->stages);
 	virtio_report_free(rep->virtio);
+	flows_free(rep->flows);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -136,6 +139,10 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns };
 
 	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
+		return -ENOMEM;
+	if (!rep->flows && !(rep->flows = flows_new()))
+		return -ENOMEM;
+	if (flows_add(rep->flows, h))
 		return -ENOMEM;
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
@@ -609,6 +616,10 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	text_gap_row(f, "all", &t->gap);
 	if (rep->stages)
 		text_stages(f, rep->stages);
+	if (!flows_empty(rep->flows)) {
+		fputc('\n', f);
+		flows_print(rep->flows, false, f);
+	}
 	if (!virtio_report_empty(rep->virtio)) {
 		fputc('\n', f);
 		virtio_report_print(rep->virtio, false, f);
@@ -697,6 +708,10 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 			json_dist(f, &rep->stages->dist[k]);
 		}
 		fputc('}', f);
+	}
+	if (!flows_empty(rep->flows)) {
+		fputs(",\"tcp_flows\":", f);
+		flows_print(rep->flows, true, f);
 	}
 	if (!virtio_report_empty(rep->virtio)) {
 		fputs(",\"virtqueues\":", f);

@@ -1708,6 +1708,7 @@ static const struct test tests[] = {
 	/* test_reader.c */
 	{ "netlat filters", test_cli_filters },
 	{ "netlat flow filters", test_cli_flow_filters },
+	{ "netlat report flow table", test_cli_flow_table },
 	{ "netlat filter usage errors", test_cli_filter_usage },
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },

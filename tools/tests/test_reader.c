@@ -179,6 +179,102 @@ static void test_cli_flow_filters(void)
 	cap_free(&c);
 }
 
+/* An XMIT of @len bytes in @segs segments, of flow A unless @sport is set. */
+static void *cap_xmit(struct capture *c, uint64_t seq, uint32_t len, uint16_t segs,
+		      uint8_t flags, uint16_t sport)
+{
+	struct netlat_rec_tcp_xmit *x = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(*x), seq,
+						100 + seq);
+
+	x->len = len;
+	x->segs = segs;
+	x->flags = flags;
+	if (sport)
+		set_flow(x, AF_INET, "10.0.0.1", sport, "10.0.0.9", 443, 8);
+	return x;
+}
+
+static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t ret)
+{
+	struct netlat_rec_tcp_retrans *rt = cap_tcp(c, NETLAT_REC_TCP_RETRANS,
+						    sizeof(*rt), seq, 100 + seq);
+
+	rt->kind = kind;
+	rt->ret = ret;
+	rt->segs = 1;
+}
+
+static void test_cli_flow_table(void)
+{
+	struct netlat_rec_tcp_sendmsg *sm;
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+	uint16_t i;
+
+	cap_stream(&c, 1);
+	/* flow A: 2 calls, 3000 bytes accepted; 3000 bytes in 3 segments
+	 * first sent (the retransmitted XMIT does not count); retransmits:
+	 * rto ok, fast -EBUSY twice, unknown kind 9 NET_XMIT_DROP */
+	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 0, 100);
+	sm->ret = 3000;
+	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 1, 200);
+	sm->ret = -EAGAIN;
+	cap_xmit(&c, 2, 1448, 1, 0, 0);
+	cap_xmit(&c, 3, 1552, 2, 0, 0);
+	cap_xmit(&c, 4, 1448, 1, NETLAT_TCP_RETRANSMIT, 0);
+	cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
+	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);
+	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);
+	cap_retrans(&c, 8, 9, 1);
+	/* flow B: more bytes, listed first */
+	cap_xmit(&c, 9, 5000, 4, 0, 2000);
+	path = write_capture(&c, "flowtab.nl");
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "TCP flows by bytes first transmitted (2 flows;");
+	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      0      0  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008\n"
+		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1\n");
+	run_free(&r);
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"flows\":[{\"sendmsg_calls\":0,");
+	CHECK_HAS(r.out, "{\"sendmsg_calls\":2,\"sendmsg_bytes\":3000,\"xmit_segs\":3,\"xmit_bytes\":3000,"
+		  "\"family\":2,\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,"
+		  "\"retrans\":{\"other\":1,\"rto\":1,\"fast\":2,\"tlp\":0,\"syn\":0,\"synack\":0},"
+		  "\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
+		  "{\"ret\":1,\"name\":\"NET_XMIT_DROP\",\"count\":1}],\"retrans_failed_other\":0}");
+	run_free(&r);
+
+	/* the flow filter keeps one row */
+	netlat(&r, "report", "--port", "1000", path, NULL);
+	CHECK_HAS(r.out, "(1 flows;");
+	CHECK(!strstr(r.out, "10.0.0.1:2000"));
+	run_free(&r);
+	cap_free(&c);
+
+	/* 25 flows: the top 20 by bytes, then a line for the rest */
+	cap_stream(&c, 1);
+	for (i = 1; i <= 25; i++)
+		cap_xmit(&c, i, 100u * i, 1, 0, 3000 + i);
+	path = write_capture(&c, "flowcap.nl");
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "  2500      0      0      0      0      0      0      0  10.0.0.1:3025>");
+	CHECK_HAS(r.out, "   600      0      0      0      0      0      0      0  10.0.0.1:3006>");
+	CHECK(!strstr(r.out, "10.0.0.1:3005>"));
+	CHECK_HAS(r.out, "... 5 more flows\n");
+	run_free(&r);
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":25,\"shown\":20,");
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_filter_usage(void)
 {
 	static const char *const bad[][3] = {

@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "json_check.h"
 #include "run.h"
+#include "../hist.h"
 
 /* ==== harness ============================================================ */
 
@@ -1709,6 +1710,8 @@ static const struct test tests[] = {
 	{ "netlat filters", test_cli_filters },
 	{ "netlat flow filters", test_cli_flow_filters },
 	{ "netlat report flow table", test_cli_flow_table },
+	{ "log2 histogram buckets", test_hist_buckets },
+	{ "netlat report stage histograms", test_cli_stage_hist },
 	{ "netlat filter usage errors", test_cli_filter_usage },
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },

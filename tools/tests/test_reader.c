@@ -275,6 +275,123 @@ static void test_cli_flow_table(void)
 	cap_free(&c);
 }
 
+/* The log2 bucket of @v by counting doublings: the oracle of hist_bucket(). */
+static unsigned int brute_bucket(uint64_t v)
+{
+	unsigned int k = 0;
+	uint64_t hi = 1;	/* bucket k is [hi / 2, hi) */
+
+	while (k < 64 && v >= hi) {
+		k++;
+		hi = k < 64 ? hi * 2 : 0;
+	}
+	return k;
+}
+
+static void test_hist_buckets(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1025, 1ULL << 40, (1ULL << 40) - 1,
+		1ULL << 63, (1ULL << 63) - 1, UINT64_MAX,
+	};
+	uint64_t v = 12345, lo, hi;
+	struct hist h;
+	size_t i;
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		CHECK_U64(hist_bucket(edges[i]), brute_bucket(edges[i]));
+		hist_range(hist_bucket(edges[i]), &lo, &hi);
+		CHECK(edges[i] >= lo && (!hi || edges[i] < hi));
+	}
+	for (i = 0; i < 10000; i++) {
+		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+		CHECK_U64(hist_bucket(v >> (v % 64)), brute_bucket(v >> (v % 64)));
+	}
+	hist_compute(&h, edges, sizeof(edges) / sizeof(edges[0]));
+	CHECK_U64(h.count[0], 1);
+	CHECK_U64(h.count[2], 2);	/* 2, 3 */
+	CHECK_U64(h.count[11], 2);	/* 1024, 1025 */
+	CHECK_U64(h.count[64], 2);	/* 2^63, UINT64_MAX */
+}
+
+/* sendmsg>xmit delay of the i-th of the histogram test's skbs. */
+static uint64_t hist_delay(unsigned int i)
+{
+	return i < 3 ? i : (uint64_t)i * i * 7919 % 100000;
+}
+
+static void test_cli_stage_hist(void)
+{
+	enum { N = 500 };
+	struct netlat_rec_tcp_sendmsg *sm;
+	struct netlat_rec_tcp_xmit *x;
+	uint64_t count[65] = { 0 }, lo, hi;
+	struct capture c = { 0 };
+	char expect[8192], *p = expect;
+	unsigned int i, k, first = 65, last = 0;
+	const char *path;
+	struct run r;
+
+	cap_stream(&c, 1);
+	for (i = 0; i < N; i++) {
+		uint64_t base = 1000 + (uint64_t)i * 200000;
+
+		sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 2 * i, base);
+		sm->start_ns = TEST_MONO_NS + base;
+		sm->ret = 100;
+		sm->sendmsg_id = 1000 + 100 * i;
+		sm->end_seq = sm->sendmsg_id + 100;
+		x = cap_tcp(&c, NETLAT_REC_TCP_XMIT, sizeof(*x), 2 * i + 1,
+			    base + hist_delay(i));
+		x->seq = 1000 + 100 * i;
+		x->end_seq = x->seq + 100;
+		x->len = 100;
+		x->segs = 1;
+		count[brute_bucket(hist_delay(i))]++;
+	}
+	path = write_capture(&c, "hist.nl");
+
+	for (k = 0; k < 65; k++) {
+		if (count[k] && first == 65)
+			first = k;
+		if (count[k])
+			last = k;
+	}
+	p += sprintf(p, "\"tcp_stage_hist\":{\"sendmsg>xmit\":[");
+	for (k = first; k <= last; k++) {
+		lo = k ? 1ULL << (k - 1) : 0;
+		hi = 1ULL << k;
+		p += sprintf(p, "%s{\"from\":%llu,\"to\":%llu,\"count\":%llu}",
+			     k == first ? "" : ",", (unsigned long long)lo,
+			     (unsigned long long)hi, (unsigned long long)count[k]);
+	}
+	sprintf(p, "],\"xmit>qdisc\":[]");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, expect);
+	run_free(&r);
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\nsendmsg>xmit (ns)\n  [0, 1)                  1 |");
+	CHECK_HAS(r.out, "\n  [1, 2)                  1 |");
+	CHECK_HAS(r.out, "\n  [2, 4)                  1 |");
+	CHECK_HAS(r.out, "[64K, 128K)");
+	CHECK(!strstr(r.out, "xmit>qdisc (ns)"));
+	run_free(&r);
+
+	netlat(&r, "report", "--no-hist", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(!strstr(r.out, "sendmsg>xmit (ns)"));
+	run_free(&r);
+	netlat(&r, "report", "--json", "--no-hist", path, NULL);
+	CHECK(!strstr(r.out, "tcp_stage_hist"));
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_filter_usage(void)
 {
 	static const char *const bad[][3] = {

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reader-side record filters of "netlat tail", "report" and "stat":
- * --type, --pid, --cpu, --since, --until, --port, --addr, --flow. Every option given must match
- * (AND); stream headers always pass (they describe the stream, and the
- * readers need them). Sequence and loss accounting happen before filtering.
+ * --type, --pid, --cpu, --since, --until, and the flow filters --port,
+ * --addr, --flow. Every option given must match (AND); stream headers
+ * always pass (they describe the stream, and the readers need them), and
+ * so do LOST records for the flow filters. Sequence and loss accounting
+ * happen before filtering.
  *
- * Adding a filter (flows, ports, addresses when TCP records land) is one
- * entry in the table of filter.c - its option name, a parse function and a
- * match function - plus its line in FILTER_HELP and netlat.1 (a test
- * checks the man page names every option).
+ * Adding a filter is one entry in the table of filter.c - its option
+ * name, a parse function and a match function - plus its line in
+ * FILTER_HELP and netlat.1 (a test checks the man page names every option).
  */
 #ifndef NETLAT_FILTER_H
 #define NETLAT_FILTER_H

@@ -82,12 +82,12 @@ static int grow(struct flows *fs)
 	if (!rows)
 		return -ENOMEM;
 	fs->rows = rows;
-	fs->cap = nr / 2;
 	fs->slots = calloc(nr, sizeof(*fs->slots));
 	if (!fs->slots) {
 		fs->slots = old;
 		return -ENOMEM;
 	}
+	fs->cap = nr / 2;	/* at most half the slots in use */
 	fs->nr_slots = nr;
 	for (i = 0; i < old_nr; i++)
 		if (old[i])

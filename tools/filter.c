@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <stddef.h>
 
 #include "filter.h"
 
@@ -252,6 +254,199 @@ static bool match_until(struct filter *f, struct filter_term *t,
 	return time_diff(f, t, stream, rec) < 0;
 }
 
+/* ---- --port, --addr, --flow --------------------------------------------- */
+
+/* One side of a flow: an address (with a prefix length) and/or a port. */
+struct endpoint {
+	bool has_addr, has_port;
+	uint16_t family;		/* AF_INET, AF_INET6 */
+	unsigned int prefix;		/* bits of addr that must match */
+	uint8_t addr[16];
+	uint16_t port;
+};
+
+/* Both sides for --flow; side[0] alone for --port and --addr. */
+struct flow_spec {
+	struct endpoint side[2];
+	bool pair;
+};
+
+/*
+ * The TCP flow a record carries, or NULL: every TCP record, and virtio
+ * records with NETLAT_VIRTIO_FLOW_VALID.
+ */
+static const struct netlat_tcp_flow *record_flow(const struct netlat_rec_hdr *rec)
+{
+	if (rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV &&
+	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow))
+		return (const void *)(rec + 1);
+	if (rec->type == NETLAT_REC_VIRTIO &&
+	    rec->size >= offsetof(struct netlat_rec_virtio, flow) +
+			 sizeof(struct netlat_tcp_flow) &&
+	    (((const struct netlat_rec_virtio *)rec)->flags & NETLAT_VIRTIO_FLOW_VALID))
+		return &((const struct netlat_rec_virtio *)rec)->flow;
+	return NULL;
+}
+
+static bool parse_port_str(const char *s, uint16_t *port)
+{
+	uint64_t v;
+
+	if (!parse_uint(s, UINT16_MAX, &v))
+		return false;
+	*port = (uint16_t)v;
+	return true;
+}
+
+/* ADDR[/PREFIX], IPv4 or IPv6 (no brackets). */
+static bool parse_addr_str(const char *s, struct endpoint *ep)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	unsigned int max;
+	uint64_t v;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	memset(ep->addr, 0, sizeof(ep->addr));
+	if (inet_pton(AF_INET, buf, ep->addr) == 1)
+		ep->family = AF_INET;
+	else if (inet_pton(AF_INET6, buf, ep->addr) == 1)
+		ep->family = AF_INET6;
+	else
+		return false;
+	max = ep->family == AF_INET ? 32 : 128;
+	if (slash && !parse_uint(slash, max, &v))
+		return false;
+	ep->prefix = slash ? (unsigned int)v : max;
+	ep->has_addr = true;
+	return true;
+}
+
+/* ADDR:PORT or [ADDR6]:PORT (the address may carry a /prefix). */
+static bool parse_endpoint(const char *s, struct endpoint *ep)
+{
+	char buf[INET6_ADDRSTRLEN + 16], *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	if (buf[0] == '[') {
+		char *close = strchr(buf, ']');
+
+		if (!close || close[1] != ':')
+			return false;
+		*close = '\0';
+		colon = close + 1;
+	} else {
+		colon = strrchr(buf, ':');
+		if (!colon || strchr(buf, ':') != colon)
+			return false;
+		*colon = '\0';
+	}
+	ep->has_port = true;
+	return parse_addr_str(buf[0] == '[' ? buf + 1 : buf, ep) &&
+	       parse_port_str(colon + 1, &ep->port);
+}
+
+static struct flow_spec *new_spec(struct filter *f, struct filter_term *t)
+{
+	t->data = calloc(1, sizeof(struct flow_spec));
+	if (!t->data)
+		bad(f, "out of memory");
+	return t->data;
+}
+
+static bool parse_port(struct filter *f, struct filter_term *t, const char *arg)
+{
+	struct flow_spec *fs = new_spec(f, t);
+
+	if (!fs)
+		return false;
+	fs->side[0].has_port = true;
+	if (!parse_port_str(arg, &fs->side[0].port))
+		return bad(f, "bad --port '%s': expected a port number 0-65535", arg);
+	return true;
+}
+
+static bool parse_addr(struct filter *f, struct filter_term *t, const char *arg)
+{
+	struct flow_spec *fs = new_spec(f, t);
+
+	if (!fs)
+		return false;
+	if (!parse_addr_str(arg, &fs->side[0]))
+		return bad(f, "bad --addr '%s': expected an IPv4 or IPv6 address, "
+			   "optionally /PREFIX", arg);
+	return true;
+}
+
+static bool parse_flow(struct filter *f, struct filter_term *t, const char *arg)
+{
+	struct flow_spec *fs = new_spec(f, t);
+	const char *dash;
+	char *first;
+	bool ok;
+
+	if (!fs)
+		return false;
+	/* IPv6 addresses hold no '-': the separator is the only one */
+	dash = strchr(arg, '-');
+	first = dash ? strndup(arg, (size_t)(dash - arg)) : NULL;
+	ok = dash && first && !strchr(dash + 1, '-') &&
+	     parse_endpoint(first, &fs->side[0]) && parse_endpoint(dash + 1, &fs->side[1]);
+	free(first);
+	fs->pair = true;
+	if (!ok)
+		return bad(f, "bad --flow '%s': expected ADDR:PORT-ADDR:PORT "
+			   "(IPv6 as [ADDR]:PORT)", arg);
+	return true;
+}
+
+static bool addr_match(const struct endpoint *ep, uint16_t family, const uint8_t *addr)
+{
+	unsigned int full = ep->prefix / 8, rest = ep->prefix % 8;
+
+	if (family != ep->family || memcmp(addr, ep->addr, full))
+		return false;
+	return !rest || !((addr[full] ^ ep->addr[full]) & (0xff00u >> rest) & 0xff);
+}
+
+static bool endpoint_match(const struct endpoint *ep, uint16_t family,
+			   const uint8_t *addr, uint16_t port)
+{
+	return (!ep->has_port || ep->port == port) &&
+	       (!ep->has_addr || addr_match(ep, family, addr));
+}
+
+/* --port and --addr: either side; --flow: both sides, in either direction. */
+static bool match_flow(struct filter *f, struct filter_term *t,
+		       const struct netlat_rec_stream *stream,
+		       const struct netlat_rec_hdr *rec)
+{
+	const struct flow_spec *fs = t->data;
+	const struct netlat_tcp_flow *fl;
+	const struct endpoint *a = &fs->side[0], *b = &fs->side[1];
+
+	(void)f;
+	(void)stream;
+	if (rec->type == NETLAT_REC_LOST)
+		return true;
+	fl = record_flow(rec);
+	if (!fl)
+		return false;
+	if (!fs->pair)
+		return endpoint_match(a, fl->family, fl->saddr, fl->sport) ||
+		       endpoint_match(a, fl->family, fl->daddr, fl->dport);
+	return (endpoint_match(a, fl->family, fl->saddr, fl->sport) &&
+		endpoint_match(b, fl->family, fl->daddr, fl->dport)) ||
+	       (endpoint_match(b, fl->family, fl->saddr, fl->sport) &&
+		endpoint_match(a, fl->family, fl->daddr, fl->dport));
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const struct filter_kind kinds[] = {
@@ -260,6 +455,9 @@ static const struct filter_kind kinds[] = {
 	{ "cpu", parse_cpu, match_cpu },
 	{ "since", parse_time, match_since },
 	{ "until", parse_time, match_until },
+	{ "port", parse_port, match_flow },
+	{ "addr", parse_addr, match_flow },
+	{ "flow", parse_flow, match_flow },
 };
 
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))

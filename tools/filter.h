@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reader-side record filters of "netlat tail", "report" and "stat":
- * --type, --pid, --cpu, --since, --until. Every option given must match
- * (AND); stream headers always pass (they describe the stream, and the
- * readers need them). Sequence and loss accounting happen before filtering.
+ * --type, --pid, --cpu, --since, --until, and the flow filters --port,
+ * --addr, --flow. Every option given must match (AND); stream headers
+ * always pass (they describe the stream, and the readers need them), and
+ * so do LOST records for the flow filters. Sequence and loss accounting
+ * happen before filtering.
  *
- * Adding a filter (flows, ports, addresses when TCP records land) is one
- * entry in the table of filter.c - its option name, a parse function and a
- * match function - plus its line in FILTER_HELP and netlat.1 (a test
- * checks the man page names every option).
+ * Adding a filter is one entry in the table of filter.c - its option
+ * name, a parse function and a match function - plus its line in
+ * FILTER_HELP and netlat.1 (a test checks the man page names every option).
  */
 #ifndef NETLAT_FILTER_H
 #define NETLAT_FILTER_H
@@ -53,7 +54,12 @@ struct filter {
 	"  --cpu N              only records of CPU N\n" \
 	"  --since T            only records from T on: seconds after the first\n" \
 	"                       record, or a local time of day HH:MM:SS[.frac]\n" \
-	"  --until T            only records before T (same forms)\n"
+	"  --until T            only records before T (same forms)\n" \
+	"  --port N             only TCP-flow records with port N on either side\n" \
+	"  --addr A[/PREFIX]    only TCP-flow records with IPv4/IPv6 address A on\n" \
+	"                       either side (LOST records pass the flow filters)\n" \
+	"  --flow A:P-B:P       only records of this flow, either direction\n" \
+	"                       (IPv6 as [ADDR]:PORT)\n"
 
 /*
  * @own (terminated by a zeroed entry) followed by the filter options, in

@@ -497,13 +497,14 @@ static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-hist", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const struct netlat_rec_hdr *rec;
 	struct filter flt = { 0 };
 	struct report *rep;
-	bool json = false;
+	bool json = false, hist = true;
 	struct reader rd;
 	int c, r;
 
@@ -511,6 +512,9 @@ static int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'H':
+			hist = false;
 			break;
 		case 'h':
 			return command_help();
@@ -538,6 +542,7 @@ static int cmd_report(int argc, char **argv)
 		filter_free(&flt);
 		return 1;
 	}
+	report_set_hist(rep, hist);
 	catch_stop_signals();
 	while ((r = reader_next(&rd, &rec)) > 0) {
 		if (!filter_match(&flt, &rd.stream, rec))
@@ -1026,10 +1031,12 @@ static const struct command commands[] = {
 	  "  -o, --output FILE    capture file to write\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n" },
-	{ "report", cmd_report, "[--json] [FILTERS] FILE",
+	{ "report", cmd_report, "[--json] [--no-hist] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
-	  "unexplained gaps, markers, and inter-record gap percentiles per CPU.\n"
+	  "unexplained gaps, markers, and inter-record gap percentiles per CPU;\n"
+	  "with TCP records, per-skb stage latencies and the top flows.\n"
 	  "  -j, --json           one JSON object\n"
+	  "      --no-hist        no log2 histograms of the stage latencies\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
 	  "[--duration SECS] [--interval SECS] [--json] [--device PATH] [FILTERS]",

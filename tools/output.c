@@ -103,6 +103,14 @@ static void json_flow(FILE *f, const struct netlat_tcp_flow *fl)
 		ull(fl->cookie));
 }
 
+void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json)
+{
+	if (json)
+		json_flow(f, fl);
+	else
+		text_flow(f, fl);
+}
+
 static const char *push_func(unsigned int func)
 {
 	switch (func) {

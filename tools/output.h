@@ -26,4 +26,10 @@ void print_json_string(FILE *f, const char *s);
 void print_record(FILE *f, const struct netlat_rec_stream *stream,
 		  const struct netlat_rec_hdr *rec, bool json);
 
+/*
+ * A flow: text "10.0.0.1:5000>10.0.0.2:80 ck=...", or JSON fields
+ * ',"family":2,"saddr":...,"cookie":N' (leading comma, no braces).
+ */
+void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json);
+
 #endif

@@ -11,6 +11,8 @@
 
 #include "report.h"
 #include "virtio.h"
+#include "flows.h"
+#include "hist.h"
 #include "output.h"
 
 /* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
@@ -49,6 +51,8 @@ struct report {
 
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
+	struct flows *flows;		/* per-flow summary of TCP records */
+	bool no_hist;			/* no stage histograms */
 };
 
 static void stages_free(struct stages *st);
@@ -78,6 +82,7 @@ void report_free(struct report *rep)
 		netlat_samples_free(&rep->cpus[i].gaps);
 	stages_free(rep->stages);
 	virtio_report_free(rep->virtio);
+	flows_free(rep->flows);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -113,6 +118,7 @@ struct stages {
 	struct j_vec sm, xmit, dev, ack;
 	struct netlat_samples d[NR_ST];
 	struct netlat_dist dist[NR_ST];
+	struct hist hist[NR_ST];
 };
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
@@ -136,6 +142,10 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns };
 
 	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
+		return -ENOMEM;
+	if (!rep->flows && !(rep->flows = flows_new()))
+		return -ENOMEM;
+	if (flows_add(rep->flows, h))
 		return -ENOMEM;
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
@@ -295,8 +305,10 @@ static void stages_compute(struct stages *st)
 	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
 	for (i = 0; i < st->xmit.n; i++)
 		join_one(st, &st->xmit.v[i]);
-	for (k = 0; k < NR_ST; k++)
+	for (k = 0; k < NR_ST; k++) {
+		hist_compute(&st->hist[k], st->d[k].v, st->d[k].n);
 		netlat_dist_compute(st->d[k].v, st->d[k].n, &st->dist[k]);
+	}
 }
 
 static void stages_free(struct stages *st)
@@ -312,6 +324,31 @@ static void stages_free(struct stages *st)
 	for (k = 0; k < NR_ST; k++)
 		netlat_samples_free(&st->d[k]);
 	free(st);
+}
+
+/* A histogram per stage with samples. */
+static void text_stage_hists(FILE *f, const struct stages *st)
+{
+	int k;
+
+	for (k = 0; k < NR_ST; k++) {
+		if (!st->dist[k].count)
+			continue;
+		fprintf(f, "\n%s (ns)\n", stage_names[k]);
+		hist_print_text(f, &st->hist[k]);
+	}
+}
+
+static void json_stage_hists(FILE *f, const struct stages *st)
+{
+	int k;
+
+	fputs(",\"tcp_stage_hist\":{", f);
+	for (k = 0; k < NR_ST; k++) {
+		fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
+		hist_print_json(f, &st->hist[k]);
+	}
+	fputc('}', f);
 }
 
 static void text_stages(FILE *f, const struct stages *st)
@@ -609,6 +646,12 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	text_gap_row(f, "all", &t->gap);
 	if (rep->stages)
 		text_stages(f, rep->stages);
+	if (rep->stages && !rep->no_hist)
+		text_stage_hists(f, rep->stages);
+	if (!flows_empty(rep->flows)) {
+		fputc('\n', f);
+		flows_print(rep->flows, false, f);
+	}
 	if (!virtio_report_empty(rep->virtio)) {
 		fputc('\n', f);
 		virtio_report_print(rep->virtio, false, f);
@@ -697,12 +740,23 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 			json_dist(f, &rep->stages->dist[k]);
 		}
 		fputc('}', f);
+		if (!rep->no_hist)
+			json_stage_hists(f, rep->stages);
+	}
+	if (!flows_empty(rep->flows)) {
+		fputs(",\"tcp_flows\":", f);
+		flows_print(rep->flows, true, f);
 	}
 	if (!virtio_report_empty(rep->virtio)) {
 		fputs(",\"virtqueues\":", f);
 		virtio_report_print(rep->virtio, true, f);
 	}
 	fputs("}\n", f);
+}
+
+void report_set_hist(struct report *rep, bool on)
+{
+	rep->no_hist = !on;
 }
 
 void report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)

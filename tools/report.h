@@ -19,6 +19,9 @@ void report_free(struct report *rep);
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec);
 
+/* Draw (and put in JSON) the per-stage latency histograms: on by default. */
+void report_set_hist(struct report *rep, bool on);
+
 /* Print the summary; @seq tracked the same records (losses, gaps). */
 void report_print(struct report *rep, const struct netlat_seq *seq, bool json,
 		  FILE *f);

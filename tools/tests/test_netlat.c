@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -22,6 +23,7 @@
 #include "capture.h"
 #include "json_check.h"
 #include "run.h"
+#include "../hist.h"
 
 /* ==== harness ============================================================ */
 
@@ -1706,6 +1708,10 @@ static const struct test tests[] = {
 	{ "fuzz the command", test_fuzz_command },
 	/* test_reader.c */
 	{ "netlat filters", test_cli_filters },
+	{ "netlat flow filters", test_cli_flow_filters },
+	{ "netlat report flow table", test_cli_flow_table },
+	{ "log2 histogram buckets", test_hist_buckets },
+	{ "netlat report stage histograms", test_cli_stage_hist },
 	{ "netlat filter usage errors", test_cli_filter_usage },
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },

@@ -73,6 +73,325 @@ static void test_cli_filters(void)
 	cap_free(&c);
 }
 
+/* Set the flow of the TCP record @rec (as returned by cap_tcp()). */
+static void set_flow(void *rec, int family, const char *saddr, uint16_t sport,
+		     const char *daddr, uint16_t dport, uint64_t cookie)
+{
+	struct netlat_tcp_flow *fl = (void *)((struct netlat_rec_hdr *)rec + 1);
+
+	memset(fl->saddr, 0, sizeof(fl->saddr));
+	memset(fl->daddr, 0, sizeof(fl->daddr));
+	fl->family = family;
+	fl->cookie = cookie;
+	fl->sport = sport;
+	fl->dport = dport;
+	inet_pton(family, saddr, fl->saddr);
+	inet_pton(family, daddr, fl->daddr);
+}
+
+/* A virtio XMIT record; with @flow_from, carrying that TCP record's flow. */
+static void cap_virtio_flow(struct capture *c, uint64_t seq, uint64_t ts,
+			    const void *flow_from)
+{
+	struct netlat_rec_virtio *v;
+	size_t off = c->len;
+
+	cap_other(c, NETLAT_REC_VIRTIO, 0, seq, TEST_MONO_NS + ts, sizeof(*v));
+	v = (void *)(c->buf + off);
+	memset((char *)v + sizeof(v->hdr), 0, sizeof(*v) - sizeof(v->hdr));
+	v->event = NETLAT_VIRTIO_XMIT;
+	if (flow_from) {
+		v->flags = NETLAT_VIRTIO_FLOW_VALID;
+		memcpy(&v->flow, (const struct netlat_rec_hdr *)flow_from + 1,
+		       sizeof(v->flow));
+	}
+}
+
+/*
+ * Three flows - A 192.0.2.1:1000>192.0.2.2:80 (SENDMSG), B
+ * 10.0.0.1:2000>10.0.0.9:443 (XMIT, and a virtio XMIT with its flow),
+ * C [2001:db8::1]:3000>[2001:db8::2]:80 (ACK) - plus a virtio record
+ * without a flow, a marker and a LOST record.
+ */
+static void build_flow_capture(struct capture *c)
+{
+	void *b;
+
+	cap_stream(c, 1);
+	cap_tcp(c, NETLAT_REC_TCP_SENDMSG, sizeof(struct netlat_rec_tcp_sendmsg), 0, 100);
+	b = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(struct netlat_rec_tcp_xmit), 1, 200);
+	set_flow(b, AF_INET, "10.0.0.1", 2000, "10.0.0.9", 443, 8);
+	cap_virtio_flow(c, 2, 300, b);
+	b = cap_tcp(c, NETLAT_REC_TCP_ACK, sizeof(struct netlat_rec_tcp_ack), 3, 400);
+	set_flow(b, AF_INET6, "2001:db8::1", 3000, "2001:db8::2", 80, 9);
+	cap_virtio_flow(c, 4, 500, NULL);
+	cap_marker(c, 0, 5, TEST_MONO_NS + 600, "m", 1);
+	cap_lost(c, 0, 8, TEST_MONO_NS + 700, 2, 6);
+}
+
+static void test_cli_flow_filters(void)
+{
+	static const struct {
+		const char *a, *b, *c, *d;
+		int lines;
+		const char *has;
+	} cases[] = {
+		{ "--port", "80", NULL, NULL, 3, "TCP_ACK" },
+		{ "--port", "443", NULL, NULL, 3, "VIRTIO" },
+		{ "--port", "1000", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--port", "81", NULL, NULL, 1, "LOST" },
+		{ "--addr", "10.0.0.0/8", NULL, NULL, 3, "TCP_XMIT" },
+		{ "--addr", "10.0.0.9", NULL, NULL, 3, "VIRTIO" },
+		{ "--addr", "10.0.0.8/31", NULL, NULL, 3, "VIRTIO" },
+		{ "--addr", "10.0.0.10/31", NULL, NULL, 1, "LOST" },
+		{ "--addr", "2001:db8::/32", NULL, NULL, 2, "TCP_ACK" },
+		{ "--addr", "2001:db8::2", NULL, NULL, 2, "TCP_ACK" },
+		{ "--addr", "192.0.2.0/24", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.1:1000-192.0.2.2:80", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.2:80-192.0.2.1:1000", NULL, NULL, 2, "TCP_SENDMSG" },
+		{ "--flow", "192.0.2.2:81-192.0.2.1:1000", NULL, NULL, 1, "LOST" },
+		{ "--flow", "[2001:db8::1]:3000-[2001:db8::2]:80", NULL, NULL, 2, "TCP_ACK" },
+		{ "--flow", "10.0.0.0/24:2000-10.0.0.9:443", NULL, NULL, 3, "VIRTIO" },
+		{ "--port", "80", "--addr", "192.0.2.1", 2, "TCP_SENDMSG" },
+		{ "--port", "80", "--type", "TCP_ACK", 1, "TCP_ACK" },
+	};
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+	size_t i;
+
+	build_flow_capture(&c);
+	path = write_capture(&c, "flows.nl");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!CHECK_U64(tail_lines(&r, path, cases[i].a, cases[i].b, cases[i].c,
+					  cases[i].d), cases[i].lines))
+			fprintf(stderr, "    (args: %s %s %s %s)\n", cases[i].a, cases[i].b,
+				cases[i].c ? cases[i].c : "", cases[i].d ? cases[i].d : "");
+		CHECK_HAS(r.out, cases[i].has);
+		CHECK_U64(r.status, 0);
+		run_free(&r);
+	}
+	netlat(&r, "report", "--json", "--port", "443", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"total\":{\"records\":3,");
+	run_free(&r);
+	cap_free(&c);
+}
+
+/* An XMIT of @len bytes in @segs segments, of flow A unless @sport is set. */
+static void *cap_xmit(struct capture *c, uint64_t seq, uint32_t len, uint16_t segs,
+		      uint8_t flags, uint16_t sport)
+{
+	struct netlat_rec_tcp_xmit *x = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(*x), seq,
+						100 + seq);
+
+	x->len = len;
+	x->segs = segs;
+	x->flags = flags;
+	if (sport)
+		set_flow(x, AF_INET, "10.0.0.1", sport, "10.0.0.9", 443, 8);
+	return x;
+}
+
+static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t ret)
+{
+	struct netlat_rec_tcp_retrans *rt = cap_tcp(c, NETLAT_REC_TCP_RETRANS,
+						    sizeof(*rt), seq, 100 + seq);
+
+	rt->kind = kind;
+	rt->ret = ret;
+	rt->segs = 1;
+}
+
+static void test_cli_flow_table(void)
+{
+	struct netlat_rec_tcp_sendmsg *sm;
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+	uint16_t i;
+
+	cap_stream(&c, 1);
+	/* flow A: 2 calls, 3000 bytes accepted; 3000 bytes in 3 segments
+	 * first sent (the retransmitted XMIT does not count); retransmits:
+	 * rto ok, fast -EBUSY twice, unknown kind 9 NET_XMIT_DROP */
+	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 0, 100);
+	sm->ret = 3000;
+	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 1, 200);
+	sm->ret = -EAGAIN;
+	cap_xmit(&c, 2, 1448, 1, 0, 0);
+	cap_xmit(&c, 3, 1552, 2, 0, 0);
+	cap_xmit(&c, 4, 1448, 1, NETLAT_TCP_RETRANSMIT, 0);
+	cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
+	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);
+	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);
+	cap_retrans(&c, 8, 9, 1);
+	/* flow B: more bytes, listed first */
+	cap_xmit(&c, 9, 5000, 4, 0, 2000);
+	path = write_capture(&c, "flowtab.nl");
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "TCP flows by bytes first transmitted (2 flows;");
+	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      0      0  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008\n"
+		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1\n");
+	run_free(&r);
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"flows\":[{\"sendmsg_calls\":0,");
+	CHECK_HAS(r.out, "{\"sendmsg_calls\":2,\"sendmsg_bytes\":3000,\"xmit_segs\":3,\"xmit_bytes\":3000,"
+		  "\"family\":2,\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,"
+		  "\"retrans\":{\"other\":1,\"rto\":1,\"fast\":2,\"tlp\":0,\"syn\":0,\"synack\":0},"
+		  "\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
+		  "{\"ret\":1,\"name\":\"NET_XMIT_DROP\",\"count\":1}],\"retrans_failed_other\":0}");
+	run_free(&r);
+
+	/* the flow filter keeps one row */
+	netlat(&r, "report", "--port", "1000", path, NULL);
+	CHECK_HAS(r.out, "(1 flows;");
+	CHECK(!strstr(r.out, "10.0.0.1:2000"));
+	run_free(&r);
+	cap_free(&c);
+
+	/* 25 flows: the top 20 by bytes, then a line for the rest */
+	cap_stream(&c, 1);
+	for (i = 1; i <= 25; i++)
+		cap_xmit(&c, i, 100u * i, 1, 0, 3000 + i);
+	path = write_capture(&c, "flowcap.nl");
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "  2500      0      0      0      0      0      0      0  10.0.0.1:3025>");
+	CHECK_HAS(r.out, "   600      0      0      0      0      0      0      0  10.0.0.1:3006>");
+	CHECK(!strstr(r.out, "10.0.0.1:3005>"));
+	CHECK_HAS(r.out, "... 5 more flows\n");
+	run_free(&r);
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":25,\"shown\":20,");
+	run_free(&r);
+	cap_free(&c);
+}
+
+/* The log2 bucket of @v by counting doublings: the oracle of hist_bucket(). */
+static unsigned int brute_bucket(uint64_t v)
+{
+	unsigned int k = 0;
+	uint64_t hi = 1;	/* bucket k is [hi / 2, hi) */
+
+	while (k < 64 && v >= hi) {
+		k++;
+		hi = k < 64 ? hi * 2 : 0;
+	}
+	return k;
+}
+
+static void test_hist_buckets(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1025, 1ULL << 40, (1ULL << 40) - 1,
+		1ULL << 63, (1ULL << 63) - 1, UINT64_MAX,
+	};
+	uint64_t v = 12345, lo, hi;
+	struct hist h;
+	size_t i;
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		CHECK_U64(hist_bucket(edges[i]), brute_bucket(edges[i]));
+		hist_range(hist_bucket(edges[i]), &lo, &hi);
+		CHECK(edges[i] >= lo && (!hi || edges[i] < hi));
+	}
+	for (i = 0; i < 10000; i++) {
+		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+		CHECK_U64(hist_bucket(v >> (v % 64)), brute_bucket(v >> (v % 64)));
+	}
+	hist_compute(&h, edges, sizeof(edges) / sizeof(edges[0]));
+	CHECK_U64(h.count[0], 1);
+	CHECK_U64(h.count[2], 2);	/* 2, 3 */
+	CHECK_U64(h.count[11], 2);	/* 1024, 1025 */
+	CHECK_U64(h.count[64], 2);	/* 2^63, UINT64_MAX */
+}
+
+/* sendmsg>xmit delay of the i-th of the histogram test's skbs. */
+static uint64_t hist_delay(unsigned int i)
+{
+	return i < 3 ? i : (uint64_t)i * i * 7919 % 100000;
+}
+
+static void test_cli_stage_hist(void)
+{
+	enum { N = 500 };
+	struct netlat_rec_tcp_sendmsg *sm;
+	struct netlat_rec_tcp_xmit *x;
+	uint64_t count[65] = { 0 }, lo, hi;
+	struct capture c = { 0 };
+	char expect[8192], *p = expect;
+	unsigned int i, k, first = 65, last = 0;
+	const char *path;
+	struct run r;
+
+	cap_stream(&c, 1);
+	for (i = 0; i < N; i++) {
+		uint64_t base = 1000 + (uint64_t)i * 200000;
+
+		sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 2 * i, base);
+		sm->start_ns = TEST_MONO_NS + base;
+		sm->ret = 100;
+		sm->sendmsg_id = 1000 + 100 * i;
+		sm->end_seq = sm->sendmsg_id + 100;
+		x = cap_tcp(&c, NETLAT_REC_TCP_XMIT, sizeof(*x), 2 * i + 1,
+			    base + hist_delay(i));
+		x->seq = 1000 + 100 * i;
+		x->end_seq = x->seq + 100;
+		x->len = 100;
+		x->segs = 1;
+		count[brute_bucket(hist_delay(i))]++;
+	}
+	path = write_capture(&c, "hist.nl");
+
+	for (k = 0; k < 65; k++) {
+		if (count[k] && first == 65)
+			first = k;
+		if (count[k])
+			last = k;
+	}
+	p += sprintf(p, "\"tcp_stage_hist\":{\"sendmsg>xmit\":[");
+	for (k = first; k <= last; k++) {
+		lo = k ? 1ULL << (k - 1) : 0;
+		hi = 1ULL << k;
+		p += sprintf(p, "%s{\"from\":%llu,\"to\":%llu,\"count\":%llu}",
+			     k == first ? "" : ",", (unsigned long long)lo,
+			     (unsigned long long)hi, (unsigned long long)count[k]);
+	}
+	sprintf(p, "],\"xmit>qdisc\":[]");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, expect);
+	run_free(&r);
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\nsendmsg>xmit (ns)\n  [0, 1)                  1 |");
+	CHECK_HAS(r.out, "\n  [1, 2)                  1 |");
+	CHECK_HAS(r.out, "\n  [2, 4)                  1 |");
+	CHECK_HAS(r.out, "[64K, 128K)");
+	CHECK(!strstr(r.out, "xmit>qdisc (ns)"));
+	run_free(&r);
+
+	netlat(&r, "report", "--no-hist", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(!strstr(r.out, "sendmsg>xmit (ns)"));
+	run_free(&r);
+	netlat(&r, "report", "--json", "--no-hist", path, NULL);
+	CHECK(!strstr(r.out, "tcp_stage_hist"));
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_filter_usage(void)
 {
 	static const char *const bad[][3] = {
@@ -85,6 +404,15 @@ static void test_cli_filter_usage(void)
 		{ "--until", "1:2:3", "HH:MM:SS" },
 		{ "--since", "-1", "SECONDS" },
 		{ "--since", "abc", "SECONDS" },
+		{ "--port", "70000", "bad --port '70000'" },
+		{ "--port", "http", "bad --port" },
+		{ "--addr", "1.2.3", "bad --addr '1.2.3'" },
+		{ "--addr", "10.0.0.0/33", "bad --addr" },
+		{ "--addr", "::1/129", "bad --addr" },
+		{ "--flow", "1.2.3.4:1", "bad --flow" },
+		{ "--flow", "[::1:80-1.2.3.4:5", "bad --flow" },
+		{ "--flow", "::1:80-1.2.3.4:5", "bad --flow" },
+		{ "--flow", "1.2.3.4:1-1.2.3.5:x", "bad --flow" },
 	};
 	static const char *const commands[] = { "tail", "report", "stat" };
 	struct run r;

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-flow summary of TCP records: see flows.h. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flows.h"
+#include "output.h"
+
+#define NR_RTX_KINDS	(NETLAT_RETRANS_SYNACK + 1)
+#define MAX_FAIL_CODES	8	/* distinct failure codes kept per flow */
+
+struct fail_count {
+	int32_t ret;
+	uint64_t count;
+};
+
+struct flow_row {
+	struct netlat_tcp_flow key;	/* reserved zeroed */
+	uint64_t sendmsg_calls, sendmsg_bytes;
+	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
+	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
+	uint64_t failed;		/* attempts with ret != 0 */
+	struct fail_count fail[MAX_FAIL_CODES];
+	unsigned int nr_fail;
+	uint64_t fail_other;		/* codes beyond MAX_FAIL_CODES */
+};
+
+struct flows {
+	struct flow_row *rows;
+	size_t n, cap;
+	size_t *slots;			/* open addressing: row index + 1 */
+	size_t nr_slots;		/* a power of two, > 2 * n */
+};
+
+struct flows *flows_new(void)
+{
+	return calloc(1, sizeof(struct flows));
+}
+
+void flows_free(struct flows *fs)
+{
+	if (!fs)
+		return;
+	free(fs->rows);
+	free(fs->slots);
+	free(fs);
+}
+
+bool flows_empty(const struct flows *fs)
+{
+	return !fs || !fs->n;
+}
+
+static size_t key_hash(const struct netlat_tcp_flow *k)
+{
+	const unsigned char *p = (const void *)k;
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static size_t *slot_of(const struct flows *fs, const struct netlat_tcp_flow *k)
+{
+	size_t mask = fs->nr_slots - 1, i = key_hash(k) & mask;
+
+	while (fs->slots[i] && memcmp(&fs->rows[fs->slots[i] - 1].key, k, sizeof(*k)))
+		i = (i + 1) & mask;
+	return &fs->slots[i];
+}
+
+static int grow(struct flows *fs)
+{
+	size_t nr = fs->nr_slots ? fs->nr_slots * 2 : 64, i;
+	size_t *old = fs->slots, old_nr = fs->nr_slots;
+	struct flow_row *rows = realloc(fs->rows, nr / 2 * sizeof(*rows));
+
+	if (!rows)
+		return -ENOMEM;
+	fs->rows = rows;
+	fs->slots = calloc(nr, sizeof(*fs->slots));
+	if (!fs->slots) {
+		fs->slots = old;
+		return -ENOMEM;
+	}
+	fs->cap = nr / 2;	/* at most half the slots in use */
+	fs->nr_slots = nr;
+	for (i = 0; i < old_nr; i++)
+		if (old[i])
+			*slot_of(fs, &fs->rows[old[i] - 1].key) = old[i];
+	free(old);
+	return 0;
+}
+
+static struct flow_row *row_of(struct flows *fs, const struct netlat_tcp_flow *fl)
+{
+	struct netlat_tcp_flow k = *fl;
+	size_t *slot;
+
+	k.reserved = 0;
+	if (fs->n == fs->cap && grow(fs))
+		return NULL;
+	slot = slot_of(fs, &k);
+	if (!*slot) {
+		memset(&fs->rows[fs->n], 0, sizeof(fs->rows[fs->n]));
+		fs->rows[fs->n].key = k;
+		*slot = ++fs->n;
+	}
+	return &fs->rows[*slot - 1];
+}
+
+static void add_failure(struct flow_row *r, int32_t ret)
+{
+	unsigned int i;
+
+	r->failed++;
+	for (i = 0; i < r->nr_fail && r->fail[i].ret != ret; i++)
+		;
+	if (i == MAX_FAIL_CODES) {
+		r->fail_other++;
+		return;
+	}
+	if (i == r->nr_fail)
+		r->fail[r->nr_fail++] = (struct fail_count){ .ret = ret };
+	r->fail[i].count++;
+}
+
+static void add_retrans(struct flow_row *r, const struct netlat_rec_tcp_retrans *rt)
+{
+	r->rtx[rt->kind < NR_RTX_KINDS ? rt->kind : NETLAT_RETRANS_OTHER]++;
+	if (rt->ret)
+		add_failure(r, rt->ret);
+}
+
+int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec)
+{
+	const struct netlat_rec_tcp_sendmsg *sm = (const void *)rec;
+	const struct netlat_rec_tcp_xmit *x = (const void *)rec;
+	struct flow_row *r;
+
+	if (rec->type != NETLAT_REC_TCP_SENDMSG && rec->type != NETLAT_REC_TCP_XMIT &&
+	    rec->type != NETLAT_REC_TCP_RETRANS)
+		return 0;
+	r = row_of(fs, (const void *)(rec + 1));
+	if (!r)
+		return -ENOMEM;
+	switch (rec->type) {
+	case NETLAT_REC_TCP_SENDMSG:
+		r->sendmsg_calls++;
+		r->sendmsg_bytes += sm->ret > 0 ? (uint64_t)sm->ret : 0;
+		break;
+	case NETLAT_REC_TCP_XMIT:
+		if (!(x->flags & NETLAT_TCP_RETRANSMIT)) {
+			r->xmit_segs += x->segs;
+			r->xmit_bytes += x->len;
+		}
+		break;
+	case NETLAT_REC_TCP_RETRANS:
+		add_retrans(r, (const void *)rec);
+		break;
+	}
+	return 0;
+}
+
+/* Bytes first transmitted, then bytes accepted by sendmsg, descending. */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct flow_row *x = *(const struct flow_row *const *)a;
+	const struct flow_row *y = *(const struct flow_row *const *)b;
+
+	if (x->xmit_bytes != y->xmit_bytes)
+		return x->xmit_bytes < y->xmit_bytes ? 1 : -1;
+	if (x->sendmsg_bytes != y->sendmsg_bytes)
+		return x->sendmsg_bytes < y->sendmsg_bytes ? 1 : -1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+/* "EBUSY" for the errors the kernel returns here, else the number. */
+static const char *code_name(int32_t ret, char *buf, size_t len)
+{
+	switch (ret) {
+	case -EBUSY: return "EBUSY";
+	case -EAGAIN: return "EAGAIN";
+	case -ENOMEM: return "ENOMEM";
+	case -ENOBUFS: return "ENOBUFS";
+	case -EHOSTUNREACH: return "EHOSTUNREACH";
+	case 1: return "NET_XMIT_DROP";
+	case 2: return "NET_XMIT_CN";
+	}
+	snprintf(buf, len, "%d", ret);
+	return buf;
+}
+
+static unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
+
+static void text_failures(FILE *f, const struct flow_row *r)
+{
+	char buf[16];
+	unsigned int i;
+
+	for (i = 0; i < r->nr_fail; i++)
+		fprintf(f, "%s%s=%llu", i ? "," : " ", code_name(r->fail[i].ret, buf, sizeof(buf)),
+			ull(r->fail[i].count));
+	if (r->fail_other)
+		fprintf(f, ",more=%llu", ull(r->fail_other));
+}
+
+static void text_row(FILE *f, const struct flow_row *r)
+{
+	int k;
+
+	fprintf(f, "%8llu %12llu %8llu %12llu", ull(r->sendmsg_calls),
+		ull(r->sendmsg_bytes), ull(r->xmit_segs), ull(r->xmit_bytes));
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, " %6llu", ull(r->rtx[k]));
+	fprintf(f, " %6llu  ", ull(r->failed));
+	print_flow(f, &r->key, false);
+	text_failures(f, r);
+	fputc('\n', f);
+}
+
+static void json_row(FILE *f, const struct flow_row *r)
+{
+	char buf[16];
+	unsigned int i;
+	int k;
+
+	fprintf(f, "{\"sendmsg_calls\":%llu,\"sendmsg_bytes\":%llu,\"xmit_segs\":%llu,"
+		"\"xmit_bytes\":%llu", ull(r->sendmsg_calls), ull(r->sendmsg_bytes),
+		ull(r->xmit_segs), ull(r->xmit_bytes));
+	print_flow(f, &r->key, true);
+	fputs(",\"retrans\":{", f);
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "", netlat_retrans_kind_name(k),
+			ull(r->rtx[k]));
+	fprintf(f, "},\"retrans_failed\":%llu,\"retrans_failed_by_ret\":[", ull(r->failed));
+	for (i = 0; i < r->nr_fail; i++)
+		fprintf(f, "%s{\"ret\":%d,\"name\":\"%s\",\"count\":%llu}", i ? "," : "",
+			r->fail[i].ret, code_name(r->fail[i].ret, buf, sizeof(buf)),
+			ull(r->fail[i].count));
+	fprintf(f, "],\"retrans_failed_other\":%llu}", ull(r->fail_other));
+}
+
+static void text_table(FILE *f, const struct flow_row *const *order, size_t n,
+		       size_t shown)
+{
+	size_t i;
+	int k;
+
+	fprintf(f, "TCP flows by bytes first transmitted (%zu flows; sm: sendmsg calls and "
+		"bytes accepted; tx: first transmissions;\nretransmit attempts by kind, "
+		"failed ones by return code)\n", n);
+	fprintf(f, "%8s %12s %8s %12s", "sm_calls", "sm_bytes", "tx_segs", "tx_bytes");
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, " %6s", netlat_retrans_kind_name(k));
+	fprintf(f, " %6s  %s\n", "failed", "flow");
+	for (i = 0; i < shown; i++)
+		text_row(f, order[i]);
+	if (n > shown)
+		fprintf(f, "... %zu more flows\n", n - shown);
+}
+
+static void json_table(FILE *f, const struct flow_row *const *order, size_t n,
+		       size_t shown)
+{
+	size_t i;
+
+	fprintf(f, "{\"count\":%zu,\"shown\":%zu,\"flows\":[", n, shown);
+	for (i = 0; i < shown; i++) {
+		fputs(i ? "," : "", f);
+		json_row(f, order[i]);
+	}
+	fputs("]}", f);
+}
+
+void flows_print(const struct flows *fs, bool json, FILE *f)
+{
+	size_t shown = fs->n < FLOWS_SHOWN ? fs->n : FLOWS_SHOWN, i;
+	const struct flow_row **order = calloc(fs->n ? fs->n : 1, sizeof(*order));
+
+	if (!order) {
+		fputs(json ? "null" : "TCP flows: out of memory\n", f);
+		return;
+	}
+	for (i = 0; i < fs->n; i++)
+		order[i] = &fs->rows[i];
+	qsort(order, fs->n, sizeof(*order), cmp_rows);
+	if (json)
+		json_table(f, order, fs->n, shown);
+	else
+		text_table(f, order, fs->n, shown);
+	free(order);
+}

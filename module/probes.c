@@ -182,6 +182,29 @@ void netlat_probes_state(struct netlat_probes *st)
 	mutex_unlock(&netlat_probes_lock);
 }
 
+/*
+ * GCC may split a probed function into a head inlined into its callers and
+ * a ".part" clone that some callers enter directly, bypassing the probe on
+ * the original (seen with __tcp_retransmit_skb in KASAN builds). Where such
+ * a clone exists, the group does not see every call: report it partial.
+ */
+static const struct {
+	const char *sym;
+	u64 group;
+} netlat_bypass_syms[] = {
+	{ "__tcp_retransmit_skb.part.0", NETLAT_PROBE_TCP_RETRANS },
+};
+
+static bool netlat_symbol_probeable(const char *sym)
+{
+	struct kprobe kp = { .symbol_name = sym };
+
+	if (register_kprobe(&kp))
+		return false;
+	unregister_kprobe(&kp);
+	return true;
+}
+
 int netlat_probes_init(u64 initial, bool test_missing)
 {
 	unsigned int i;
@@ -203,6 +226,13 @@ int netlat_probes_init(u64 initial, bool test_missing)
 		}
 		p->avail = true;
 		netlat_groups_avail |= p->group;
+	}
+	for (i = 0; i < ARRAY_SIZE(netlat_bypass_syms); i++) {
+		if (!netlat_symbol_probeable(netlat_bypass_syms[i].sym))
+			continue;
+		pr_info("%s exists: its callers bypass the probes\n",
+			netlat_bypass_syms[i].sym);
+		netlat_groups_partial |= netlat_bypass_syms[i].group;
 	}
 	netlat_groups_partial &= netlat_groups_avail;
 	initial &= netlat_probes_available();

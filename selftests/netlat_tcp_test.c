@@ -358,6 +358,9 @@ static bool covers(struct range *r, size_t n, int64_t from, int64_t to,
 
 /* ---- fixture --------------------------------------------------------- */
 
+/* The module says some retransmits may bypass its probes (see probes.c). */
+static bool retrans_partial;
+
 FIXTURE(tcp) {
 	int fd;
 	struct nl_log log;
@@ -406,6 +409,7 @@ static void need_groups(struct __test_metadata *_metadata,
 		     (unsigned long long)self->pr.available);
 	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
 	ASSERT_EQ(groups, self->pr.enabled);
+	retrans_partial = self->pr.partial & NETLAT_PROBE_TCP_RETRANS;
 }
 
 /* Disable probes, read everything; no record may have been lost. */
@@ -707,6 +711,19 @@ static void check_mib(struct __test_metadata *_metadata, const struct rtx_sum *s
 
 	TH_LOG("RetransSegs +%lld, TCPRetransFail +%lld; records: counted %lld ok %lld fail %lld",
 	       d_segs, d_fail, s->counted_segs, s->ok_segs, s->fail_mib_segs);
+	if (retrans_partial) {
+		/*
+		 * The module reports that callers can bypass its retransmit
+		 * probes on this kernel build: every record must still be
+		 * real, but some retransmits may have none.
+		 */
+		TH_LOG("retransmit group partial on this kernel: records <= MIB");
+		EXPECT_LE(s->counted_segs, d_segs);
+		EXPECT_LE(s->ok_segs, d_segs);
+		EXPECT_LE(s->fail_mib_segs, d_fail);
+		EXPECT_LT(0ll, s->counted_segs);
+		return;
+	}
 	EXPECT_EQ(d_segs, s->counted_segs);
 	EXPECT_LE(s->ok_segs, d_segs);
 	if (!s->failed)
@@ -882,7 +899,7 @@ TEST(missing_symbol_not_fatal)
 		EXPECT_LE(0, fd);
 		if (fd >= 0) {
 			EXPECT_EQ(0, nl_probes(fd, false, 0, &pr));
-			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.partial);
+			EXPECT_TRUE(pr.partial & NETLAT_PROBE_TCP_PUSH);
 			EXPECT_EQ((uint64_t)NETLAT_PROBE_ALL, pr.available);
 			EXPECT_EQ(0, nl_probes(fd, true, NETLAT_PROBE_TCP_PUSH, &pr));
 			EXPECT_EQ((uint64_t)NETLAT_PROBE_TCP_PUSH, pr.enabled);

@@ -150,22 +150,39 @@ job_check() {
 # A failing reader command fails the demo (status 1): it doubles as a smoke
 # test of the tools.
 demo_fail() { echo "demo: $* failed"; status=$((status | 1)); }
+# tcp_transfer <KiB>: one TCP connection from namespace a to b over the
+# virtio NICs; busybox nc is enough for a bulk stream.
+tcp_transfer() {
+	in_ns "$NS_B" nc -l -p 5001 >/dev/null &
+	srv=$!
+	sleep 1
+	dd if=/dev/zero bs=1024 count="$1" 2>/dev/null |
+		in_ns "$NS_A" nc 192.0.2.2 5001
+	wait "$srv"
+}
+
+DEMO_GROUPS=sendmsg,push,skb,xmit,retrans,ack,dev,virtio_tx,virtio_rx
 job_demo() {
 	load_netlat || return
 	setup_netns || echo "note: netns setup failed"
-	echo "--- netlat tail (5 s) while markers are written and a ping runs"
-	netlat tail --duration 5 &
+	netlat probes --enable "$DEMO_GROUPS" ||
+		netlat probes --enable sendmsg,push,skb,xmit,retrans,ack,dev ||
+		demo_fail "netlat probes"
+	echo "--- netlat tail (first 40 records) while markers, a ping and TCP run"
+	netlat tail -n 40 --duration 6 &
 	tail_pid=$!
 	sleep 1
 	for i in 1 2 3; do echo "hello-$i" >/dev/netlat; done
-	in_ns "$NS_A" ping -c 3 192.0.2.2
+	in_ns "$NS_A" ping -c 2 192.0.2.2 >/dev/null
+	tcp_transfer 16
 	wait "$tail_pid" || demo_fail "netlat tail"
-	echo "--- netlat record (3 s), then netlat report"
-	netlat record -o /tmp/cap --duration 3 &
+	echo "--- netlat record (4 s) of a 512 KiB TCP transfer, then netlat report"
+	netlat record -o /tmp/cap --duration 4 &
 	rec_pid=$!
 	sleep 1
-	for i in 4 5 6; do echo "hello-$i" >/dev/netlat; done
-	in_ns "$NS_A" ping -c 2 192.0.2.2 >/dev/null
+	echo "transfer-start" >/dev/netlat
+	tcp_transfer 512
+	echo "transfer-end" >/dev/netlat
 	wait "$rec_pid" || demo_fail "netlat record"
 	netlat report /tmp/cap || demo_fail "netlat report"
 	kill "$NS_A" "$NS_B" 2>/dev/null

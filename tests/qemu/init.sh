@@ -33,13 +33,15 @@ mount_fs() {
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 }
 
-job_name() {
+# cmdline_arg <name> <default>: value of name=... on the kernel command line.
+cmdline_arg() {
 	read -r cmdline </proc/cmdline
 	for arg in $cmdline; do
-		case $arg in netlat_job=*) echo "${arg#*=}"; return ;; esac
+		case $arg in "$1"=*) echo "${arg#*=}"; return ;; esac
 	done
-	echo check
+	echo "$2"
 }
+job_name() { cmdline_arg netlat_job check; }
 
 # The NICs are not needed by the tests yet; a failing load is only noted.
 load_virtio() {
@@ -107,11 +109,14 @@ check_kernel() {
 }
 
 # Each test prints TAP between markers that the host parses; exit code 4
-# is kselftest's "skipped".
+# is kselftest's "skipped". netlat_tests=a,b on the command line (set with
+# NETLAT_APPEND) runs only those tests, for quick iteration.
 run_tests() {
+	only=$(cmdline_arg netlat_tests '')
 	for t in /bin/*_test; do
 		[ -x "$t" ] || continue
 		name=${t##*/}
+		case ",$only," in ,,|*",$name,"*) ;; *) continue ;; esac
 		echo "NETLAT-TAP-BEGIN $name"
 		"$t"
 		rc=$?

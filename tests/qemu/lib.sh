@@ -10,7 +10,8 @@
 # Environment:
 #   NETLAT_KVERS   space-separated kernel releases to use instead of the
 #                  newest Debian 6.1 and 6.12 cloud kernels
-#   NETLAT_APPEND  extra kernel command line for the VMs
+#   NETLAT_APPEND  extra kernel command line for the VMs; e.g.
+#                  "netlat_tests=netlat_tcp_test" runs only that selftest
 #   NETLAT_DEBUG_KERNEL=0  leave out the debug kernel (KASAN, lockdep,
 #                  kmemleak; see debugkernel.sh), which check.sh runs by
 #                  default after the release kernels

@@ -56,7 +56,7 @@ static struct netlat_rings *netlat_rings_locked(void)
 					 lockdep_is_held(&netlat_map_lock));
 }
 
-static bool netlat_capable(void)
+bool netlat_capable(void)
 {
 	return capable(CAP_NET_ADMIN) || perfmon_capable();
 }
@@ -439,7 +439,7 @@ out:
  * Size-first argument: shorter than the first published version or larger
  * than a page is -EINVAL; bytes beyond what this kernel knows must be zero.
  */
-static int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
+int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 			   void __user *uarg, u32 *usize)
 {
 	u32 size;
@@ -456,7 +456,7 @@ static int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 	return err;
 }
 
-static int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
+int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
 			   u32 usize)
 {
 	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ?
@@ -522,6 +522,8 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 	st.prod = smp_load_acquire(&r->prod->prod);
 	st.cons = READ_ONCE(r->cons->cons);
 	st.resyncs = r->resyncs;
+	st.overwritten = READ_ONCE(r->prod->overwritten);
+	st.filtered = netlat_filtered(st.cpu);
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &st, sizeof(st), usize);
 }
@@ -686,6 +688,12 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 		return netlat_ioc_get_cpu_stats(uarg);
 	case NETLAT_IOC_PROBES:
 		return netlat_ioc_probes(uarg);
+	case NETLAT_IOC_SNAPSHOT:
+		return netlat_ioc_snapshot(file, uarg);
+	case NETLAT_IOC_TRIGGERS:
+		return netlat_ioc_triggers(uarg);
+	case NETLAT_IOC_FILTERS:
+		return netlat_ioc_filters(uarg);
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

@@ -70,5 +70,19 @@ void netlat_wake_readers(void);
 /* dev.c */
 int netlat_dev_init(u64 ring_bytes);
 void netlat_dev_exit(void);
+bool netlat_capable(void);
+int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
+		    void __user *uarg, u32 *usize);
+int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
+		    u32 usize);
+
+/* flight.c: snapshots and triggers */
+struct file;
+long netlat_ioc_snapshot(struct file *file, void __user *uarg);
+long netlat_ioc_triggers(void __user *uarg);
+
+/* filter.c: in-kernel filters */
+long netlat_ioc_filters(void __user *uarg);
+u64 netlat_filtered(int cpu);
 
 #endif /* _NETLAT_H */

@@ -468,15 +468,21 @@ TEST_F(netlat, ioctl_rechecks_caps)
 static const struct ioc {
 	const char *name;
 	unsigned long cmd;
-	uint32_t size;
+	uint32_t size;		/* this header's struct */
+	uint32_t min;		/* its first published size */
 } iocs[] = {
-	{ "GET_INFO", NETLAT_IOC_GET_INFO, sizeof(struct netlat_info) },
+	{ "GET_INFO", NETLAT_IOC_GET_INFO, sizeof(struct netlat_info),
+	  NETLAT_INFO_SIZE_VER0 },
 	{ "GET_CPU_STATS", NETLAT_IOC_GET_CPU_STATS,
-	  sizeof(struct netlat_cpu_stats) },
-	{ "SET_CONFIG", NETLAT_IOC_SET_CONFIG, sizeof(struct netlat_config) },
-	{ "START", NETLAT_IOC_START, sizeof(struct netlat_control) },
-	{ "STOP", NETLAT_IOC_STOP, sizeof(struct netlat_control) },
-	{ "RESET", NETLAT_IOC_RESET, sizeof(struct netlat_control) },
+	  sizeof(struct netlat_cpu_stats), NETLAT_CPU_STATS_SIZE_VER0 },
+	{ "SET_CONFIG", NETLAT_IOC_SET_CONFIG, sizeof(struct netlat_config),
+	  NETLAT_CONFIG_SIZE_VER0 },
+	{ "START", NETLAT_IOC_START, sizeof(struct netlat_control),
+	  NETLAT_CONTROL_SIZE_VER0 },
+	{ "STOP", NETLAT_IOC_STOP, sizeof(struct netlat_control),
+	  NETLAT_CONTROL_SIZE_VER0 },
+	{ "RESET", NETLAT_IOC_RESET, sizeof(struct netlat_control),
+	  NETLAT_CONTROL_SIZE_VER0 },
 };
 
 /*
@@ -518,6 +524,10 @@ TEST_F(netlat, ioctl_exact_size_ok)
 	for (i = 0; i < ARRAY_SIZE(iocs); i++) {
 		EXPECT_EQ(0, ioc_try(self->fd, &iocs[i], iocs[i].size, -1, 0,
 				     NULL)) TH_LOG("%s", iocs[i].name);
+		/* A caller built against the first version still works. */
+		EXPECT_EQ(0, ioc_try(self->fd, &iocs[i], iocs[i].min, -1, 0,
+				     NULL)) TH_LOG("%s size %u", iocs[i].name,
+						   iocs[i].min);
 	}
 }
 
@@ -526,7 +536,7 @@ TEST_F(netlat, ioctl_unknown_cmd_enotty)
 	static const unsigned long cmds[] = {
 		_IO(NETLAT_IOC_TYPE, 0),
 		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO - 1),
-		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_PROBES + 1),
+		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS + 1),
 		_IO(NETLAT_IOC_TYPE, 0xff),
 		_IOWR(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO, struct netlat_info),
 		_IO(NETLAT_IOC_TYPE + 1, NETLAT_CMD_GET_INFO),
@@ -614,8 +624,8 @@ TEST_F(netlat, ioctl_short_size_einval)
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(iocs); i++) {
-		const uint32_t sizes[] = { 0, 1, 4, iocs[i].size - 4,
-					   iocs[i].size - 1 };
+		const uint32_t sizes[] = { 0, 1, 4, iocs[i].min - 4,
+					   iocs[i].min - 1 };
 
 		for (j = 0; j < ARRAY_SIZE(sizes); j++) {
 			EXPECT_EQ(-EINVAL, ioc_try(self->fd, &iocs[i],

@@ -40,9 +40,9 @@ _Static_assert(sizeof(struct netlat_rec_lost) == 40, "rec_lost");
 _Static_assert(sizeof(struct netlat_rec_marker) == 40, "rec_marker");
 _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
-_Static_assert(sizeof(struct netlat_info) == 72, "info");
-_Static_assert(sizeof(struct netlat_cpu_stats) == 56, "cpu_stats");
-_Static_assert(sizeof(struct netlat_config) == 32, "config");
+_Static_assert(sizeof(struct netlat_info) == 80, "info");
+_Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
+_Static_assert(sizeof(struct netlat_config) == 40, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == NETLAT_PROBES_SIZE_VER0, "probes");
 _Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
@@ -51,8 +51,14 @@ _Static_assert(sizeof(struct netlat_rec_tcp_push) == 96, "tcp_push");
 _Static_assert(sizeof(struct netlat_rec_tcp_skb) == 96, "tcp_skb");
 _Static_assert(sizeof(struct netlat_rec_tcp_xmit) == 104, "tcp_xmit");
 _Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
-_Static_assert(sizeof(struct netlat_rec_tcp_ack) == 88, "tcp_ack");
+_Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
+_Static_assert(sizeof(struct netlat_rec_snapshot) == 88, "rec_snapshot");
+_Static_assert(sizeof(struct netlat_rec_snap_cpu) == 80, "rec_snap_cpu");
+_Static_assert(sizeof(struct netlat_snapshot) == NETLAT_SNAPSHOT_SIZE_VER0, "snapshot");
+_Static_assert(sizeof(struct netlat_triggers) == NETLAT_TRIGGERS_SIZE_VER0, "triggers");
+_Static_assert(sizeof(struct netlat_filters) == NETLAT_FILTERS_SIZE_VER0, "filters");
+_Static_assert(sizeof(struct netlat_filter_rule) == NETLAT_FILTER_RULE_SIZE_VER0, "filter_rule");
 
 #define NL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NL_ALIGN(x, a)		(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))

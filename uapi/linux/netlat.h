@@ -51,6 +51,12 @@
  *	same CPU, the first record stored after the drop.
  * @NETLAT_REC_MARKER: a user marker written with write() (struct
  *	netlat_rec_marker).
+ * @NETLAT_REC_SNAPSHOT: second record of a snapshot stream, right after
+ *	its NETLAT_REC_STREAM: why and when it was taken (struct
+ *	netlat_rec_snapshot). Never stored in a ring.
+ * @NETLAT_REC_SNAP_CPU: in a snapshot stream, starts the records of one
+ *	CPU and gives that ring's counters (struct netlat_rec_snap_cpu).
+ *	Never stored in a ring.
  * @NETLAT_REC_TCP_SENDMSG: one tcp_sendmsg_locked() call, written when it
  *	returns (struct netlat_rec_tcp_sendmsg; group NETLAT_PROBE_TCP_SENDMSG).
  * @NETLAT_REC_TCP_PUSH: a push of pending data (struct netlat_rec_tcp_push;
@@ -73,6 +79,8 @@ enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
 	NETLAT_REC_LOST = 2,
 	NETLAT_REC_MARKER = 3,
+	NETLAT_REC_SNAPSHOT = 4,
+	NETLAT_REC_SNAP_CPU = 5,
 	NETLAT_REC_TCP_SENDMSG = 16,
 	NETLAT_REC_TCP_PUSH = 17,
 	NETLAT_REC_TCP_SKB = 18,
@@ -96,8 +104,9 @@ enum netlat_rec_type {
  *	module stored *or dropped* on @cpu, so on one CPU consecutive records
  *	have consecutive numbers, except right before a NETLAT_REC_LOST record,
  *	whose count equals the gap. Starts at 0 at load time, after
- *	NETLAT_IOC_RESET and after a ring size change. Zero in
- *	NETLAT_REC_STREAM. Writes while stopped use no number.
+ *	NETLAT_IOC_RESET and after a ring size or mode change. Zero in
+ *	NETLAT_REC_STREAM, NETLAT_REC_SNAPSHOT and NETLAT_REC_SNAP_CPU.
+ *	Writes while stopped use no number.
  * @ts_ns: CLOCK_MONOTONIC time in nanoseconds (the clock userspace reads
  *	with clock_gettime(CLOCK_MONOTONIC)), one clock for all CPUs,
  *	non-decreasing in @seq order on each CPU.
@@ -177,6 +186,81 @@ struct netlat_rec_marker {
 	__u32 len;
 	__u32 reserved;
 	__u8 data[];
+};
+
+/* netlat_rec_snapshot.reason */
+#define NETLAT_SNAP_MANUAL	1	/* NETLAT_IOC_SNAPSHOT with TAKE */
+#define NETLAT_SNAP_TRIGGER	2	/* an armed trigger fired */
+
+/**
+ * struct netlat_rec_snapshot - what a snapshot is, after its stream header
+ * @hdr: common header; @hdr.ts_ns is the time the snapshot was frozen
+ *	(the copy of the first CPU began), @hdr.seq is 0.
+ * @reason: NETLAT_SNAP_*.
+ * @trigger: with NETLAT_SNAP_TRIGGER, the NETLAT_TRIG_* bit that fired;
+ *	else 0.
+ * @trig_type: record type of the record that fired the trigger (0 if
+ *	manual).
+ * @trig_cpu: CPU of that record.
+ * @mode: NETLAT_MODE_* of the rings when the snapshot was taken.
+ * @trig_seq: per-CPU sequence number of that record: the snapshot holds
+ *	it, in @trig_cpu's section, unless the ring overwrote it during the
+ *	post window (a window too long for the ring).
+ * @trig_ts_ns: time of that record (0 if manual).
+ * @start_ns: records older than this were left out by the pre window
+ *	(netlat_triggers.pre_ms); 0 if the whole ring was kept.
+ * @bytes: length of the snapshot stream in bytes, from the start of its
+ *	NETLAT_REC_STREAM to the end of its last record.
+ * @id: number of the snapshot since the module was loaded, from 1.
+ * @reserved: zero.
+ *
+ * A snapshot stream is: NETLAT_REC_STREAM, NETLAT_REC_SNAPSHOT, then for
+ * each possible CPU in ascending order a NETLAT_REC_SNAP_CPU followed by
+ * that CPU's records, oldest first, exactly as the ring held them.
+ */
+struct netlat_rec_snapshot {
+	struct netlat_rec_hdr hdr;
+	__u32 reason;
+	__u32 trigger;
+	__u16 trig_type;
+	__u16 trig_cpu;
+	__u32 mode;
+	__aligned_u64 trig_seq;
+	__aligned_u64 trig_ts_ns;
+	__aligned_u64 start_ns;
+	__aligned_u64 bytes;
+	__aligned_u64 id;
+	__aligned_u64 reserved;
+};
+
+/**
+ * struct netlat_rec_snap_cpu - one CPU's part of a snapshot
+ * @hdr: common header; @hdr.cpu is the CPU, @hdr.ts_ns the time its ring
+ *	was copied, @hdr.seq is 0.
+ * @written: records stored in the ring since load or reset,
+ *	NETLAT_REC_LOST records included (as netlat_cpu_stats.written).
+ * @overwritten: records the ring overwrote to make room (overwrite mode).
+ * @dropped: records not stored (stream mode: the ring was full; both
+ *	modes: a probe hit inside another write on the CPU).
+ * @records: records of this CPU that follow this one in the snapshot.
+ * @bytes: their total size.
+ * @skipped: records the ring held but the pre window left out.
+ * @first_seq: sequence number of the first record that follows (the next
+ *	sequence number to be used if @records is 0); the following ones are
+ *	consecutive, as in the ring.
+ *
+ * In overwrite mode, after NETLAT_IOC_RESET: @written = @overwritten +
+ * @skipped + @records.
+ */
+struct netlat_rec_snap_cpu {
+	struct netlat_rec_hdr hdr;
+	__aligned_u64 written;
+	__aligned_u64 overwritten;
+	__aligned_u64 dropped;
+	__aligned_u64 records;
+	__aligned_u64 bytes;
+	__aligned_u64 skipped;
+	__aligned_u64 first_seq;
 };
 
 /*
@@ -445,6 +529,11 @@ struct netlat_rec_tcp_retrans {
  *	FIN counts one).
  * @snd_nxt: the socket's snd_nxt.
  * @reserved: zero.
+ * @xmit_ack_ns: transmit -> ACK time of the oldest segment this ACK
+ *	acknowledged in full: the ACK's time minus the time the kernel last
+ *	sent that segment (its skb's transmit timestamp; for a retransmitted
+ *	segment, the retransmission). 0 when no segment was acknowledged in
+ *	full. What NETLAT_TRIG_LATENCY compares.
  *
  * Written only for ACKs that advance snd_una.
  */
@@ -455,6 +544,7 @@ struct netlat_rec_tcp_ack {
 	__u32 acked;
 	__u32 snd_nxt;
 	__u32 reserved;
+	__aligned_u64 xmit_ack_ns;
 };
 
 /* netlat_rec_tcp_dev.stage */
@@ -604,8 +694,19 @@ struct netlat_rec_virtio {
  * acquire semantics. A consumer index that is not within ring_bytes before
  * the producer index is treated as "ring full" by writers, and read()
  * discards the unread data of that CPU (counted in resyncs).
+ *
+ * In overwrite mode (NETLAT_MODE_OVERWRITE) the kernel moves the consumer
+ * index itself, past the oldest records, and the CONS area cannot be
+ * mapped (-EBUSY); the DATA area can, but the records in it may be
+ * overwritten while they are read: take a snapshot instead.
+ *
+ *  NETLAT_MMAP_OFFSET(0, NETLAT_MMAP_SNAPSHOT): read-only, the frozen
+ *	snapshot stream (see NETLAT_IOC_SNAPSHOT), at most
+ *	netlat_snapshot.capacity long. Only while a snapshot is frozen (else
+ *	-ENODATA); while it is mapped it cannot be released (-EBUSY).
  */
 #define NETLAT_MMAP_CONS	0ULL
+#define NETLAT_MMAP_SNAPSHOT	(1ULL << 30)
 #define NETLAT_MMAP_DATA	(1ULL << 31)
 #define NETLAT_MMAP_CPU_SHIFT	32
 #define NETLAT_MMAP_OFFSET(cpu, area) \
@@ -617,12 +718,14 @@ struct netlat_rec_virtio {
  * @ring_bytes: size of the ring data area (a power of two).
  * @written: records stored in this ring, NETLAT_REC_LOST records included.
  * @dropped: records not stored because the ring was full.
+ * @overwritten: records overwritten to make room (overwrite mode).
  */
 struct netlat_mmap_prod {
 	__aligned_u64 prod;
 	__aligned_u64 ring_bytes;
 	__aligned_u64 written;
 	__aligned_u64 dropped;
+	__aligned_u64 overwritten;
 };
 
 /**
@@ -645,6 +748,9 @@ enum {
 	NETLAT_CMD_STOP,
 	NETLAT_CMD_RESET,
 	NETLAT_CMD_PROBES,
+	NETLAT_CMD_SNAPSHOT,
+	NETLAT_CMD_TRIGGERS,
+	NETLAT_CMD_FILTERS,
 };
 
 /* Flags of netlat_info.state */
@@ -669,6 +775,8 @@ enum {
  * @flush_ms: period in ms at which a waiting reader is woken if any record
  *	is pending, 0 if only the watermark wakes (out).
  * @max_record: NETLAT_REC_MAX_SIZE (out).
+ * @mode: NETLAT_MODE_* of the rings (out).
+ * @reserved: zero.
  */
 struct netlat_info {
 	__u32 size;
@@ -685,6 +793,8 @@ struct netlat_info {
 	__u32 watermark;
 	__u32 flush_ms;
 	__u32 max_record;
+	__u32 mode;
+	__u32 reserved;
 };
 
 /**
@@ -700,6 +810,9 @@ struct netlat_info {
  * @cons: consumer index (out).
  * @resyncs: times read() found an invalid consumer index or a corrupt
  *	record and discarded the CPU's unread data (out).
+ * @overwritten: records overwritten to make room (overwrite mode) (out).
+ * @filtered: probe hits on this CPU that the in-kernel filters
+ *	(NETLAT_IOC_FILTERS) kept out of the ring, since load (out).
  */
 struct netlat_cpu_stats {
 	__u32 size;
@@ -711,12 +824,26 @@ struct netlat_cpu_stats {
 	__aligned_u64 prod;
 	__aligned_u64 cons;
 	__aligned_u64 resyncs;
+	__aligned_u64 overwritten;
+	__aligned_u64 filtered;
 };
 
 /* Flags of netlat_config.flags: which fields to apply. */
 #define NETLAT_CONFIG_RING_BYTES	(1U << 0)
 #define NETLAT_CONFIG_WATERMARK		(1U << 1)
 #define NETLAT_CONFIG_FLUSH_MS		(1U << 2)
+#define NETLAT_CONFIG_MODE		(1U << 3)
+
+/*
+ * Ring modes (netlat_config.mode). STREAM: a full ring drops the newest
+ * record and counts it (NETLAT_REC_LOST): for live readers. OVERWRITE: a
+ * full ring overwrites its oldest records and counts them
+ * (netlat_mmap_prod.overwritten): a flight recorder that always holds the
+ * newest records, read through snapshots (NETLAT_IOC_SNAPSHOT); read() of
+ * the live stream is -EBUSY in this mode.
+ */
+#define NETLAT_MODE_STREAM	0
+#define NETLAT_MODE_OVERWRITE	1
 
 #define NETLAT_RING_BYTES_MIN	(1ULL << 12)
 #define NETLAT_RING_BYTES_MAX	(1ULL << 28)
@@ -737,6 +864,10 @@ struct netlat_cpu_stats {
  * @flush_ms: wake a waiting reader this often when anything is pending;
  *	0 disables, at most NETLAT_FLUSH_MS_MAX.
  * @reserved: zero.
+ * @mode: NETLAT_MODE_*. Like @ring_bytes only while stopped and unmapped
+ *	(else -EBUSY), and a change empties the rings and resets counters
+ *	and sequences; setting the mode in force changes nothing.
+ * @reserved2: zero.
  */
 struct netlat_config {
 	__u32 size;
@@ -745,6 +876,8 @@ struct netlat_config {
 	__u32 watermark;
 	__u32 flush_ms;
 	__aligned_u64 reserved;
+	__u32 mode;
+	__u32 reserved2;
 };
 
 /**
@@ -792,12 +925,209 @@ struct netlat_probes {
 	__aligned_u64 reserved;
 };
 
+/* Flags of netlat_snapshot.flags, applied in this order */
+#define NETLAT_SNAPSHOT_RELEASE	(1U << 0)	/* discard the frozen snapshot */
+#define NETLAT_SNAPSHOT_TAKE	(1U << 1)	/* freeze one now */
+#define NETLAT_SNAPSHOT_READ	(1U << 2)	/* read() gives the frozen one */
+
+/* netlat_snapshot.state */
+#define NETLAT_SNAP_EMPTY	0	/* none: TAKE or a trigger may freeze one */
+#define NETLAT_SNAP_PENDING	1	/* a trigger fired: post window running */
+#define NETLAT_SNAP_FROZEN	2	/* one is frozen, until RELEASE */
+
+/**
+ * struct netlat_snapshot - NETLAT_IOC_SNAPSHOT: take, read and release
+ * @size: sizeof(struct netlat_snapshot), set by the caller.
+ * @flags: NETLAT_SNAPSHOT_* (0 only reports). RELEASE and TAKE need the
+ *	capabilities of SET_CONFIG. RELEASE of a mapped snapshot is -EBUSY,
+ *	without one it is a no-op (a pending trigger is cancelled). TAKE
+ *	copies every CPU's ring (each CPU pauses its writers only for the
+ *	copy of its own ring) while tracing goes on; -EBUSY if a snapshot is
+ *	pending or frozen. READ makes read() on this file return the frozen
+ *	snapshot stream from its start, then 0 at its end (-ENODATA without
+ *	a frozen snapshot; read() fails with -ENODATA once it is released).
+ *	The file stops being a live reader for good.
+ * @state: NETLAT_SNAP_* after the call (out).
+ * @reserved: zero.
+ * @bytes: length of the frozen snapshot stream, 0 if none (out).
+ * @capacity: the longest a snapshot can be with the current ring size:
+ *	the length to mmap (NETLAT_MMAP_SNAPSHOT) (out).
+ * @id: netlat_rec_snapshot.id of the frozen snapshot, 0 if none (out).
+ * @taken: snapshots frozen since load (out).
+ * @missed: trigger hits while a snapshot was pending or frozen (out).
+ *
+ * A frozen snapshot makes poll() report EPOLLPRI on every open file.
+ */
+struct netlat_snapshot {
+	__u32 size;
+	__u32 flags;
+	__u32 state;
+	__u32 reserved;
+	__aligned_u64 bytes;
+	__aligned_u64 capacity;
+	__aligned_u64 id;
+	__aligned_u64 taken;
+	__aligned_u64 missed;
+};
+
+/*
+ * Triggers (netlat_triggers.armed): each fires on a record the module
+ * stores (so its probe group must be enabled and the record must pass the
+ * filters) and, when no snapshot is pending or frozen, freezes one after
+ * the post window.
+ *  RETRANS_FAIL  a NETLAT_REC_TCP_RETRANS with ret != 0
+ *  RETRANS_KIND  a NETLAT_REC_TCP_RETRANS whose kind is in retrans_kinds
+ *  LATENCY       a NETLAT_REC_TCP_ACK with xmit_ack_ns >= latency_ns
+ *  MARKER        a NETLAT_REC_MARKER whose data begins with marker_tag
+ */
+#define NETLAT_TRIG_RETRANS_FAIL	(1U << 0)
+#define NETLAT_TRIG_RETRANS_KIND	(1U << 1)
+#define NETLAT_TRIG_LATENCY		(1U << 2)
+#define NETLAT_TRIG_MARKER		(1U << 3)
+#define NETLAT_TRIG_ALL			((1U << 4) - 1)
+
+#define NETLAT_TRIGGERS_SET	(1U << 0)	/* apply the trigger fields */
+
+#define NETLAT_TRIG_TAG_MAX	16
+#define NETLAT_TRIG_PRE_MS_MAX	3600000
+#define NETLAT_TRIG_POST_MS_MAX	60000
+
+/**
+ * struct netlat_triggers - NETLAT_IOC_TRIGGERS: arm, disarm, report
+ * @size: sizeof(struct netlat_triggers), set by the caller.
+ * @flags: NETLAT_TRIGGERS_SET replaces every trigger setting with the
+ *	fields below (armed 0 disarms all); needs the capabilities of
+ *	SET_CONFIG. 0 only reports them.
+ * @armed: NETLAT_TRIG_* bits (in with SET, out).
+ * @retrans_kinds: bit (1 << NETLAT_RETRANS_*) for each kind that fires
+ *	RETRANS_KIND: nonzero if and only if RETRANS_KIND is armed, no bit
+ *	above NETLAT_RETRANS_SYNACK.
+ * @latency_ns: LATENCY threshold: nonzero if and only if LATENCY is
+ *	armed.
+ * @pre_ms: keep only records from this long before the triggering
+ *	record (0: all the rings hold); at most NETLAT_TRIG_PRE_MS_MAX.
+ * @post_ms: keep recording this long after the trigger, then freeze; at
+ *	most NETLAT_TRIG_POST_MS_MAX.
+ * @marker_tag_len: length of @marker_tag, 1 to NETLAT_TRIG_TAG_MAX if and
+ *	only if MARKER is armed, else 0.
+ * @marker_tag: the tag; bytes from @marker_tag_len on must be zero.
+ * @reserved: zero.
+ * @fired: trigger hits since load, frozen or missed (out).
+ *
+ * Any field out of range, or set for a trigger that is not armed, is
+ * -EINVAL and nothing changes. Arming allocates the snapshot buffer
+ * (-ENOMEM if it cannot be had).
+ */
+struct netlat_triggers {
+	__u32 size;
+	__u32 flags;
+	__u32 armed;
+	__u32 retrans_kinds;
+	__aligned_u64 latency_ns;
+	__u32 pre_ms;
+	__u32 post_ms;
+	__u32 marker_tag_len;
+	__u8 marker_tag[NETLAT_TRIG_TAG_MAX];
+	__u32 reserved;
+	__aligned_u64 fired;
+};
+
+/* netlat_filter_rule.match: the conditions of a rule, all must hold */
+#define NETLAT_MATCH_ADDR	(1U << 0)	/* either address in addr/prefix */
+#define NETLAT_MATCH_PORT	(1U << 1)	/* either port is port */
+#define NETLAT_MATCH_COOKIE	(1U << 2)	/* netlat_tcp_flow.cookie */
+#define NETLAT_MATCH_SOCK_COOKIE (1U << 3)	/* the kernel's SO_COOKIE */
+#define NETLAT_MATCH_NETNS	(1U << 4)	/* network namespace inode */
+#define NETLAT_MATCH_TGID	(1U << 5)	/* current process */
+#define NETLAT_MATCH_TID	(1U << 6)	/* current thread */
+#define NETLAT_MATCH_ALL	((1U << 7) - 1)
+
+#define NETLAT_FILTER_MAX_RULES	16
+
+/**
+ * struct netlat_filter_rule - one in-kernel filter rule
+ * @groups: NETLAT_PROBE_* groups the rule applies to: nonzero, within
+ *	NETLAT_PROBE_ALL.
+ * @match: NETLAT_MATCH_* conditions, at least one; all must hold.
+ * @family: AF_INET or AF_INET6 with MATCH_ADDR, else 0.
+ * @prefix_len: MATCH_ADDR prefix length: up to 32 (AF_INET) or 128.
+ * @reserved0: zero.
+ * @addr: MATCH_ADDR address, network order (4 bytes for AF_INET); bits
+ *	past @prefix_len must be zero.
+ * @port: MATCH_PORT port, host order, nonzero.
+ * @reserved1: zero.
+ * @netns_ino: MATCH_NETNS: inode number of the network namespace (as
+ *	stat() of /proc/PID/ns/net reports it), nonzero.
+ * @cookie: MATCH_COOKIE: netlat_tcp_flow.cookie of the socket;
+ *	MATCH_SOCK_COOKIE: the socket cookie getsockopt(SO_COOKIE) returns
+ *	(only sockets whose cookie was asked for have one). Nonzero. A rule
+ *	may not have both.
+ * @tgid: MATCH_TGID: process id (initial PID namespace), nonzero.
+ * @tid: MATCH_TID: thread id, nonzero.
+ * @reserved: zero.
+ *
+ * What a condition reads: ADDR, PORT and the cookies the record's TCP flow
+ * (the socket, or the headers of the packet); NETNS the socket's or the
+ * device's namespace; TGID and TID the task the probe runs in, and only
+ * in process context (sendmsg, and what it calls). A record without the
+ * value a condition reads (no flow, softirq context) does not match it.
+ */
+struct netlat_filter_rule {
+	__aligned_u64 groups;
+	__u32 match;
+	__u16 family;
+	__u8 prefix_len;
+	__u8 reserved0;
+	__u8 addr[16];
+	__u16 port;
+	__u16 reserved1;
+	__u32 netns_ino;
+	__aligned_u64 cookie;
+	__u32 tgid;
+	__u32 tid;
+	__aligned_u64 reserved;
+};
+
+#define NETLAT_FILTERS_SET	(1U << 0)	/* replace the rules */
+
+/**
+ * struct netlat_filters - NETLAT_IOC_FILTERS: set and read back the rules
+ * @size: sizeof(struct netlat_filters), set by the caller.
+ * @flags: NETLAT_FILTERS_SET replaces every rule with the @nr_rules rules
+ *	at @rules (0 removes all); needs the capabilities of SET_CONFIG.
+ *	Without it the rules in force are copied to @rules, at most
+ *	@nr_rules of them.
+ * @nr_rules: in: rules at @rules (SET: at most NETLAT_FILTER_MAX_RULES,
+ *	else -EINVAL), or room there; out: rules in force.
+ * @rule_size: sizeof(struct netlat_filter_rule) as the caller knows it;
+ *	NETLAT_FILTER_RULE_SIZE_VER0 up to a page, same rules as @size.
+ * @rules: user address of an array of @nr_rules rules of @rule_size bytes.
+ * @reserved: zero.
+ *
+ * A record of a probe group is stored when no rule applies to the group,
+ * or at least one rule that applies to it matches; a kept-out record
+ * costs only the test and counts in netlat_cpu_stats.filtered. Markers
+ * are never filtered. Any malformed rule is -EINVAL and nothing changes.
+ */
+struct netlat_filters {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_rules;
+	__u32 rule_size;
+	__aligned_u64 rules;
+	__aligned_u64 reserved;
+};
+
 /* First published size of each ioctl struct: the smallest size accepted. */
 #define NETLAT_INFO_SIZE_VER0		72
 #define NETLAT_CPU_STATS_SIZE_VER0	56
 #define NETLAT_CONFIG_SIZE_VER0		32
 #define NETLAT_CONTROL_SIZE_VER0	8
 #define NETLAT_PROBES_SIZE_VER0		56
+#define NETLAT_SNAPSHOT_SIZE_VER0	56
+#define NETLAT_TRIGGERS_SIZE_VER0	64
+#define NETLAT_FILTERS_SIZE_VER0	32
+#define NETLAT_FILTER_RULE_SIZE_VER0	64
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
@@ -806,5 +1136,8 @@ struct netlat_probes {
 #define NETLAT_IOC_STOP		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_STOP)
 #define NETLAT_IOC_RESET	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_RESET)
 #define NETLAT_IOC_PROBES	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_PROBES)
+#define NETLAT_IOC_SNAPSHOT	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SNAPSHOT)
+#define NETLAT_IOC_TRIGGERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_TRIGGERS)
+#define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

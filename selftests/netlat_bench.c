@@ -32,19 +32,6 @@ struct opts {
 	int cpu;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double per_sec(uint64_t count, uint64_t ns)
 {
 	return ns ? (double)count * 1e9 / (double)ns : 0;
@@ -261,14 +248,14 @@ static void bench_marker_write(int fd, const struct netlat_info *info,
 		       rep, nl[rep], tm[rep]);
 	}
 	if (t.marker_fd >= 0) {
-		double a = median(nl, o->repeats), b = median(tm, o->repeats);
+		double a = nl_median(nl, o->repeats), b = nl_median(tm, o->repeats);
 
 		printf("bench: marker_write netlat=%.0f/s trace_marker=%.0f/s ratio=%.2f netlat_lost=%llu trace_marker_overrun=%llu\n",
 		       a, b, b ? a / b : 0, (unsigned long long)lost,
 		       (unsigned long long)overrun);
 	} else {
 		printf("bench: marker_write netlat=%.0f/s trace_marker=skipped (no tracefs) netlat_lost=%llu\n",
-		       median(nl, o->repeats), (unsigned long long)lost);
+		       nl_median(nl, o->repeats), (unsigned long long)lost);
 	}
 	tracefs_close(&t);
 	free(nl);
@@ -315,7 +302,7 @@ static void bench_drain(int fd, const struct netlat_info *info,
 	}
 	nl_ring_unmap(&ring);
 	{
-		double a = median(rd, o->repeats), b = median(mm, o->repeats);
+		double a = nl_median(rd, o->repeats), b = nl_median(mm, o->repeats);
 
 		printf("bench: drain records=%llu read=%.0f/s mmap=%.0f/s ratio=%.2f lost=%llu incomplete=%llu\n",
 		       (unsigned long long)fill, a, b, a ? b / a : 0,

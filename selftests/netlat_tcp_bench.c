@@ -233,19 +233,6 @@ static void run_probes(double secs, struct probe_run *r)
 	close(d.fd);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* k alternating runs of the three modes; medians, ratios, losses. */
 static void series(const char *label, unsigned int k, double secs)
 {
@@ -274,15 +261,15 @@ static void series(const char *label, unsigned int k, double secs)
 		       rps[i], (unsigned long long)(r.lost + r.dropped),
 		       (unsigned long long)r.missed);
 	}
-	mu = median(un, k);
-	mi = median(idle, k);
-	mo = median(on, k);
+	mu = nl_median(un, k);
+	mi = nl_median(idle, k);
+	mo = nl_median(on, k);
 	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s\n",
 	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6);
 	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f\n",
 	       label, mi / mu, mo / mu);
 	printf("bench: tcp %s probes: %.0f records/s (median), %llu records, %llu lost in LOST records, %llu dropped by rings, %llu kprobe misses\n",
-	       label, median(rps, k), (unsigned long long)recs,
+	       label, nl_median(rps, k), (unsigned long long)recs,
 	       (unsigned long long)lost, (unsigned long long)dropped,
 	       (unsigned long long)missed);
 }

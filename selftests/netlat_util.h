@@ -92,6 +92,20 @@ static inline void nl_sleep_ms(unsigned int ms)
 		;
 }
 
+static inline int nl_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of @n figures (sorts them): benchmarks report medians. */
+static inline double nl_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), nl_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Bind the calling thread to one CPU. */
 static inline int nl_pin_thread(int cpu)
 {

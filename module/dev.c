@@ -9,6 +9,8 @@
  *                ring swap; taken inside netlat_lock, never the reverse.
  *  Writers take neither: they run with interrupts off and find the rings
  *  through RCU, so a swap waits for them with synchronize_rcu().
+ *  flight.c copies rings into the snapshot under netlat_lock, and changes
+ *  the snapshot's mapping state under netlat_map_lock.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -32,11 +34,12 @@
 struct netlat_rings __rcu *netlat_rings;
 bool netlat_running;
 u32 netlat_watermark;
+u32 netlat_mode = NETLAT_MODE_STREAM;
 
 static u32 netlat_flush_ms = 50;
-static DEFINE_MUTEX(netlat_lock);
-static DEFINE_MUTEX(netlat_map_lock);
-static atomic_t netlat_nr_maps = ATOMIC_INIT(0);
+DEFINE_MUTEX(netlat_lock);
+DEFINE_MUTEX(netlat_map_lock);
+atomic_t netlat_nr_maps = ATOMIC_INIT(0);
 static struct file *netlat_consumer;	/* cmpxchg'd: the one consuming file */
 static unsigned int netlat_read_start;	/* round-robin first CPU of read() */
 static DECLARE_WAIT_QUEUE_HEAD(netlat_wq);
@@ -46,10 +49,11 @@ static struct irq_work netlat_wake_work;
 struct netlat_file {
 	bool stream_sent;	/* read() gave the stream header already */
 	bool mapped_cons;	/* consumes through mmap, not read() */
+	struct netlat_snap_reader snap;	/* under netlat_lock */
 };
 
 /* Rings as seen by process context holding netlat_lock or netlat_map_lock. */
-static struct netlat_rings *netlat_rings_locked(void)
+struct netlat_rings *netlat_rings_locked(void)
 {
 	return rcu_dereference_protected(netlat_rings,
 					 lockdep_is_held(&netlat_lock) ||
@@ -76,6 +80,12 @@ bool netlat_readers_waiting(void)
 void netlat_wake_readers(void)
 {
 	irq_work_queue(&netlat_wake_work);
+}
+
+/* Process context only: a snapshot was frozen. */
+void netlat_wake_pri(void)
+{
+	wake_up_interruptible_poll(&netlat_wq, EPOLLPRI);
 }
 
 static bool netlat_data_pending(void)
@@ -139,6 +149,15 @@ static int netlat_claim_consumer(struct file *file)
 	return owner && owner != file ? -EBUSY : 0;
 }
 
+/* NETLAT_SNAPSHOT_READ: a file reading snapshots gives up read() of live data. */
+void netlat_stop_live_reader(struct file *file)
+{
+	struct netlat_file *nf = file->private_data;
+
+	if (!READ_ONCE(nf->mapped_cons))
+		cmpxchg(&netlat_consumer, file, NULL);
+}
+
 /* ---- open / release ---- */
 
 static int netlat_open(struct inode *inode, struct file *file)
@@ -163,37 +182,32 @@ static int netlat_release(struct inode *inode, struct file *file)
 
 /* ---- read ---- */
 
-static int netlat_copy_stream_hdr(char __user *buf)
+void netlat_fill_stream_hdr(struct netlat_rec_stream *s,
+			    const struct netlat_rings *rs)
 {
-	struct netlat_rings *rs = netlat_rings_locked();
-	struct netlat_rec_stream s = {};
 	u64 mono_before;
 
-	s.hdr.size = sizeof(s);
-	s.hdr.type = NETLAT_REC_STREAM;
-	s.hdr.magic = NETLAT_REC_MAGIC;
-	s.hdr.version = NETLAT_ABI_VERSION;
-	s.hdr.cpu = raw_smp_processor_id();
-	s.abi_version = NETLAT_ABI_VERSION;
-	s.nr_cpus = nr_cpu_ids;
-	s.clock_id = CLOCK_MONOTONIC;
-	s.flags = READ_ONCE(netlat_running) ? NETLAT_STREAM_RUNNING : 0;
-	s.ring_bytes = rs->bytes;
+	memset(s, 0, sizeof(*s));
+	s->abi_version = NETLAT_ABI_VERSION;
+	s->nr_cpus = nr_cpu_ids;
+	s->clock_id = CLOCK_MONOTONIC;
+	s->flags = READ_ONCE(netlat_running) ? NETLAT_STREAM_RUNNING : 0;
+	s->ring_bytes = rs->bytes;
 	/* The pair must describe one instant: bracket the realtime read. */
 	mono_before = ktime_get_mono_fast_ns();
-	s.realtime_ns = ktime_get_real_ns();
-	s.mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
-	s.hdr.ts_ns = s.mono_ns;
-	s.probe_groups = netlat_probes_available();
-	return copy_to_user(buf, &s, sizeof(s)) ? -EFAULT : sizeof(s);
+	s->realtime_ns = ktime_get_real_ns();
+	s->mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
+	netlat_init_hdr(&s->hdr, NETLAT_REC_STREAM, sizeof(*s),
+			raw_smp_processor_id(), s->mono_ns);
+	s->probe_groups = netlat_probes_available();
 }
 
-static bool netlat_rec_valid(const struct netlat_rec_hdr *h, u32 size,
-			     u64 avail)
+static int netlat_copy_stream_hdr(char __user *buf)
 {
-	return size >= sizeof(*h) && size <= NETLAT_REC_MAX_SIZE &&
-	       IS_ALIGNED(size, NETLAT_REC_ALIGN) && size <= avail &&
-	       READ_ONCE(h->magic) == NETLAT_REC_MAGIC;
+	struct netlat_rec_stream s;
+
+	netlat_fill_stream_hdr(&s, netlat_rings_locked());
+	return copy_to_user(buf, &s, sizeof(s)) ? -EFAULT : sizeof(s);
 }
 
 /*
@@ -269,8 +283,18 @@ static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
 	ssize_t copied, n;
 	int err;
 
+	if (READ_ONCE(nf->snap.active)) {
+		if (mutex_lock_interruptible(&netlat_lock))
+			return -ERESTARTSYS;
+		n = netlat_snap_read(&nf->snap, buf, count);
+		mutex_unlock(&netlat_lock);
+		return n;
+	}
 	if (count < NETLAT_REC_MAX_SIZE)
 		return -EINVAL;
+	/* Overwrite mode has no live stream: snapshots only. */
+	if (READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+		return -EBUSY;
 	err = netlat_claim_consumer(file);
 	if (err)
 		return err;
@@ -278,6 +302,11 @@ static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
 	for (;;) {
 		if (mutex_lock_interruptible(&netlat_lock))
 			return -ERESTARTSYS;
+		/* Checked again: the mode may have changed, or READ came in. */
+		if (netlat_mode == NETLAT_MODE_OVERWRITE || nf->snap.active) {
+			mutex_unlock(&netlat_lock);
+			return -EBUSY;
+		}
 		copied = 0;
 		if (!nf->stream_sent) {
 			copied = netlat_copy_stream_hdr(buf);
@@ -336,17 +365,26 @@ static __poll_t netlat_poll(struct file *file, poll_table *wait)
 {
 	struct netlat_file *nf = file->private_data;
 	struct file *owner = READ_ONCE(netlat_consumer);
+	__poll_t pri;
 
+	poll_wait(file, &netlat_wq, wait);
+	/* Queued before the check: a freeze after it wakes us (EPOLLPRI). */
+	smp_mb();
+	pri = netlat_snap_frozen() ? EPOLLPRI : 0;
+	/* A snapshot reader's read() never blocks. */
+	if (READ_ONCE(nf->snap.active))
+		return pri | EPOLLIN | EPOLLRDNORM;
+	/* Overwrite mode: live data is never readable, only snapshots. */
+	if (READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+		return pri;
 	/* Another file consumes: nothing here will ever be readable. */
 	if (owner && owner != file)
-		return EPOLLERR;
-	poll_wait(file, &netlat_wq, wait);
+		return pri | EPOLLERR;
 	if (!READ_ONCE(nf->stream_sent) && !READ_ONCE(nf->mapped_cons))
-		return EPOLLIN | EPOLLRDNORM;
+		return pri | EPOLLIN | EPOLLRDNORM;
 	/* On the queue before arming: see netlat_wait_for_data(). */
-	smp_mb();
 	netlat_arm_flush();
-	return netlat_data_pending() ? EPOLLIN | EPOLLRDNORM : 0;
+	return pri | (netlat_data_pending() ? EPOLLIN | EPOLLRDNORM : 0);
 }
 
 /* ---- mmap ---- */
@@ -393,9 +431,25 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 	rs = netlat_rings_locked();
 	r = rs->ring[cpu];
 	switch (area) {
+	case NETLAT_MMAP_SNAPSHOT:
+		err = -EINVAL;
+		if (cpu)
+			goto out;
+		err = -EPERM;
+		if (vma->vm_flags & VM_WRITE)
+			goto out;
+		vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+		vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+		/* Counts itself in netlat_nr_maps and sets its own vm_ops. */
+		err = netlat_snap_mmap(vma, len);
+		goto out;
 	case NETLAT_MMAP_CONS:
 		err = -EINVAL;
 		if (len != PAGE_SIZE)
+			goto out;
+		/* The kernel moves the consumer index in overwrite mode. */
+		err = -EBUSY;
+		if (netlat_mode == NETLAT_MODE_OVERWRITE)
 			goto out;
 		err = netlat_claim_consumer(file);
 		if (err)
@@ -484,7 +538,7 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.nr_cpus = nr_cpu_ids;
 	info.page_size = PAGE_SIZE;
 	info.ring_bytes = rs->bytes;
-	info.mem_bytes = rs->mem_bytes;
+	info.mem_bytes = rs->mem_bytes + netlat_snap_mem_bytes();
 	info.probe_groups = netlat_probes_available();
 	info.probe_groups_enabled = READ_ONCE(netlat_probes_on);
 	info.state = (READ_ONCE(netlat_running) ? NETLAT_STATE_RUNNING : 0) |
@@ -492,6 +546,7 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.watermark = netlat_watermark;
 	info.flush_ms = netlat_flush_ms;
 	info.max_record = NETLAT_REC_MAX_SIZE;
+	info.mode = netlat_mode;
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -537,10 +592,15 @@ static void netlat_stop_writers(void)
 	synchronize_rcu();
 }
 
-static int netlat_resize(u64 bytes)
+/*
+ * New rings of @bytes in @mode, and a snapshot buffer to match if one
+ * exists. Called stopped, under netlat_lock; nothing changes on failure.
+ */
+static int netlat_resize(u64 bytes, u32 mode)
 {
+	struct netlat_snapbuf *sb, *old_sb;
 	struct netlat_rings *old, *new;
-	int err = 0;
+	int err;
 
 	/* Cheap early answer; checked again, under the lock, at the swap. */
 	if (atomic_read(&netlat_nr_maps))
@@ -548,35 +608,66 @@ static int netlat_resize(u64 bytes)
 	new = netlat_rings_alloc(bytes);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
+	err = netlat_snap_prepare_resize(bytes, &sb);
+	if (err)
+		goto err_rings;
+	mutex_lock(&netlat_map_lock);
+	if (atomic_read(&netlat_nr_maps)) {
+		mutex_unlock(&netlat_map_lock);
+		err = -EBUSY;
+		goto err_snap;
+	}
+	old = netlat_rings_locked();
+	rcu_assign_pointer(netlat_rings, new);
+	WRITE_ONCE(netlat_mode, mode);
+	old_sb = netlat_snap_swap_buf(sb);
+	mutex_unlock(&netlat_map_lock);
+	synchronize_rcu();	/* timer and pollers may still look */
+	netlat_snapbuf_free(old_sb);
+	netlat_rings_free(old);
+	return 0;
+
+err_snap:
+	netlat_snapbuf_free(sb);
+err_rings:
+	netlat_rings_free(new);
+	return err;
+}
+
+/* Same rings, another mode: emptied, counters and sequences reset. */
+static int netlat_set_mode(u32 mode)
+{
+	int err = 0;
+
 	mutex_lock(&netlat_map_lock);
 	if (atomic_read(&netlat_nr_maps)) {
 		err = -EBUSY;
-		old = new;
 	} else {
-		old = netlat_rings_locked();
-		rcu_assign_pointer(netlat_rings, new);
+		WRITE_ONCE(netlat_mode, mode);
+		netlat_rings_reset(netlat_rings_locked());
 	}
 	mutex_unlock(&netlat_map_lock);
-	if (!err)
-		synchronize_rcu();	/* timer and pollers may still look */
-	netlat_rings_free(old);
 	return err;
 }
 
 static long netlat_ioc_set_config(void __user *uarg)
 {
 	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
-			  NETLAT_CONFIG_FLUSH_MS;
+			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE;
 	struct netlat_config cfg;
+	bool new_mode;
+	u32 usize, mode;
 	u64 bytes;
-	u32 usize;
 	int err;
 
 	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
 			      &usize);
 	if (err)
 		return err;
-	if ((cfg.flags & ~known) || cfg.reserved)
+	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2)
+		return -EINVAL;
+	if ((cfg.flags & NETLAT_CONFIG_MODE) &&
+	    cfg.mode != NETLAT_MODE_STREAM && cfg.mode != NETLAT_MODE_OVERWRITE)
 		return -EINVAL;
 	if ((cfg.flags & NETLAT_CONFIG_RING_BYTES) &&
 	    (!is_power_of_2(cfg.ring_bytes) ||
@@ -597,16 +688,26 @@ static long netlat_ioc_set_config(void __user *uarg)
 	if ((cfg.flags & NETLAT_CONFIG_WATERMARK) &&
 	    (!cfg.watermark || cfg.watermark > bytes))
 		goto out;
+	mode = netlat_mode;
+	/* Setting the mode in force changes nothing, even while running. */
+	new_mode = (cfg.flags & NETLAT_CONFIG_MODE) && cfg.mode != mode;
+	if (new_mode)
+		mode = cfg.mode;
 	err = -EBUSY;
-	if ((cfg.flags & NETLAT_CONFIG_RING_BYTES) && READ_ONCE(netlat_running))
+	if (((cfg.flags & NETLAT_CONFIG_RING_BYTES) || new_mode) &&
+	    READ_ONCE(netlat_running))
 		goto out;
 	err = 0;
 	if (cfg.flags & NETLAT_CONFIG_RING_BYTES) {
-		err = netlat_resize(bytes);
+		err = netlat_resize(bytes, mode);
 		if (err)
 			goto out;
 		if (netlat_watermark > bytes)
 			WRITE_ONCE(netlat_watermark, bytes / 4);
+	} else if (new_mode) {
+		err = netlat_set_mode(mode);
+		if (err)
+			goto out;
 	}
 	if (cfg.flags & NETLAT_CONFIG_WATERMARK)
 		WRITE_ONCE(netlat_watermark, cfg.watermark);
@@ -689,7 +790,9 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 	case NETLAT_IOC_PROBES:
 		return netlat_ioc_probes(uarg);
 	case NETLAT_IOC_SNAPSHOT:
-		return netlat_ioc_snapshot(file, uarg);
+		return netlat_ioc_snapshot(file,
+				&((struct netlat_file *)file->private_data)->snap,
+				uarg);
 	case NETLAT_IOC_TRIGGERS:
 		return netlat_ioc_triggers(uarg);
 	case NETLAT_IOC_FILTERS:
@@ -740,13 +843,18 @@ int netlat_dev_init(u64 ring_bytes)
 	netlat_watermark = ring_bytes / 4;
 	init_irq_work(&netlat_wake_work, netlat_wake_work_fn);
 	timer_setup(&netlat_flush_timer, netlat_flush_timer_fn, 0);
+	err = netlat_flight_init();
+	if (err)
+		goto err_rings;
 
 	err = misc_register(&netlat_misc);
 	if (err)
-		goto err_rings;
+		goto err_flight;
 	WRITE_ONCE(netlat_running, true);
 	return 0;
 
+err_flight:
+	netlat_flight_exit();
 err_rings:
 	RCU_INIT_POINTER(netlat_rings, NULL);
 	netlat_rings_free(rs);
@@ -759,6 +867,8 @@ void netlat_dev_exit(void)
 
 	misc_deregister(&netlat_misc);
 	netlat_stop_writers();
+	/* No writer can fire a trigger now; the snapshot work reads the rings. */
+	netlat_flight_exit();
 	timer_shutdown_sync(&netlat_flush_timer);
 	irq_work_sync(&netlat_wake_work);
 	rs = rcu_dereference_protected(netlat_rings, true);

@@ -138,6 +138,7 @@ void netlat_rings_reset(struct netlat_rings *rs)
 		r->resyncs = 0;
 		WRITE_ONCE(r->prod->written, 0);
 		WRITE_ONCE(r->prod->dropped, 0);
+		WRITE_ONCE(r->prod->overwritten, 0);
 		WRITE_ONCE(r->cons->cons, 0);
 		smp_store_release(&r->prod->prod, 0);
 	}
@@ -180,6 +181,41 @@ static void netlat_drop(struct netlat_ring *r)
 		r->lost_first_seq = r->seq;
 	r->seq++;
 	WRITE_ONCE(r->prod->dropped, r->prod->dropped + 1);
+}
+
+/*
+ * Overwrite mode: move the consumer index (the kernel's own in this mode)
+ * past the oldest records until @need bytes fit, counting them. The sizes
+ * were written by this CPU, but a bad one must not make us loop or copy
+ * garbage: then everything the ring held counts as overwritten (in this
+ * mode the ring holds exactly written - overwritten records) and it is
+ * emptied. Returns the new consumer index.
+ */
+static u64 netlat_overwrite(struct netlat_rings *rs, struct netlat_ring *r,
+			    u64 prod, u64 cons, u32 need)
+{
+	u64 n = 0;
+
+	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN))
+		goto reset;
+	/* Ends: each step frees >= one header and an empty ring fits @need. */
+	while (rs->bytes - (prod - cons) < need) {
+		const struct netlat_rec_hdr *h = r->data + (cons & rs->mask);
+		u32 size = h->size;
+
+		if (size < sizeof(*h) || size > NETLAT_REC_MAX_SIZE ||
+		    !IS_ALIGNED(size, NETLAT_REC_ALIGN) || size > prod - cons)
+			goto reset;
+		cons += size;
+		n++;
+	}
+	WRITE_ONCE(r->prod->overwritten, r->prod->overwritten + n);
+	WRITE_ONCE(r->cons->cons, cons);
+	return cons;
+reset:
+	WRITE_ONCE(r->prod->overwritten, r->prod->written);
+	WRITE_ONCE(r->cons->cons, prod);
+	return prod;
 }
 
 /**
@@ -233,8 +269,12 @@ void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
 		need += sizeof(struct netlat_rec_lost);
 	/* An out-of-range cons (written by userspace) reads as "full". */
 	if (used > rs->bytes || rs->bytes - used < need) {
-		netlat_drop(r);
-		goto out;
+		/* Set only while stopped: ordered by netlat_running's acquire. */
+		if (READ_ONCE(netlat_mode) != NETLAT_MODE_OVERWRITE) {
+			netlat_drop(r);
+			goto out;
+		}
+		cons = netlat_overwrite(rs, r, prod, cons, need);
 	}
 
 	/* One clock for all CPUs, kept monotonic per CPU. */
@@ -259,6 +299,7 @@ void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
 	netlat_fill_hdr(rec, r, type, size, ts);
 	r->in_write = true;
 	w->ring = r;
+	w->rec = rec;
 	w->next = prod + size;
 	w->used = w->next - cons;
 	w->size = size;
@@ -282,10 +323,14 @@ void netlat_commit(struct netlat_writer *w)
 {
 	struct netlat_ring *r = w->ring;
 	u32 watermark = READ_ONCE(netlat_watermark);
+	u32 armed = READ_ONCE(netlat_trig_armed);
 
 	WRITE_ONCE(r->prod->written, r->prod->written + 1);
 	/* Record bytes must be visible before the index that covers them. */
 	smp_store_release(&r->prod->prod, w->next);
+	/* Still in_write: a probe hit inside the check is dropped, not nested. */
+	if (unlikely(armed))
+		netlat_trig_check(w, armed);
 	r->in_write = false;
 	/*
 	 * Readers sleep only when every ring is empty, so crossing the

@@ -146,7 +146,7 @@ static unsigned long rnd_ioctl_cmd(void)
 	static const unsigned long valid[] = {
 		NETLAT_IOC_GET_INFO, NETLAT_IOC_GET_CPU_STATS,
 		NETLAT_IOC_SET_CONFIG, NETLAT_IOC_START, NETLAT_IOC_STOP,
-		NETLAT_IOC_RESET,
+		NETLAT_IOC_RESET, NETLAT_IOC_SNAPSHOT, NETLAT_IOC_TRIGGERS,
 	};
 	unsigned long cmd;
 	unsigned int type;
@@ -188,7 +188,7 @@ static bool err_in(int err, const int *list)
 static int fuzz_ioctl(struct fuzz *f)
 {
 	static const int allowed[] = { EINVAL, EFAULT, ENOTTY, EBUSY, ENOMEM,
-				       0 };
+				       ENODATA, EOPNOTSUPP, 0 };
 	unsigned long cmd = rnd_ioctl_cmd();
 	int fd = f->fd[rnd_below(2)];
 	uint32_t *u32 = (uint32_t *)f->area;
@@ -210,6 +210,20 @@ static int fuzz_ioctl(struct fuzz *f)
 		u32[4] = one_in(3) ? (uint32_t)rnd() : (uint32_t)rnd_below(1 << 20);
 		u32[5] = one_in(3) ? (uint32_t)rnd() : (uint32_t)rnd_below(200);
 		u64[3] = one_in(4) ? rnd() : 0;
+		u32[8] = one_in(4) ? (uint32_t)rnd() : (uint32_t)rnd_below(3);
+		u32[9] = one_in(4) ? (uint32_t)rnd() : 0;
+	}
+	/* READ would make the file a snapshot reader: reads stop being records */
+	if (cmd == NETLAT_IOC_SNAPSHOT)
+		u32[1] &= ~NETLAT_SNAPSHOT_READ;
+	if (cmd == NETLAT_IOC_TRIGGERS && !one_in(3)) {
+		u32[2] = rnd_below(1 << 5);		/* armed */
+		u32[3] = one_in(2) ? 0 : rnd_below(1 << 7);	/* retrans_kinds */
+		u64[2] = one_in(2) ? 0 : rnd_below(1000000);	/* latency_ns */
+		u32[6] = rnd_below(3) ? rnd_below(100) : (uint32_t)rnd();
+		u32[7] = rnd_below(3) ? rnd_below(100) : (uint32_t)rnd();
+		u32[8] = rnd_below(18);			/* marker_tag_len */
+		u32[13] = one_in(4) ? (uint32_t)rnd() : 0;	/* reserved */
 	}
 	arg = one_in(4) ? rnd_ptr(f, u32[0]) : f->area;
 	ret = ioctl(fd, cmd, arg);
@@ -300,7 +314,7 @@ static int fuzz_write(struct fuzz *f)
 static int fuzz_mmap(struct fuzz *f)
 {
 	static const int allowed[] = { EINVAL, EPERM, EBUSY, EACCES, ENOMEM,
-				       EOVERFLOW, ENODEV, 0 };
+				       EOVERFLOW, ENODEV, ENODATA, 0 };
 	static const int prots[] = { PROT_READ, PROT_WRITE,
 				     PROT_READ | PROT_WRITE, PROT_NONE,
 				     PROT_READ | PROT_EXEC };
@@ -310,6 +324,7 @@ static int fuzz_mmap(struct fuzz *f)
 	int flags = one_in(5) ? MAP_PRIVATE : MAP_SHARED;
 	uint64_t cpu = one_in(5) ? rnd() >> 32 : rnd_below(f->nr_cpus + 1);
 	uint64_t area = one_in(5) ? rnd() & 0xffffffffull & ~(f->page - 1ull) :
+			one_in(8) ? NETLAT_MMAP_SNAPSHOT :
 			one_in(2) ? NETLAT_MMAP_CONS : NETLAT_MMAP_DATA;
 	size_t len;
 	void *p;
@@ -347,7 +362,13 @@ static int fuzz_mmap(struct fuzz *f)
 		return nl_fail(f->why, sizeof(f->why),
 			       "DATA area mapped writable");
 	}
-	if (area != NETLAT_MMAP_CONS && area != NETLAT_MMAP_DATA) {
+	if (area == NETLAT_MMAP_SNAPSHOT && (prot & PROT_WRITE)) {
+		munmap(p, len);
+		return nl_fail(f->why, sizeof(f->why),
+			       "snapshot mapped writable");
+	}
+	if (area != NETLAT_MMAP_CONS && area != NETLAT_MMAP_DATA &&
+	    area != NETLAT_MMAP_SNAPSHOT) {
 		munmap(p, len);
 		return nl_fail(f->why, sizeof(f->why),
 			       "mmap of area 0x%llx succeeded",
@@ -388,6 +409,31 @@ static int fuzz_reopen(struct fuzz *f)
 		return nl_fail(f->why, sizeof(f->why), "reopen: %s",
 			       strerror(errno));
 	return 0;
+}
+
+/* Undo what random calls may have set that a reconfigure does not. */
+static int fuzz_leave_nothing(int fd)
+{
+	struct netlat_snapshot snap = { .flags = NETLAT_SNAPSHOT_RELEASE };
+	struct netlat_triggers trig = { .flags = NETLAT_TRIGGERS_SET };
+	struct netlat_filters filt = { .flags = NETLAT_FILTERS_SET };
+	struct netlat_config cfg = { .flags = NETLAT_CONFIG_MODE,
+				     .mode = NETLAT_MODE_STREAM };
+	int ret;
+
+	ret = nl_ioctl(fd, NETLAT_IOC_SNAPSHOT, &snap, sizeof(snap));
+	if (!ret)
+		ret = nl_ioctl(fd, NETLAT_IOC_TRIGGERS, &trig, sizeof(trig));
+	if (!ret) {
+		ret = nl_ioctl(fd, NETLAT_IOC_FILTERS, &filt, sizeof(filt));
+		if (ret == -EOPNOTSUPP)	/* a module without filters */
+			ret = 0;
+	}
+	if (!ret)
+		ret = nl_control(fd, NETLAT_IOC_STOP);
+	if (!ret)
+		ret = nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+	return ret;
 }
 
 FIXTURE(fuzz) {
@@ -490,6 +536,8 @@ TEST_F_TIMEOUT(fuzz, interface, 180)
 	/* the device still works: defaults back, a marker round trip */
 	fd = nl_open(O_NONBLOCK);
 	ASSERT_LE(0, fd);
+	/* and keeps nothing: no snapshot, no trigger, no filter, stream mode */
+	EXPECT_EQ(0, fuzz_leave_nothing(fd));
 	ASSERT_EQ(0, nl_reconfigure(fd, def.ring_bytes, def.watermark,
 				    def.flush_ms, true));
 	ASSERT_EQ(0, nl_get_info(fd, &info));

@@ -8,6 +8,9 @@
 #define _NETLAT_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/skbuff.h>
+#include <net/net_namespace.h>
+#include <net/tcp.h>
 
 #ifndef NETLAT_HAVE_VM_FLAGS_SET
 /* Before 6.3 vm_flags was written directly, under the mmap lock. */
@@ -38,5 +41,32 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
  * run time (tcp.c). A signature change would be handled here, detected in
  * Kbuild like NETLAT_HAVE_VM_FLAGS_SET.
  */
+
+/*
+ * Network namespace identity (NETLAT_MATCH_NETNS): the inode number that
+ * stat() of /proc/PID/ns/net reports, net->ns.inum in 6.1 and 6.12.
+ */
+static inline unsigned int netlat_net_inum(const struct net *net)
+{
+	return net->ns.inum;
+}
+
+/*
+ * Last transmit time of a write-queue skb (netlat_rec_tcp_ack.xmit_ack_ns):
+ * __tcp_transmit_skb() sets the original skb's skb_mstamp_ns to
+ * tp->tcp_wstamp_ns, which is tcp_clock_ns() = ktime_get_ns(), i.e.
+ * CLOCK_MONOTONIC like the record timestamps, in both 6.1 and 6.12
+ * (include/net/tcp.h). It is the earliest departure time: with pacing it
+ * may lie slightly ahead of the actual transmit, and TCP_TX_DELAY adds its
+ * delay to it; SO_TXTIME's own clock only applies to other protocols' skbs.
+ * Skbs restored by TCP repair (TCPCB_REPAIRED) have no timestamp.
+ */
+static inline bool netlat_skb_xmit_ns(const struct sk_buff *skb, u64 *ns)
+{
+	if (TCP_SKB_CB(skb)->sacked & TCPCB_REPAIRED)
+		return false;
+	*ns = skb->skb_mstamp_ns;
+	return true;
+}
 
 #endif /* _NETLAT_COMPAT_H */

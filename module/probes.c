@@ -8,7 +8,8 @@
  * Handlers never run after netlat_probes_exit() returns: kprobes are
  * unregistered (which waits for running handlers, and for kretprobe
  * instances in flight), tracepoints unregistered and synchronised. The
- * module's exit runs this before the rings are freed.
+ * module's exit runs this before the rings are freed; it frees the filter
+ * rules too, which only the handlers read.
  */
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -17,6 +18,7 @@
 #include <linux/kprobes.h>
 #include "netlat.h"
 #include "probes.h"
+#include "filter.h"
 
 u64 netlat_probes_on;
 static DEFINE_MUTEX(netlat_probes_lock);
@@ -260,4 +262,6 @@ void netlat_probes_exit(void)
 	mutex_unlock(&netlat_probes_lock);
 	/* No tracepoint handler still runs once this returns. */
 	tracepoint_synchronize_unregister();
+	/* so no handler reads the filter rules any more */
+	netlat_filter_exit();
 }

@@ -4,7 +4,8 @@
  * probe table (see probes.c for the registry, uapi/linux/netlat.h for the
  * records). Handlers run with preemption disabled (kprobe, kretprobe and
  * tracepoint contexts), take no lock, allocate nothing and read socket
- * fields directly; every record goes through netlat_reserve/commit.
+ * fields directly; every record passes the filters (filter.h) before it
+ * goes through netlat_reserve/commit.
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -25,6 +26,7 @@
 #include "netlat.h"
 #include "probes.h"
 #include "compat.h"
+#include "filter.h"
 
 static siphash_key_t netlat_sk_key, netlat_skb_key;
 
@@ -34,25 +36,23 @@ static notrace u64 netlat_ptr_id(const void *p, const siphash_key_t *key)
 }
 NOKPROBE_SYMBOL(netlat_ptr_id);
 
-/*
- * Reserve a TCP record and zero it past the header; the flow is filled
- * from @sk (a full socket or a request socket: both begin with struct
- * sock_common) unless @sk is NULL.
- */
-static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u16 type,
-					u32 len, const struct sock *sk)
+/* Reserve a record and zero it past the header. */
+static notrace void *netlat_rec_reserve(struct netlat_writer *w, u16 type,
+					u32 len)
 {
-	struct netlat_tcp_flow *f;
-	void *rec;
+	void *rec = netlat_reserve(w, type, len);
 
-	rec = netlat_reserve(w, type, len);
-	if (!rec)
-		return NULL;
-	memset(rec + sizeof(struct netlat_rec_hdr), 0,
-	       len - sizeof(struct netlat_rec_hdr));
-	if (!sk)
-		return rec;
-	f = rec + sizeof(struct netlat_rec_hdr);
+	if (rec)
+		memset(rec + sizeof(struct netlat_rec_hdr), 0,
+		       len - sizeof(struct netlat_rec_hdr));
+	return rec;
+}
+NOKPROBE_SYMBOL(netlat_rec_reserve);
+
+/* The flow of @sk: a full socket or a request socket (sock_common). */
+static notrace void netlat_sk_flow(struct netlat_tcp_flow *f,
+				   const struct sock *sk)
+{
 	f->cookie = netlat_ptr_id(sk, &netlat_sk_key);
 	f->family = sk->sk_family;
 	f->sport = sk->sk_num;
@@ -66,6 +66,34 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u16 type,
 		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
 #endif
 	}
+}
+NOKPROBE_SYMBOL(netlat_sk_flow);
+
+/*
+ * Reserve a TCP record of @group about @sk, unless the filters keep it
+ * out, and fill its flow.
+ */
+static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
+					u16 type, u32 len, const struct sock *sk)
+{
+	struct netlat_tcp_flow *f;
+	void *rec;
+
+	if (netlat_filter_on(group)) {
+		struct netlat_tcp_flow flow = {};
+		struct netlat_filter_in in = {
+			.flow = &flow, .sk = sk, .net = sock_net(sk),
+		};
+
+		netlat_sk_flow(&flow, sk);
+		if (!netlat_filter_keep(group, &in))
+			return NULL;
+	}
+	rec = netlat_rec_reserve(w, type, len);
+	if (!rec)
+		return NULL;
+	f = rec + sizeof(struct netlat_rec_hdr);
+	netlat_sk_flow(f, sk);
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_tcp_reserve);
@@ -159,7 +187,8 @@ static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
 	}
 	if (!netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_SENDMSG, sizeof(*r), d->sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_SENDMSG,
+			       NETLAT_REC_TCP_SENDMSG, sizeof(*r), d->sk);
 	if (!r)
 		return 0;
 	r->start_ns = d->start_ns;
@@ -187,7 +216,8 @@ static notrace void netlat_push(struct pt_regs *regs, u16 func, u32 mss,
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_PUSH))
 		return;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_PUSH, sizeof(*r), sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_PUSH, NETLAT_REC_TCP_PUSH,
+			       sizeof(*r), sk);
 	if (!r)
 		return;
 	if (netlat_sendmsg_id(sk, &r->sendmsg_id))
@@ -241,7 +271,8 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_SKB))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_SKB, sizeof(*r), sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_SKB, NETLAT_REC_TCP_SKB,
+			       sizeof(*r), sk);
 	if (!r)
 		return 0;
 	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
@@ -284,7 +315,8 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_XMIT, sizeof(*r), sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_XMIT, NETLAT_REC_TCP_XMIT,
+			       sizeof(*r), sk);
 	if (!r)
 		return 0;
 	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
@@ -426,7 +458,8 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 		this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_RETRANS,
+			       NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
 	if (!r)
 		return 0;
 	r->skb_id = netlat_ptr_id(d->skb, &netlat_skb_key);
@@ -465,7 +498,8 @@ static notrace int netlat_synack_ret(struct kretprobe_instance *ri,
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_RETRANS, sizeof(*r),
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_RETRANS,
+			       NETLAT_REC_TCP_RETRANS, sizeof(*r),
 			       (const struct sock *)req);
 	if (!r)
 		return 0;
@@ -487,16 +521,29 @@ NOKPROBE_SYMBOL(netlat_synack_ret);
 
 struct netlat_ack_data {
 	struct sock *sk;
+	u64 head_xmit_ns;
 	u32 snd_una;
+	u32 head_end_seq;
+	bool head;
 };
 
+/*
+ * Entry: remember the oldest unacknowledged segment (the head of the
+ * retransmit queue; tcp_ack runs under the socket lock) and when it was
+ * last sent; if the ACK covers it, its transmit -> ACK time is known.
+ */
 static notrace int netlat_ack_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
 	struct netlat_ack_data *d = (void *)ri->data;
+	const struct sk_buff *head;
 
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->snd_una = READ_ONCE(tcp_sk(d->sk)->snd_una);
+	head = tcp_rtx_queue_head(d->sk);
+	d->head = head && netlat_skb_xmit_ns(head, &d->head_xmit_ns);
+	if (d->head)
+		d->head_end_seq = TCP_SKB_CB(head)->end_seq;
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_ack_entry);
@@ -512,12 +559,18 @@ static notrace int netlat_ack_ret(struct kretprobe_instance *ri,
 
 	if (una == d->snd_una || !netlat_group_on(NETLAT_PROBE_TCP_ACK))
 		return 0;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_ACK, sizeof(*r), d->sk);
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_ACK, NETLAT_REC_TCP_ACK,
+			       sizeof(*r), d->sk);
 	if (!r)
 		return 0;
 	r->snd_una = una;
 	r->acked = una - d->snd_una;
 	r->snd_nxt = READ_ONCE(tp->snd_nxt);
+	/* 0 means "none acked in full": an earliest departure time still
+	 * ahead (pacing) reads as the smallest nonzero time */
+	if (d->head && !before(una, d->head_end_seq))
+		r->xmit_ack_ns = r->hdr.ts_ns > d->head_xmit_ns ?
+				 r->hdr.ts_ns - d->head_xmit_ns : 1;
 	netlat_commit(&w);
 	return 0;
 }
@@ -529,18 +582,16 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 			       const struct net_device *dev, u8 stage)
 {
 	int off = skb_network_offset(skb), thoff, hlen;
+	struct netlat_tcp_flow flow = {};
 	struct netlat_rec_tcp_dev *r;
 	const struct tcphdr *th;
 	struct netlat_writer w;
 	struct tcphdr _th;
 	const struct sock *sk;
-	u8 saddr[16], daddr[16], family;
 	u32 payload;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
 		return;
-	memset(saddr, 0, sizeof(saddr));
-	memset(daddr, 0, sizeof(daddr));
 	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph;
 		struct iphdr _iph;
@@ -549,9 +600,9 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
 		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
 			return;
-		family = AF_INET;
-		memcpy(saddr, &iph->saddr, 4);
-		memcpy(daddr, &iph->daddr, 4);
+		flow.family = AF_INET;
+		memcpy(flow.saddr, &iph->saddr, 4);
+		memcpy(flow.daddr, &iph->daddr, 4);
 		thoff = off + iph->ihl * 4;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6h;
@@ -560,9 +611,9 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
 		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
 			return;
-		family = AF_INET6;
-		memcpy(saddr, &ip6h->saddr, 16);
-		memcpy(daddr, &ip6h->daddr, 16);
+		flow.family = AF_INET6;
+		memcpy(flow.saddr, &ip6h->saddr, 16);
+		memcpy(flow.daddr, &ip6h->daddr, 16);
 		thoff = off + sizeof(*ip6h);
 	} else {
 		return;
@@ -577,15 +628,21 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	sk = skb->sk && sk_fullsock(skb->sk) &&
 	     skb->sk->sk_type == SOCK_STREAM &&
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
-	r = netlat_tcp_reserve(&w, NETLAT_REC_TCP_DEV, sizeof(*r), NULL);
+	flow.cookie = sk ? netlat_ptr_id(sk, &netlat_sk_key) : 0;
+	flow.sport = ntohs(th->source);
+	flow.dport = ntohs(th->dest);
+	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
+		struct netlat_filter_in in = {
+			.flow = &flow, .sk = sk, .net = dev ? dev_net(dev) : NULL,
+		};
+
+		if (!netlat_filter_keep(NETLAT_PROBE_TCP_DEV, &in))
+			return;
+	}
+	r = netlat_rec_reserve(&w, NETLAT_REC_TCP_DEV, sizeof(*r));
 	if (!r)
 		return;
-	r->flow.cookie = sk ? netlat_ptr_id(sk, &netlat_sk_key) : 0;
-	r->flow.family = family;
-	r->flow.sport = ntohs(th->source);
-	r->flow.dport = ntohs(th->dest);
-	memcpy(r->flow.saddr, saddr, 16);
-	memcpy(r->flow.daddr, daddr, 16);
+	r->flow = flow;
 	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
 	r->seq = ntohl(th->seq);
 	r->end_seq = r->seq + payload + th->syn + th->fin;

@@ -35,6 +35,7 @@
 #include <net/sock.h>
 #include "netlat.h"
 #include "probes.h"
+#include "filter.h"
 
 #define NV_MOD	"virtio_net"
 
@@ -151,11 +152,26 @@ static notrace struct virtqueue *nv_find_vq(struct virtio_device *vdev,
 }
 NOKPROBE_SYMBOL(nv_find_vq);
 
+/*
+ * Reserve a record of @group unless the filters keep it out: @flow (a TCP
+ * segment's, or NULL), the segment's socket @sk and the device @dev are
+ * what the event is known by; any may be NULL.
+ */
 static notrace struct netlat_rec_virtio *
-nv_reserve(struct netlat_writer *w, u8 event)
+nv_reserve(struct netlat_writer *w, u8 event, u64 group,
+	   const struct netlat_tcp_flow *flow, const struct sock *sk,
+	   const struct net_device *dev)
 {
 	struct netlat_rec_virtio *r;
 
+	if (netlat_filter_on(group)) {
+		struct netlat_filter_in in = {
+			.flow = flow, .sk = sk, .net = dev ? dev_net(dev) : NULL,
+		};
+
+		if (!netlat_filter_keep(group, &in))
+			return NULL;
+	}
 	r = netlat_reserve(w, NETLAT_REC_VIRTIO, sizeof(*r));
 	if (!r)
 		return NULL;
@@ -191,12 +207,19 @@ static notrace void nv_fill_vq(struct netlat_rec_virtio *r,
 }
 NOKPROBE_SYMBOL(nv_fill_vq);
 
-/* TCP flow and sequence from an outgoing skb's headers, as tcp.c does. */
-static notrace void nv_tcp_flow(struct netlat_rec_virtio *r,
-				const struct sk_buff *skb)
+/* A TCP segment as parsed from an outgoing skb's headers. */
+struct nv_seg {
+	struct netlat_tcp_flow flow;
+	const struct sock *sk;
+	u32 seq;
+	u32 tcp_len;
+};
+
+/* Parse @skb's IP and TCP headers as tcp.c does; false if not TCP. */
+static notrace bool nv_tcp_flow(struct nv_seg *s, const struct sk_buff *skb)
 {
 	int off = skb_network_offset(skb), thoff, hlen;
-	struct netlat_tcp_flow *f = &r->flow;
+	struct netlat_tcp_flow *f = &s->flow;
 	const struct tcphdr *th;
 	struct tcphdr _th;
 
@@ -207,7 +230,7 @@ static notrace void nv_tcp_flow(struct netlat_rec_virtio *r,
 		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
 		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
 		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
-			return;
+			return false;
 		f->family = AF_INET;
 		memcpy(f->saddr, &iph->saddr, 4);
 		memcpy(f->daddr, &iph->daddr, 4);
@@ -218,27 +241,27 @@ static notrace void nv_tcp_flow(struct netlat_rec_virtio *r,
 
 		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
 		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
-			return;
+			return false;
 		f->family = AF_INET6;
 		memcpy(f->saddr, &ip6h->saddr, 16);
 		memcpy(f->daddr, &ip6h->daddr, 16);
 		thoff = off + sizeof(*ip6h);
 	} else {
-		return;
+		return false;
 	}
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th) {
-		memset(f, 0, sizeof(*f));
-		return;
-	}
+	if (!th)
+		return false;
 	hlen = thoff + th->doff * 4;
-	if (skb->sk && sk_fullsock(skb->sk))
+	if (skb->sk && sk_fullsock(skb->sk)) {
+		s->sk = skb->sk;
 		f->cookie = netlat_sk_id(skb->sk);
+	}
 	f->sport = ntohs(th->source);
 	f->dport = ntohs(th->dest);
-	r->seq = ntohl(th->seq);
-	r->tcp_len = skb->len > hlen ? skb->len - hlen : 0;
-	r->flags |= NETLAT_VIRTIO_FLOW_VALID;
+	s->seq = ntohl(th->seq);
+	s->tcp_len = skb->len > hlen ? skb->len - hlen : 0;
+	return true;
 }
 NOKPROBE_SYMBOL(nv_tcp_flow);
 
@@ -250,11 +273,15 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	struct netlat_rec_virtio *r;
 	struct netlat_writer w;
 	struct virtqueue *vq;
+	struct nv_seg seg = {};
+	bool tcp;
 	u16 q;
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_TX))
 		return 0;
-	r = nv_reserve(&w, NETLAT_VIRTIO_XMIT);
+	tcp = nv_tcp_flow(&seg, skb);
+	r = nv_reserve(&w, NETLAT_VIRTIO_XMIT, NETLAT_PROBE_VIRTIO_TX,
+		       tcp ? &seg.flow : NULL, seg.sk, dev);
 	if (!r)
 		return 0;
 	q = skb_get_queue_mapping(skb);
@@ -267,7 +294,12 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	r->ifindex = dev->ifindex;
 	r->len = skb->len;
 	r->skb_id = netlat_skb_id(skb);
-	nv_tcp_flow(r, skb);
+	if (tcp) {
+		r->flow = seg.flow;
+		r->seq = seg.seq;
+		r->tcp_len = seg.tcp_len;
+		r->flags |= NETLAT_VIRTIO_FLOW_VALID;
+	}
 	netlat_commit(&w);
 	return 0;
 }
@@ -281,7 +313,8 @@ static notrace void nv_vq_event(struct pt_regs *regs, u64 group, u8 event)
 
 	if (!netlat_group_on(group))
 		return;
-	r = nv_reserve(&w, event);
+	/* a bare virtqueue: no device to read a namespace from */
+	r = nv_reserve(&w, event, group, NULL, NULL, NULL);
 	if (!r)
 		return;
 	nv_fill_vq(r, vq);
@@ -356,7 +389,8 @@ static notrace int nv_poll_ret(struct kretprobe_instance *ri,
 	this_cpu_write(nv_poll_dev, NULL);
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX))
 		return 0;
-	r = nv_reserve(&w, NETLAT_VIRTIO_POLL);
+	r = nv_reserve(&w, NETLAT_VIRTIO_POLL, NETLAT_PROBE_VIRTIO_RX, NULL,
+		       NULL, d->napi->dev);
 	if (!r)
 		return 0;
 	nv_fill_rx(r, d->napi->dev);
@@ -376,7 +410,8 @@ static notrace int nv_recv_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX))
 		return 0;
-	r = nv_reserve(&w, NETLAT_VIRTIO_RECV);
+	r = nv_reserve(&w, NETLAT_VIRTIO_RECV, NETLAT_PROBE_VIRTIO_RX, NULL,
+		       NULL, dev);
 	if (!r)
 		return 0;
 	if (dev)
@@ -398,7 +433,8 @@ static notrace void nv_gro_tp(void *data, const struct sk_buff *skb)
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX) || !dev ||
 	    !nv_known_dev(dev))
 		return;
-	r = nv_reserve(&w, NETLAT_VIRTIO_GRO);
+	r = nv_reserve(&w, NETLAT_VIRTIO_GRO, NETLAT_PROBE_VIRTIO_RX, NULL,
+		       NULL, dev);
 	if (!r)
 		return;
 	r->ifindex = dev->ifindex;

@@ -14,14 +14,9 @@
  */
 #include "netlat_util.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <sys/syscall.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <arpa/inet.h>
-#include <linux/sockios.h>
-#include "netlat_nl.h"
+#include "netlat_tcp.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -34,28 +29,10 @@
 #define DEV_B	"nlb0"
 #define MiB	(1024ull * 1024)
 
-static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
+static int g_ns_a = -1, g_ns_b = -1;
 static char g_net_skip[128];	/* why the topology is missing, or "" */
 static char g_dev_skip[128];
 static struct netlat_info g_def;
-
-static int ns_enter(int fd)
-{
-	return setns(fd, CLONE_NEWNET) ? -errno : 0;
-}
-
-static int new_ns(void)
-{
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ns_enter(g_ns_orig);
-	return fd;
-}
 
 static void __attribute__((constructor)) tcp_topology(void)
 {
@@ -69,26 +46,20 @@ static void __attribute__((constructor)) tcp_topology(void)
 	if (fd >= 0)
 		close(fd);
 
-	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	step = "unshare";
-	ret = g_ns_orig < 0 ? -errno : new_ns();
+	ret = nl_ns_new();
 	if (ret < 0)
 		goto fail;
 	g_ns_a = ret;
-	ret = new_ns();
+	ret = nl_ns_new();
 	if (ret < 0)
 		goto fail;
 	g_ns_b = ret;
 	step = "veth";
-	ret = ns_enter(g_ns_a);
-	if (!ret)
-		ret = nlr_veth(DEV_A, DEV_B, g_ns_b);
-	if (!ret)
-		ret = nlr_addr4(DEV_A, ADDR_A, 24);
-	if (!ret)
-		ret = nlr_link_up(DEV_A);
-	if (!ret)
-		ret = nlr_link_up("lo");
+	ret = nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
+	if (ret)
+		goto fail;
+	ret = nl_ns_enter(g_ns_a);
 	if (ret)
 		goto fail;
 	/*
@@ -105,23 +76,13 @@ static void __attribute__((constructor)) tcp_topology(void)
 	ret = nlr_netem(DEV_A, 0);
 	if (ret)
 		goto fail;
-	step = "namespace B";
-	ret = ns_enter(g_ns_b);
-	if (!ret)
-		ret = nlr_addr4(DEV_B, ADDR_B, 24);
-	if (!ret)
-		ret = nlr_link_up(DEV_B);
-	if (!ret)
-		ret = nlr_link_up("lo");
-	if (ret)
-		goto fail;
-	ns_enter(g_ns_orig);
+	nl_ns_enter(nl_ns_home);
 	return;
 fail:
 	snprintf(g_net_skip, sizeof(g_net_skip), "%s: %s", step,
 		 strerror(-ret));
-	if (g_ns_orig >= 0)
-		ns_enter(g_ns_orig);
+	if (nl_ns_home >= 0)
+		nl_ns_enter(nl_ns_home);
 }
 
 /* ---- MIB counters, read inside a namespace --------------------------- */
@@ -134,11 +95,11 @@ static long long mib(int ns, const char *file, const char *prefix,
 	long long out = -1;
 	FILE *f;
 
-	if (ns_enter(ns))
+	if (nl_ns_enter(ns))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
 	f = fopen(path, "r");
-	ns_enter(g_ns_orig);
+	nl_ns_enter(nl_ns_home);
 	if (!f)
 		return -1;
 	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
@@ -171,161 +132,29 @@ static void mibs_read(struct mibs *m)
 	m->fast_retrans = mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
 }
 
-/* ---- one connection A -> B, receiver thread counting bytes ----------- */
+/* ---- one connection A -> B ------------------------------------------- */
 
-struct conn {
-	int cli, srv;
-	uint16_t sport, dport;
-	pthread_t rx;
-	bool rx_started;
-	uint64_t rx_bytes;
-};
-
-static void *rx_main(void *arg)
+static int conn_open(struct nl_conn *c)
 {
-	struct conn *c = arg;
-	static char buf[65536];
-	ssize_t n;
-
-	while ((n = read(c->srv, buf, sizeof(buf))) > 0)
-		c->rx_bytes += n;
-	return NULL;
-}
-
-static int conn_open(struct conn *c)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	int lfd = -1, ret = -1, one = 1;
-
-	memset(c, 0, sizeof(*c));
-	c->cli = c->srv = -1;
-	if (ns_enter(g_ns_b))
-		return -1;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
-	    getsockname(lfd, (void *)&a, &alen))
-		goto out;
-	c->dport = ntohs(a.sin_port);
-	if (ns_enter(g_ns_a))
-		goto out;
-	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->cli < 0 || connect(c->cli, (void *)&a, sizeof(a)))
-		goto out;
-	alen = sizeof(a);
-	if (getsockname(c->cli, (void *)&a, &alen))
-		goto out;
-	c->sport = ntohs(a.sin_port);
-	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (c->srv < 0)
-		goto out;
-	if (pthread_create(&c->rx, NULL, rx_main, c))
-		goto out;
-	c->rx_started = true;
-	ret = 0;
-out:
-	if (lfd >= 0)
-		close(lfd);
-	ns_enter(g_ns_orig);
-	return ret;
-}
-
-static int send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static struct tcp_info conn_info(const struct conn *c)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	getsockopt(c->cli, IPPROTO_TCP, TCP_INFO, &ti, &len);
-	return ti;
-}
-
-/* Wait until every byte sent is acknowledged; false on timeout. */
-static bool conn_wait_acked(const struct conn *c, unsigned int secs)
-{
-	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
-
-	while (nl_mono_ns() < end) {
-		int outq = -1;
-
-		if (!ioctl(c->cli, SIOCOUTQ, &outq) && !outq)
-			return true;
-		nl_sleep_ms(10);
-	}
-	return false;
-}
-
-/* Send FIN, wait for the receiver's EOF and for our FIN to be acked. */
-static bool conn_finish(struct conn *c, unsigned int secs)
-{
-	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
-
-	shutdown(c->cli, SHUT_WR);
-	if (c->rx_started)
-		pthread_join(c->rx, NULL);
-	c->rx_started = false;
-	while (nl_mono_ns() < end) {
-		if (conn_info(c).tcpi_state == TCP_FIN_WAIT2)
-			return true;
-		nl_sleep_ms(10);
-	}
-	return false;
-}
-
-static void conn_close(struct conn *c)
-{
-	if (c->rx_started) {
-		shutdown(c->srv, SHUT_RDWR);
-		pthread_join(c->rx, NULL);
-	}
-	if (c->cli >= 0)
-		close(c->cli);
-	if (c->srv >= 0)
-		close(c->srv);
-	c->cli = c->srv = -1;
+	return nl_conn_open(c, g_ns_a, g_ns_b, ADDR_B, 0);
 }
 
 static int set_loss(double pct)
 {
-	int ret = ns_enter(g_ns_a);
+	int ret = nl_ns_enter(g_ns_a);
 
 	if (!ret)
 		ret = nlr_netem(DEV_A, pct);
-	ns_enter(g_ns_orig);
+	nl_ns_enter(nl_ns_home);
 	return ret;
 }
 
 /* ---- records --------------------------------------------------------- */
 
-static bool flow_is(const struct netlat_tcp_flow *f, const struct conn *c)
-{
-	return f->family == AF_INET && f->sport == c->sport &&
-	       f->dport == c->dport;
-}
-
 #define for_each_tcp(l, h, t, c)					\
 	nl_log_for_each(l, h)						\
 		if ((h)->type == (t) &&					\
-		    flow_is((const void *)((h) + 1), c))
+		    nl_flow_is((const void *)((h) + 1), c))
 
 struct range {
 	int64_t s, e;
@@ -364,7 +193,7 @@ static bool retrans_partial;
 FIXTURE(tcp) {
 	int fd;
 	struct nl_log log;
-	struct conn c;
+	struct nl_conn c;
 	struct netlat_probes pr;
 };
 
@@ -376,23 +205,16 @@ FIXTURE_SETUP(tcp)
 		SKIP(longjmp(_metadata->env, 1), "%s", g_dev_skip);
 	if (g_net_skip[0])
 		SKIP(longjmp(_metadata->env, 1), "topology: %s", g_net_skip);
-	self->fd = nl_open(0);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
-	ASSERT_EQ(0, nl_reconfigure(self->fd, 8 * MiB, MiB, 50, true));
-	ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
-	self->log.expect_stream = true;
+	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
+				g_def.nr_cpus));
 	ASSERT_EQ(0, set_loss(0));
 }
 
 FIXTURE_TEARDOWN(tcp)
 {
-	conn_close(&self->c);
+	nl_conn_close(&self->c);
 	if (self->fd >= 0) {
-		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
-					    g_def.watermark, g_def.flush_ms,
-					    true));
+		EXPECT_EQ(0, nl_restore(self->fd, &g_def));
 		close(self->fd);
 	}
 	set_loss(0);
@@ -415,18 +237,8 @@ static void need_groups(struct __test_metadata *_metadata,
 /* Disable probes, read everything; no record may have been lost. */
 static void collect(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self)
 {
-	struct netlat_probes pr;
-	unsigned int cpu;
-	uint64_t lost = 0;
-
-	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
-	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
-		TH_LOG("%s", self->log.why);
-	for (cpu = 0; cpu < self->log.nr_cpus; cpu++)
-		lost += self->log.cpu[cpu].lost;
-	ASSERT_EQ(0ull, lost) TH_LOG("records lost: the comparison is void");
-	ASSERT_EQ(self->pr.nmissed, pr.nmissed)
-		TH_LOG("kprobe hits missed: the comparison is void");
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s: the comparison is void", self->log.why);
 }
 
 /* ---- tests ----------------------------------------------------------- */
@@ -500,7 +312,7 @@ TEST_F(tcp, sendmsg_skb_xmit_ack_dev)
 			  send(self->c.cli, buf, msg_sizes[i], 0));
 		total += msg_sizes[i];
 	}
-	ASSERT_TRUE(conn_finish(&self->c, 30));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 30));
 	EXPECT_EQ((uint64_t)total, self->c.rx_bytes);
 	nl_sleep_ms(100);
 	collect(_metadata, self);
@@ -682,15 +494,15 @@ static void bulk(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self,
 	size_t done;
 
 	ASSERT_EQ(0, conn_open(&self->c));
-	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->c, 10));
 	mibs_read(before);
 	ASSERT_LE(0, before->retrans_segs);
 	ASSERT_LE(0, before->retrans_fail);
 	ASSERT_EQ(0, set_loss(loss));
 	nl_fill_pattern(buf, sizeof(buf), 7);
 	for (done = 0; done < bytes; done += sizeof(buf))
-		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_finish(&self->c, 120));
+		ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 120));
 	EXPECT_EQ(bytes, self->c.rx_bytes);
 	mibs_read(after);
 	ASSERT_EQ(0, set_loss(0));
@@ -759,15 +571,15 @@ TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
 
 	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
 	ASSERT_EQ(0, conn_open(&self->c));
-	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->c, 10));
 	mibs_read(&b);
-	ASSERT_EQ(0, ns_enter(g_ns_a));
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
 	ret = nlr_netem_full(DEV_A, 3, 20000, 2);
-	ns_enter(g_ns_orig);
+	nl_ns_enter(nl_ns_home);
 	ASSERT_EQ(0, ret);
 	for (done = 0; done < 4 * MiB; done += sizeof(buf))
-		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_finish(&self->c, 120));
+		ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 120));
 	EXPECT_EQ(4 * MiB, self->c.rx_bytes);
 	mibs_read(&a);
 	ASSERT_EQ(0, set_loss(0));
@@ -803,8 +615,8 @@ TEST_F_TIMEOUT(tcp, rto_kind, 120)
 
 	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
 	ASSERT_EQ(0, conn_open(&self->c));
-	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->c, 10));
 	mibs_read(&b);
 	/* Blackhole: everything after this is lost until the timer fires. */
 	ASSERT_EQ(0, set_loss(100));
@@ -814,7 +626,7 @@ TEST_F_TIMEOUT(tcp, rto_kind, 120)
 	nl_sleep_ms(1000);
 	ASSERT_EQ(0, set_loss(0));
 	TH_LOG("blackhole over at %.2f s", (nl_mono_ns() - t0) / 1e9);
-	ASSERT_TRUE(conn_finish(&self->c, 60));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 60));
 	TH_LOG("finished at %.2f s", (nl_mono_ns() - t0) / 1e9);
 	EXPECT_EQ(sizeof(buf) + sent, self->c.rx_bytes);
 	mibs_read(&a);
@@ -836,14 +648,14 @@ TEST_F(tcp, disable_stops_records)
 
 	need_groups(_metadata, self, NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_SENDMSG);
 	ASSERT_EQ(0, conn_open(&self->c));
-	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
+	ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->c, 10));
 	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_TCP_SENDMSG, NULL));
 	t_off = nl_mono_ns();
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
 	EXPECT_EQ(NETLAT_PROBE_TCP_SENDMSG, info.probe_groups_enabled);
-	ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_finish(&self->c, 30));
+	ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 30));
 	collect(_metadata, self);
 	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
 		if (h->ts_ns < t_off)
@@ -933,8 +745,8 @@ TEST_F(tcp, reader_prints_and_joins)
 	need_groups(_metadata, self, NETLAT_PROBE_ALL & self->pr.available);
 	ASSERT_EQ(0, conn_open(&self->c));
 	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, send_all(self->c.cli, buf, sizeof(buf)));
-	ASSERT_TRUE(conn_finish(&self->c, 30));
+		ASSERT_EQ(0, nl_send_all(self->c.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_finish(&self->c, 30));
 	collect(_metadata, self);
 	f = fopen(cap, "w");
 	ASSERT_NE(NULL, f);

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TCP connections between network namespaces for the tests: namespaces
+ * joined by veth pairs (netlat_nl.h), a connection whose receiving end is
+ * drained by a thread that counts the bytes (the oracle of what was sent).
+ * Functions return 0 or -errno and leave the calling thread in the
+ * namespace the program started in. Include netlat_util.h first.
+ */
+#ifndef NETLAT_TCP_H
+#define NETLAT_TCP_H
+
+#include <pthread.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <linux/sockios.h>
+#include "netlat_nl.h"
+
+/* The network namespace the program started in. */
+static int nl_ns_home = -1;
+
+static inline int nl_ns_enter(int fd)
+{
+	return setns(fd, CLONE_NEWNET) ? -errno : 0;
+}
+
+/* A new network namespace: its fd, or -errno. */
+static inline int nl_ns_new(void)
+{
+	int fd;
+
+	if (nl_ns_home < 0) {
+		nl_ns_home = open("/proc/thread-self/ns/net",
+				  O_RDONLY | O_CLOEXEC);
+		if (nl_ns_home < 0)
+			return -errno;
+	}
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	nl_ns_enter(nl_ns_home);
+	return fd;
+}
+
+/* Bring up @dev with @addr/24 (and lo) in namespace @ns. */
+static inline int nl_ns_addr_up(int ns, const char *dev, const char *addr)
+{
+	int ret = nl_ns_enter(ns);
+
+	if (!ret)
+		ret = nlr_addr4(dev, addr, 24);
+	if (!ret)
+		ret = nlr_link_up(dev);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+/* veth pair @dev_a (@addr_a, in @ns_a) - @dev_b (@addr_b, in @ns_b), up. */
+static inline int nl_ns_veth(int ns_a, const char *dev_a, const char *addr_a,
+			     int ns_b, const char *dev_b, const char *addr_b)
+{
+	int ret = nl_ns_enter(ns_a);
+
+	if (!ret)
+		ret = nlr_veth(dev_a, dev_b, ns_b);
+	nl_ns_enter(nl_ns_home);
+	if (!ret)
+		ret = nl_ns_addr_up(ns_a, dev_a, addr_a);
+	if (!ret)
+		ret = nl_ns_addr_up(ns_b, dev_b, addr_b);
+	return ret;
+}
+
+/* ---- the module around a test ---------------------------------------- */
+
+/*
+ * Before a test: open the device into @fd, probes off (their state in
+ * @pr), 8 MiB rings emptied, tracing on, @l ready for a read() stream.
+ */
+static inline int nl_prepare(int *fd, struct netlat_probes *pr,
+			     struct nl_log *l, unsigned int nr_cpus)
+{
+	int ret;
+
+	*fd = nl_open(0);
+	if (*fd < 0)
+		return -errno;
+	ret = nl_probes(*fd, true, 0, pr);
+	if (!ret)
+		ret = nl_reconfigure(*fd, 8ull << 20, 1u << 20, 50, true);
+	if (!ret)
+		ret = nl_log_init(l, nr_cpus, true);
+	l->expect_stream = true;
+	return ret;
+}
+
+/*
+ * Probes off, then every record into @l. Fails (reason in @l->why) when
+ * any record was lost or kprobe hits were missed since @nmissed: a
+ * comparison with what the test did would be void.
+ */
+static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
+{
+	struct netlat_probes pr;
+	uint64_t lost = 0;
+	unsigned int cpu;
+	int ret = nl_probes(fd, true, 0, &pr);
+
+	if (ret)
+		return nl_fail(l->why, sizeof(l->why), "probes off: %d", ret);
+	ret = nl_log_drain(l, fd);
+	if (ret)
+		return ret;
+	for (cpu = 0; cpu < l->nr_cpus; cpu++)
+		lost += l->cpu[cpu].lost;
+	if (lost)
+		return nl_fail(l->why, sizeof(l->why), "%llu records lost",
+			       (unsigned long long)lost);
+	if (pr.nmissed != nmissed)
+		return nl_fail(l->why, sizeof(l->why), "%llu kprobe hits missed",
+			       (unsigned long long)(pr.nmissed - nmissed));
+	return 0;
+}
+
+/* After a test: probes off, ring settings of @def, tracing on. */
+static inline int nl_restore(int fd, const struct netlat_info *def)
+{
+	int ret = nl_probes(fd, true, 0, NULL);
+
+	return ret ? ret : nl_reconfigure(fd, def->ring_bytes, def->watermark,
+					  def->flush_ms, true);
+}
+
+/* ---- one connection, receiver thread counting bytes ------------------ */
+
+struct nl_conn {
+	int cli, srv;
+	uint16_t sport, dport;
+	pthread_t rx;
+	bool rx_started;
+	uint64_t rx_bytes;
+};
+
+static inline void *nl_conn_rx_main(void *arg)
+{
+	struct nl_conn *c = arg;
+	char buf[16384];
+	ssize_t n;
+
+	while ((n = read(c->srv, buf, sizeof(buf))) > 0)
+		c->rx_bytes += n;
+	return NULL;
+}
+
+/*
+ * Connect from namespace @ns_cli to @addr:@port (0: any port) listened on
+ * in namespace @ns_srv.
+ */
+static inline int nl_conn_open(struct nl_conn *c, int ns_cli, int ns_srv,
+			       const char *addr, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int lfd = -1, ret = -1, one = 1;
+
+	memset(c, 0, sizeof(*c));
+	c->cli = c->srv = -1;
+	if (nl_ns_enter(ns_srv))
+		return -1;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	a.sin_port = htons(port);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
+	    getsockname(lfd, (void *)&a, &alen))
+		goto out;
+	c->dport = ntohs(a.sin_port);
+	if (nl_ns_enter(ns_cli))
+		goto out;
+	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->cli < 0 || connect(c->cli, (void *)&a, sizeof(a)))
+		goto out;
+	alen = sizeof(a);
+	if (getsockname(c->cli, (void *)&a, &alen))
+		goto out;
+	c->sport = ntohs(a.sin_port);
+	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (c->srv < 0)
+		goto out;
+	if (pthread_create(&c->rx, NULL, nl_conn_rx_main, c))
+		goto out;
+	c->rx_started = true;
+	ret = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+static inline int nl_send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static inline struct tcp_info nl_conn_info(const struct nl_conn *c)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	getsockopt(c->cli, IPPROTO_TCP, TCP_INFO, &ti, &len);
+	return ti;
+}
+
+/* Wait until every byte sent is acknowledged; false on timeout. */
+static inline bool nl_conn_wait_acked(const struct nl_conn *c,
+				      unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+
+	while (nl_mono_ns() < end) {
+		int outq = -1;
+
+		if (!ioctl(c->cli, SIOCOUTQ, &outq) && !outq)
+			return true;
+		nl_sleep_ms(10);
+	}
+	return false;
+}
+
+/* Send FIN, wait for the receiver's EOF and for our FIN to be acked. */
+static inline bool nl_conn_finish(struct nl_conn *c, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+
+	shutdown(c->cli, SHUT_WR);
+	if (c->rx_started)
+		pthread_join(c->rx, NULL);
+	c->rx_started = false;
+	while (nl_mono_ns() < end) {
+		if (nl_conn_info(c).tcpi_state == TCP_FIN_WAIT2)
+			return true;
+		nl_sleep_ms(10);
+	}
+	return false;
+}
+
+static inline void nl_conn_close(struct nl_conn *c)
+{
+	if (c->rx_started) {
+		shutdown(c->srv, SHUT_RDWR);
+		pthread_join(c->rx, NULL);
+	}
+	c->rx_started = false;
+	if (c->cli >= 0)
+		close(c->cli);
+	if (c->srv >= 0)
+		close(c->srv);
+	c->cli = c->srv = -1;
+}
+
+/* Is @f the sending side of @c (AF_INET, its ports)? */
+static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
+			      const struct nl_conn *c)
+{
+	return f->family == AF_INET && f->sport == c->sport &&
+	       f->dport == c->dport;
+}
+
+/* Is @f either side of @c? */
+static inline bool nl_flow_of(const struct netlat_tcp_flow *f,
+			      const struct nl_conn *c)
+{
+	return f->family == AF_INET &&
+	       ((f->sport == c->sport && f->dport == c->dport) ||
+		(f->sport == c->dport && f->dport == c->sport));
+}
+
+#endif /* NETLAT_TCP_H */

@@ -663,6 +663,16 @@ struct netlat_merge {
 		unsigned char bytes[NETLAT_REC_MAX_SIZE];
 	} barrier;
 
+	/*
+	 * SNAPSHOT and SNAP_CPU describe what follows: returned as soon as
+	 * read, before the records of their CPU (which come after them).
+	 */
+	bool have_pass;
+	union {
+		struct netlat_rec_hdr hdr;
+		unsigned char bytes[NETLAT_REC_MAX_SIZE];
+	} pass;
+
 	bool emitted_any;
 	struct netlat_rec_hdr last;	/* key of the last record returned */
 	uint64_t late;
@@ -901,6 +911,11 @@ static int merge_pull(struct netlat_merge *m)
 		m->have_barrier = true;
 		return 0;
 	}
+	if (r == 1 && (rec->type == NETLAT_REC_SNAPSHOT || rec->type == NETLAT_REC_SNAP_CPU)) {
+		memcpy(m->pass.bytes, rec, rec->size);
+		m->have_pass = true;
+		return 0;
+	}
 	if (r == 1) {
 		/* Out of memory: release what is held, then report it. */
 		if (merge_enqueue(m, rec))
@@ -921,6 +936,11 @@ int netlat_merge_next(struct netlat_merge *m, const struct netlat_rec_hdr **rec)
 	int r;
 
 	for (;;) {
+		if (m->have_pass) {
+			m->have_pass = false;
+			*rec = &m->pass.hdr;
+			return 1;
+		}
 		/*
 		 * Take in the rest of the read() batch first: it is a snapshot
 		 * of all CPUs, and may hold older records of CPUs not seen yet.

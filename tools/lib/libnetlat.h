@@ -160,7 +160,9 @@ struct netlat_merge;
  * CLOCK_MONOTONIC clock, so an idle device does not hold records forever.
  * A record that arrives after younger ones were released is still
  * returned, at once, and counted by netlat_merge_late(). A STREAM record
- * is a barrier: everything before it is released first.
+ * is a barrier: everything before it is released first. SNAPSHOT and
+ * SNAP_CPU records are returned as soon as they are read (they describe
+ * the records that follow them, which their timestamps do not order).
  *
  * @src stays owned by the caller and must outlive the merge.
  */

@@ -678,3 +678,37 @@ static void test_cli_flight_errors(void)
 	CHECK_HAS(r.err, "TRIGGERS: not a netlat device");
 	run_free(&r);
 }
+
+/* ==== examples/flight_recorder =========================================== */
+
+static void recorder(struct run *r, ...)
+{
+	va_list ap;
+
+	va_start(ap, r);
+	run_example(r, "flight_recorder", ap);
+	va_end(ap);
+}
+
+/* Without a module it can only fail, clearly; in the VM it records. */
+static void test_flight_recorder_example(void)
+{
+	struct run r;
+
+	recorder(&r, NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "usage: flight_recorder -t TRIGGER");
+	run_free(&r);
+	recorder(&r, "-t", "latency=5", NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "flight_recorder: -t latency=5: latency '5': expected a duration");
+	run_free(&r);
+	recorder(&r, "-t", "retrans-fail", "-d", "/dev/netlat-test-missing", NULL);
+	CHECK_U64(r.status, 1);
+	CHECK(!strcmp(r.err, "flight_recorder: no /dev/netlat-test-missing: is the netlat module loaded?\n"));
+	run_free(&r);
+	recorder(&r, "-t", "marker=X", "-d", "/dev/null", NULL);
+	CHECK_U64(r.status, 1);
+	CHECK(!strcmp(r.err, "flight_recorder: SNAPSHOT: this netlat.ko has no snapshot support\n"));
+	run_free(&r);
+}

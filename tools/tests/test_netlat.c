@@ -1728,6 +1728,7 @@ static const struct test tests[] = {
 	{ "TCP_ACK of older and newer modules", test_ack_record_sizes },
 	{ "snapshot directory names and rotation", test_snapdir },
 	{ "flight commands: usage and missing features", test_cli_flight_errors },
+	{ "flight_recorder example", test_flight_recorder_example },
 };
 
 static void remove_tmpdir(void)

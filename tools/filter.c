@@ -533,7 +533,9 @@ bool filter_match(struct filter *f, const struct netlat_rec_stream *stream,
 {
 	unsigned int i;
 
-	if (rec->type == NETLAT_REC_STREAM)
+	/* Descriptions of the stream or of a snapshot: the readers need them. */
+	if (rec->type == NETLAT_REC_STREAM || rec->type == NETLAT_REC_SNAPSHOT ||
+	    rec->type == NETLAT_REC_SNAP_CPU)
 		return true;
 	if (!f->have_first) {
 		f->have_first = true;

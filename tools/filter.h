@@ -3,7 +3,9 @@
  * Reader-side record filters of "netlat tail", "report" and "stat":
  * --type, --pid, --cpu, --since, --until, and the flow filters --port,
  * --addr, --flow. Every option given must match (AND); stream headers
- * always pass (they describe the stream, and the readers need them), and
+ * and the SNAPSHOT and SNAP_CPU records of a snapshot always pass (they
+ * describe the stream, the readers need them, and they are not counted
+ * as matched), and
  * so do LOST records for the flow filters. Sequence and loss accounting
  * happen before filtering.
  *
@@ -48,7 +50,8 @@ struct filter {
 
 /* Help text of the filter options, for the commands that take them. */
 #define FILTER_HELP \
-	"FILTERS (all must match; stream headers always pass; losses count every record):\n" \
+	"FILTERS (all must match; stream and snapshot headers always pass; losses\n" \
+	"count every record):\n" \
 	"  --type NAME[,NAME]   only these record types (MARKER, LOST, or numbers)\n" \
 	"  --pid PID            only records of process or thread PID\n" \
 	"  --cpu N              only records of CPU N\n" \

@@ -20,86 +20,14 @@
 #include <unistd.h>
 
 #include "libnetlat.h"
+#include "cli.h"
 #include "filter.h"
+#include "flight.h"
 #include "output.h"
 #include "report.h"
 
-#define EXIT_USAGE	2
-
-#define DEVICE_OPTION { "device", required_argument, NULL, 'D' }
-
-/* How often a blocked read wakes up to notice a stop request or deadline. */
-#define TICK_MS		200
-
 /* Unexplained gaps printed one by one before they are only counted. */
 #define MAX_GAP_WARNINGS 10
-
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *synopsis;
-	const char *help;
-};
-
-static const struct command *current_command;
-
-/* ---- messages and arguments -------------------------------------------- */
-
-static void error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("netlat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void print_synopsis(FILE *f, const struct command *c)
-{
-	fprintf(f, "usage: netlat %s %s\n", c->name, c->synopsis);
-}
-
-/* A bad argument: say why, show how, exit 2. */
-static int usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("netlat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	print_synopsis(stderr, current_command);
-	return EXIT_USAGE;
-}
-
-static int command_help(void)
-{
-	print_synopsis(stdout, current_command);
-	fputs(current_command->help, stdout);
-	return 0;
-}
-
-/* getopt_long() with the error handling every command shares. */
-static int next_option(int argc, char **argv, const char *shortopts,
-		       const struct option *longopts)
-{
-	opterr = 0;
-	return getopt_long(argc, argv, shortopts, longopts, NULL);
-}
-
-static int bad_option(char **argv)
-{
-	return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-}
 
 /* A filter option (filter.h), or a bad one: -1 taken, else the exit status. */
 static int filter_or_bad_option(struct filter *flt, int c, char **argv)
@@ -113,78 +41,7 @@ static int filter_or_bad_option(struct filter *flt, int c, char **argv)
 	return bad_option(argv);
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!*s || *s == '-')
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end;
-}
-
-static bool parse_seconds(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return !errno && end != s && !*end && isfinite(*out) && *out > 0 &&
-	       *out < 1e9;
-}
-
-/* A byte count with an optional binary K/M/G suffix. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-	static const char suffixes[] = "KMG";
-	const char *p;
-	char *end;
-
-	if (!*s || *s == '-')
-		return false;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	if (!*end)
-		return true;
-	p = strchr(suffixes, *end);
-	if (!p || !*p || end[1])
-		return false;
-	if (*out > (UINT64_MAX >> (10 * (p - suffixes + 1))))
-		return false;
-	*out <<= 10 * (p - suffixes + 1);
-	return true;
-}
-
 /* ---- reading with stop requests and deadlines -------------------------- */
-
-static volatile sig_atomic_t stop_requested;
-
-static void request_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-/* No SA_RESTART: a signal must interrupt a blocking read(). */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = request_stop };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 struct reader {
 	struct netlat_source *src;
@@ -313,15 +170,6 @@ static void print_totals(FILE *f, const struct reader *rd)
 			(unsigned long long)netlat_merge_late(rd->merge));
 }
 
-static int finish_stdout(void)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		error("cannot write output: %s", strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 /* ---- tail ---------------------------------------------------------------- */
 
 static int cmd_tail(int argc, char **argv)
@@ -331,12 +179,14 @@ static int cmd_tail(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "ordered", no_argument, NULL, 'O' },
+		KFILTER_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const struct netlat_rec_hdr *rec;
 	uint64_t count = 0, printed = 0;
 	bool json = false, ordered = false;
+	struct kfilters kf = { .fd = -1 };
 	struct filter flt = { 0 };
 	double duration = 0;
 	struct reader rd;
@@ -358,6 +208,13 @@ static int cmd_tail(int argc, char **argv)
 		case 'O':
 			ordered = true;
 			break;
+		case KFILTER_OPT:
+			status = kfilters_add(&kf, optarg);
+			if (status >= 0) {
+				filter_free(&flt);
+				return status;
+			}
+			break;
 		case 'h':
 			return command_help();
 		default:
@@ -372,8 +229,13 @@ static int cmd_tail(int argc, char **argv)
 		filter_free(&flt);
 		return usage_error("too many arguments");
 	}
+	if (kfilters_apply(&kf, argv[optind])) {
+		filter_free(&flt);
+		return 1;
+	}
 	if (reader_open(&rd, argv[optind], ordered, duration)) {
 		reader_close(&rd);
+		kfilters_restore(&kf);
 		filter_free(&flt);
 		return 1;
 	}
@@ -403,6 +265,7 @@ static int cmd_tail(int argc, char **argv)
 		fputc('\n', stderr);
 	}
 	reader_close(&rd);
+	kfilters_restore(&kf);
 	filter_free(&flt);
 	return status;
 }
@@ -427,11 +290,13 @@ static int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "device", required_argument, NULL, 'D' },
+		KFILTER_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *output = NULL, *device = NULL;
 	const struct netlat_rec_hdr *rec;
+	struct kfilters kf = { .fd = -1 };
 	double duration = 0;
 	struct reader rd;
 	int c, r, fd;
@@ -449,6 +314,11 @@ static int cmd_record(int argc, char **argv)
 		case 'D':
 			device = optarg;
 			break;
+		case KFILTER_OPT:
+			r = kfilters_add(&kf, optarg);
+			if (r >= 0)
+				return r;
+			break;
 		case 'h':
 			return command_help();
 		default:
@@ -460,13 +330,17 @@ static int cmd_record(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("too many arguments");
 	/* Open the device first: a missing module must not leave a file. */
+	if (kfilters_apply(&kf, device))
+		return 1;
 	if (reader_open(&rd, device, false, duration)) {
 		reader_close(&rd);
+		kfilters_restore(&kf);
 		return 1;
 	}
 	fd = open_output(output);
 	if (fd < 0) {
 		reader_close(&rd);
+		kfilters_restore(&kf);
 		return 1;
 	}
 	netlat_set_tee(rd.src, fd, output);
@@ -488,6 +362,7 @@ static int cmd_record(int argc, char **argv)
 		fputc('\n', stderr);
 	}
 	reader_close(&rd);
+	kfilters_restore(&kf);
 	return r < 0;
 }
 
@@ -703,63 +578,6 @@ static int cmd_stat(int argc, char **argv)
 
 /* ---- device commands ---------------------------------------------------- */
 
-static int ioctl_failed(const char *path, const char *what, int err)
-{
-	const char *why;
-
-	switch (err) {
-	case EPERM:
-	case EACCES:
-		why = netlat_dev_strerror(err);
-		break;
-	case ENOTTY:
-		why = "not a netlat device";
-		break;
-	case EBUSY:
-		why = "busy: tracing must be stopped (and, to resize, no ring mapped)";
-		break;
-	default:
-		why = strerror(err);
-	}
-	error("%s: %s: %s", path, what, why);
-	return 1;
-}
-
-/* A descriptor for ioctls, or -1 with the reason printed. */
-static int open_device(const char *path)
-{
-	char errbuf[NETLAT_ERRBUF_SIZE];
-	int fd = netlat_dev_open(path, O_RDONLY, errbuf);
-
-	if (fd < 0)
-		error("%s", errbuf);
-	return fd < 0 ? -1 : fd;
-}
-
-
-/* Parse the [--device PATH] of a device command: -1 to go on, else the exit status. */
-static int parse_device_args(int argc, char **argv, const char **path)
-{
-	static const struct option opts[] = {
-		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	while ((c = next_option(argc, argv, "D:h", opts)) != -1) {
-		if (c == 'D')
-			*path = optarg;
-		else if (c == 'h')
-			return command_help();
-		else
-			return bad_option(argv);
-	}
-	if (optind < argc)
-		return usage_error("too many arguments");
-	return -1;
-}
-
 static void add_cpu_stats(struct netlat_cpu_stats *total, const struct netlat_cpu_stats *st)
 {
 	total->written += st->written;
@@ -767,6 +585,8 @@ static void add_cpu_stats(struct netlat_cpu_stats *total, const struct netlat_cp
 	total->prod += st->prod;
 	total->cons += st->cons;
 	total->resyncs += st->resyncs;
+	total->overwritten += st->overwritten;
+	total->filtered += st->filtered;
 }
 
 static void print_info(const char *path, const struct netlat_info *info)
@@ -777,6 +597,7 @@ static void print_info(const char *path, const struct netlat_info *info)
 	       info->state & NETLAT_STATE_CONSUMER ? ", a reader is consuming" : "");
 	printf("cpus          %u\n", info->nr_cpus);
 	printf("ring bytes    %llu per cpu\n", (unsigned long long)info->ring_bytes);
+	printf("ring mode     %s\n", ring_mode_name(info->mode));
 	printf("memory        %llu bytes\n", (unsigned long long)info->mem_bytes);
 	printf("watermark     %u bytes\n", info->watermark);
 	printf("flush         %u ms%s\n", info->flush_ms, info->flush_ms ? "" : " (off)");
@@ -790,11 +611,12 @@ static void print_info(const char *path, const struct netlat_info *info)
 /* pending = prod - cons: bytes waiting in the ring. */
 static void print_cpu_stats_row(const char *label, const struct netlat_cpu_stats *st)
 {
-	printf("%-6s %12llu %12llu %12llu %12llu %12llu %8llu\n", label,
+	printf("%-6s %12llu %12llu %12llu %12llu %12llu %8llu %12llu %12llu\n", label,
 	       (unsigned long long)st->written, (unsigned long long)st->dropped,
 	       (unsigned long long)st->prod, (unsigned long long)st->cons,
 	       (unsigned long long)(st->prod - st->cons),
-	       (unsigned long long)st->resyncs);
+	       (unsigned long long)st->resyncs, (unsigned long long)st->overwritten,
+	       (unsigned long long)st->filtered);
 }
 
 static int print_cpu_table(int fd, const char *path, unsigned int nr_cpus)
@@ -804,8 +626,8 @@ static int print_cpu_table(int fd, const char *path, unsigned int nr_cpus)
 	char label[16];
 	int r;
 
-	printf("\n%-6s %12s %12s %12s %12s %12s %8s\n", "cpu", "written", "dropped",
-	       "prod", "cons", "pending", "resyncs");
+	printf("\n%-6s %12s %12s %12s %12s %12s %8s %12s %12s\n", "cpu", "written",
+	       "dropped", "prod", "cons", "pending", "resyncs", "overwritten", "filtered");
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		r = netlat_get_cpu_stats(fd, cpu, &st);
 		if (r == -EINVAL)	/* not a possible CPU: it has no ring */
@@ -901,6 +723,7 @@ static int cmd_config(int argc, char **argv)
 		{ "ring-bytes", required_argument, NULL, 'r' },
 		{ "watermark", required_argument, NULL, 'w' },
 		{ "flush-ms", required_argument, NULL, 'f' },
+		{ "mode", required_argument, NULL, 'm' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -910,7 +733,7 @@ static int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -929,6 +752,15 @@ static int cmd_config(int argc, char **argv)
 				return usage_error("bad flush period '%s'", optarg);
 			cfg->flush_ms = (uint32_t)v;
 			cfg->flags |= NETLAT_CONFIG_FLUSH_MS;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "stream"))
+				cfg->mode = NETLAT_MODE_STREAM;
+			else if (!strcmp(optarg, "overwrite"))
+				cfg->mode = NETLAT_MODE_OVERWRITE;
+			else
+				return usage_error("bad mode '%s': stream or overwrite", optarg);
+			cfg->flags |= NETLAT_CONFIG_MODE;
 			break;
 		case 'D':
 			path = optarg;
@@ -988,20 +820,15 @@ static int cmd_probes(int argc, char **argv)
 				return usage_error("bad probe groups '%s'", optarg);
 			set = true;
 			break;
-		case 'D':
-			path = optarg;
-			break;
-		case 'h':
-			return command_help();
 		default:
-			return bad_option(argv);
+			r = device_option(c, argv, &path);
+			if (r >= 0)
+				return r;
 		}
 	}
-	if (optind < argc)
-		return usage_error("too many arguments");
-	fd = open_device(path);
-	if (fd < 0)
-		return 1;
+	r = device_args_done(argc, path, &fd);
+	if (r >= 0)
+		return r;
 	r = netlat_probes(fd, set, enable, &pr);
 	close(fd);
 	if (r < 0)
@@ -1016,7 +843,8 @@ static int cmd_probes(int argc, char **argv)
 /* ---- main ---------------------------------------------------------------- */
 
 static const struct command commands[] = {
-	{ "tail", cmd_tail, "[-n COUNT] [--duration SECS] [--json] [--ordered] [FILTERS] [FILE]",
+	{ "tail", cmd_tail,
+	  "[-n COUNT] [--duration SECS] [--json] [--ordered] [--filter SPEC]... [FILTERS] [FILE]",
 	  "Print one line per record of FILE (default " NETLAT_DEVICE_PATH ", - for\n"
 	  "stdin) until it ends, COUNT records, SECS seconds or SIGINT/SIGTERM; then\n"
 	  "print the records, losses and unexplained gaps to stderr.\n"
@@ -1024,13 +852,15 @@ static const struct command commands[] = {
 	  "  -d, --duration SECS  stop after SECS seconds of running time\n"
 	  "  -j, --json           one JSON object per line\n"
 	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n"
+	  KFILTER_HELP
 	  FILTER_HELP },
-	{ "record", cmd_record, "-o FILE [--duration SECS] [--device PATH]",
+	{ "record", cmd_record, "-o FILE [--duration SECS] [--device PATH] [--filter SPEC]...",
 	  "Copy the raw record stream to FILE (- for stdout) until SECS seconds or\n"
 	  "SIGINT/SIGTERM. The file is a capture, like `cat " NETLAT_DEVICE_PATH "`.\n"
 	  "  -o, --output FILE    capture file to write\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
-	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n" },
+	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
+	  KFILTER_HELP },
 	{ "report", cmd_report, "[--json] [--no-hist] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
 	  "unexplained gaps, markers, and inter-record gap percentiles per CPU;\n"
@@ -1055,13 +885,53 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
-	  "watermark in bytes, or the flush period (0 disables).\n" },
+	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
+	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
+	  "record, for live readers) or overwrite (it overwrites the oldest: a\n"
+	  "flight recorder, read with `netlat snapshot`).\n" },
 	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"
 	  "sendmsg,push,skb,xmit,retrans,ack,dev, or all, none, or a number.\n" },
+	{ "snapshot", cmd_snapshot, "-o FILE [--frozen] [--keep] [--device PATH]",
+	  "Write a snapshot of every CPU's ring to FILE: the frozen one if a\n"
+	  "trigger froze one, else a new one taken now; then release it.\n"
+	  "`netlat report FILE` reads it.\n"
+	  "  -o, --output FILE    snapshot file (written as FILE.tmp, then renamed)\n"
+	  "      --frozen         only a frozen snapshot: fail if there is none\n"
+	  "      --keep           do not release it (another reader may want it)\n"
+	  "  -D, --device PATH    use PATH instead of " NETLAT_DEVICE_PATH "\n" },
+	{ "flight", cmd_flight,
+	  "-d DIR --trigger SPEC... [--pre MS] [--post MS] [--max-bytes N] [--count N] [--filter SPEC]...",
+	  "Run as a flight recorder: put the rings in overwrite mode, start tracing,\n"
+	  "arm the triggers, and write each snapshot they freeze to DIR as\n"
+	  "netlat-YYYYmmdd-HHMMSS.mmm-ID.snap (UTC), deleting the oldest to stay\n"
+	  "under the size limit. SIGINT/SIGTERM (or --count) disarm the triggers,\n"
+	  "release the snapshot and put back the ring mode and filters.\n"
+	  "  -d, --dir DIR        snapshot directory (created if missing)\n"
+	  "  -t, --trigger SPEC   retrans-fail, retrans=KIND[,KIND] (other, rto, fast,\n"
+	  "                       tlp, syn, synack, all), latency=DURATION (transmit to\n"
+	  "                       ACK, e.g. 200ms), marker=TAG; repeatable\n"
+	  "      --pre MS         keep only MS before the trigger (default: all)\n"
+	  "      --post MS        keep recording MS after the trigger (default 0)\n"
+	  "  -m, --max-bytes N    snapshot files total at most N (default 1G)\n"
+	  "  -n, --count N        exit after N snapshots\n"
+	  "  -D, --device PATH    use PATH instead of " NETLAT_DEVICE_PATH "\n"
+	  KFILTER_HELP },
+	{ "filters", cmd_filters, "[--clear | --filter SPEC...] [--device PATH]",
+	  "Show the in-kernel filter rules in force and the records they kept out;\n"
+	  "with --clear remove them, with --filter replace them (they stay set).\n"
+	  "      --clear          remove every rule\n"
+	  "      --filter SPEC    a rule (repeatable, up to 16)\n"
+	  "  -D, --device PATH    use PATH instead of " NETLAT_DEVICE_PATH "\n"
+	  FILTER_SPEC_HELP },
+	{ "triggers", cmd_triggers, "[--disarm] [--device PATH]",
+	  "Show the armed triggers, their windows and counts, and the snapshot state;\n"
+	  "with --disarm disarm them first.\n"
+	  "      --disarm         disarm every trigger\n"
+	  "  -D, --device PATH    use PATH instead of " NETLAT_DEVICE_PATH "\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -1072,7 +942,7 @@ static void print_usage(FILE *f)
 
 	fputs("usage: netlat COMMAND [OPTIONS]\n\ncommands:\n", f);
 	for (i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].synopsis);
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].synopsis);
 	fputs("\n`netlat COMMAND --help` describes a command.\n", f);
 }
 

@@ -195,6 +195,8 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("snd_una", "%u", r->snd_una);
 		F("acked", "%u", r->acked);
 		F("snd_nxt", "%u", r->snd_nxt);
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
+			F("xmit_ack_ns", "%llu", ull(r->xmit_ack_ns));
 		break;
 	}
 	case NETLAT_REC_TCP_DEV: {
@@ -214,6 +216,92 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 	}
 #undef F
 #undef FS
+}
+
+/* ---- snapshots ------------------------------------------------------------ */
+
+const char *snap_reason_name(unsigned int reason)
+{
+	switch (reason) {
+	case NETLAT_SNAP_MANUAL: return "manual";
+	case NETLAT_SNAP_TRIGGER: return "trigger";
+	}
+	return "?";
+}
+
+const char *ring_mode_name(unsigned int mode)
+{
+	switch (mode) {
+	case NETLAT_MODE_STREAM: return "stream";
+	case NETLAT_MODE_OVERWRITE: return "overwrite";
+	}
+	return "?";
+}
+
+static const char *trigger_name(unsigned int bit)
+{
+	const char *name = netlat_trigger_name(bit);
+
+	return name ? name : bit ? "?" : "none";
+}
+
+static const char *type_name(unsigned int type)
+{
+	const char *name = netlat_type_name(type);
+
+	return name ? name : "?";
+}
+
+void describe_snapshot(FILE *f, const struct netlat_rec_stream *stream,
+		       const struct netlat_rec_snapshot *s)
+{
+	char when[64];
+
+	netlat_format_time(when, sizeof(when), netlat_wall_ns(stream, s->hdr.ts_ns),
+			   NETLAT_TIME_DATE);
+	fprintf(f, "snapshot %llu (%s", ull(s->id), snap_reason_name(s->reason));
+	if (s->reason == NETLAT_SNAP_TRIGGER)
+		fprintf(f, " %s: %s cpu %u seq %llu", trigger_name(s->trigger),
+			type_name(s->trig_type), s->trig_cpu, ull(s->trig_seq));
+	fprintf(f, "), %s mode, frozen %s", ring_mode_name(s->mode), when);
+}
+
+/* SNAPSHOT and SNAP_CPU fields; text (" k=v") or JSON (",\"k\":v"). */
+static void snap_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
+{
+#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
+#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
+	if (h->type == NETLAT_REC_SNAPSHOT) {
+		const struct netlat_rec_snapshot *s = (const void *)h;
+
+		F("id", "%llu", ull(s->id));
+		FS("reason", snap_reason_name(s->reason));
+		FS("trigger", trigger_name(s->trigger));
+		FS("trig_type", s->trig_type ? type_name(s->trig_type) : "none");
+		F("trig_cpu", "%u", s->trig_cpu);
+		F("trig_seq", "%llu", ull(s->trig_seq));
+		F("trig_ts_ns", "%llu", ull(s->trig_ts_ns));
+		F("start_ns", "%llu", ull(s->start_ns));
+		FS("mode", ring_mode_name(s->mode));
+		F("bytes", "%llu", ull(s->bytes));
+	} else {
+		const struct netlat_rec_snap_cpu *c = (const void *)h;
+
+		F("written", "%llu", ull(c->written));
+		F("overwritten", "%llu", ull(c->overwritten));
+		F("dropped", "%llu", ull(c->dropped));
+		F("records", "%llu", ull(c->records));
+		F("bytes", "%llu", ull(c->bytes));
+		F("skipped", "%llu", ull(c->skipped));
+		F("first_seq", "%llu", ull(c->first_seq));
+	}
+#undef F
+#undef FS
+}
+
+static bool is_snap(const struct netlat_rec_hdr *h)
+{
+	return h->type == NETLAT_REC_SNAPSHOT || h->type == NETLAT_REC_SNAP_CPU;
 }
 
 static bool is_tcp(const struct netlat_rec_hdr *h)
@@ -253,10 +341,14 @@ static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 		text_marker(f, (const void *)h);
 		break;
 	default:
-		if (is_tcp(h))
+		if (is_snap(h)) {
+			fputs(netlat_type_name(h->type), f);
+			snap_fields(f, h, false);
+		} else if (is_tcp(h)) {
 			text_tcp(f, h);
-		else if (!virtio_print_fields(f, h, false))
+		} else if (!virtio_print_fields(f, h, false)) {
 			fprintf(f, "type=%u size=%u", h->type, h->size);
+		}
 	}
 	fputc('\n', f);
 }
@@ -305,7 +397,9 @@ static void print_json(FILE *f, const struct netlat_rec_stream *stream,
 		json_marker(f, (const void *)h);
 		break;
 	default:
-		if (is_tcp(h))
+		if (is_snap(h))
+			snap_fields(f, h, true);
+		else if (is_tcp(h))
 			json_tcp(f, h);
 		else
 			virtio_print_fields(f, h, true);

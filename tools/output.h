@@ -32,4 +32,15 @@ void print_record(FILE *f, const struct netlat_rec_stream *stream,
  */
 void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json);
 
+/* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
+const char *snap_reason_name(unsigned int reason);
+const char *ring_mode_name(unsigned int mode);
+
+/*
+ * "snapshot 3 (trigger latency: TCP_ACK cpu 1 seq 42), overwrite mode,
+ * frozen 2024-01-01 12:00:00.000000000", no newline.
+ */
+void describe_snapshot(FILE *f, const struct netlat_rec_stream *stream,
+		       const struct netlat_rec_snapshot *s);
+
 #endif

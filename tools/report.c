@@ -35,6 +35,9 @@ struct cpu_stats {
 	uint64_t prev_ts;
 	struct netlat_samples gaps;	/* ts_ns deltas of consecutive records */
 	struct netlat_dist gap;		/* summary of gaps, when printing */
+
+	bool in_snap;			/* a SNAP_CPU described this CPU */
+	struct netlat_rec_snap_cpu snap;	/* its counters, summed */
 };
 
 struct report {
@@ -53,6 +56,10 @@ struct report {
 	struct virtio_report *virtio;	/* per-virtqueue summary */
 	struct flows *flows;		/* per-flow summary of TCP records */
 	bool no_hist;			/* no stage histograms */
+
+	uint64_t snapshots;		/* SNAPSHOT records */
+	struct netlat_rec_snapshot snap;	/* the last one */
+	struct netlat_rec_stream snap_stream;	/* its stream header */
 };
 
 static void stages_free(struct stages *st);
@@ -97,11 +104,18 @@ void report_free(struct report *rep)
  * joined, on the socket cookie, with the sendmsg whose byte range holds its
  * first byte, the first qdisc and driver records of the same sequence
  * after it, and the first cumulative ACK covering its last byte.
+ * xmit>ack is not joined: the module measures it per ACK (xmit_ack_ns,
+ * from the last transmission of the oldest segment the ACK covers in
+ * full), so it covers retransmissions too; modules before it have no
+ * such field and the stage is left out.
  */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, NR_ST };
+enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, ST_XMIT_ACK,
+       NR_ST };
 static const char *const stage_names[NR_ST] = {
 	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
+	"xmit>ack",
 };
+
 
 struct j_rec {			/* one kept record, reduced */
 	uint64_t cookie, ts;
@@ -120,6 +134,12 @@ struct stages {
 	struct netlat_dist dist[NR_ST];
 	struct hist hist[NR_ST];
 };
+
+/* The stages shown: the joined ones always, xmit>ack when measured. */
+static bool stage_shown(const struct stages *st, int k)
+{
+	return k != ST_XMIT_ACK || st->d[k].n;
+}
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
 {
@@ -174,9 +194,16 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.stage = d->stage;
 		return j_push(&rep->stages->dev, &r);
 	}
-	case NETLAT_REC_TCP_ACK:
-		r.seq = ((const struct netlat_rec_tcp_ack *)h)->snd_una;
+	case NETLAT_REC_TCP_ACK: {
+		const struct netlat_rec_tcp_ack *a = (const void *)h;
+
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns) &&
+		    a->xmit_ack_ns &&
+		    netlat_samples_add(&rep->stages->d[ST_XMIT_ACK], a->xmit_ack_ns))
+			return -ENOMEM;
+		r.seq = a->snd_una;
 		return j_push(&rep->stages->ack, &r);
+	}
 	}
 	return 0;
 }
@@ -345,6 +372,8 @@ static void json_stage_hists(FILE *f, const struct stages *st)
 
 	fputs(",\"tcp_stage_hist\":{", f);
 	for (k = 0; k < NR_ST; k++) {
+		if (!stage_shown(st, k))
+			continue;
 		fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
 		hist_print_json(f, &st->hist[k]);
 	}
@@ -362,6 +391,8 @@ static void text_stages(FILE *f, const struct stages *st)
 	for (k = 0; k < NR_ST; k++) {
 		const struct netlat_dist *d = &st->dist[k];
 
+		if (!stage_shown(st, k))
+			continue;
 		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
 			stage_names[k], (unsigned long long)d->count,
 			(unsigned long long)d->min, (unsigned long long)d->p50,
@@ -404,6 +435,17 @@ static void add_stream(struct report *rep, const struct netlat_rec_stream *s)
 		rep->cpus[i].have_prev = false;
 }
 
+/* Several snapshots (concatenated files) add up per CPU. */
+static void add_snap_cpu(struct cpu_stats *c, const struct netlat_rec_snap_cpu *sc)
+{
+	c->in_snap = true;
+	c->snap.written += sc->written;
+	c->snap.overwritten += sc->overwritten;
+	c->snap.dropped += sc->dropped;
+	c->snap.records += sc->records;
+	c->snap.skipped += sc->skipped;
+}
+
 static void add_marker(struct report *rep, const struct netlat_rec_marker *m)
 {
 	if (!rep->markers || m->len < rep->marker_min)
@@ -444,9 +486,19 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 		add_stream(rep, (const void *)rec);
 		return 0;
 	}
+	if (rec->type == NETLAT_REC_SNAPSHOT) {
+		rep->snapshots++;
+		rep->snap = *(const struct netlat_rec_snapshot *)rec;
+		rep->snap_stream = *stream;
+		return 0;
+	}
 	c = cpu_stats_of(rep, rec->cpu);
 	if (!c)
 		return -ENOMEM;
+	if (rec->type == NETLAT_REC_SNAP_CPU) {
+		add_snap_cpu(c, (const void *)rec);
+		return 0;
+	}
 	c->records++;
 	c->by_kind[kind_of(rec->type)]++;
 	if (rec->type == NETLAT_REC_MARKER)
@@ -606,6 +658,99 @@ static void text_warnings(FILE *f, const struct report *rep)
 				i, ull(rep->cpus[i].ts_backwards));
 }
 
+/* ---- snapshots ------------------------------------------------------------ */
+
+static void add_snap_total(struct netlat_rec_snap_cpu *t, const struct netlat_rec_snap_cpu *c)
+{
+	t->written += c->written;
+	t->overwritten += c->overwritten;
+	t->dropped += c->dropped;
+	t->skipped += c->skipped;
+	t->records += c->records;
+}
+
+static void text_snap_row(FILE *f, const char *label, const struct netlat_rec_snap_cpu *c)
+{
+	fprintf(f, "%-6s %12llu %12llu %10llu %10llu %10llu\n", label, ull(c->written),
+		ull(c->overwritten), ull(c->dropped), ull(c->skipped), ull(c->records));
+}
+
+static void text_snapshot(FILE *f, const struct report *rep)
+{
+	const struct netlat_rec_snapshot *s = &rep->snap;
+	struct netlat_rec_snap_cpu total = { 0 };
+	char when[64];
+	unsigned int i;
+
+	fputc('\n', f);
+	describe_snapshot(f, &rep->snap_stream, s);
+	fputc('\n', f);
+	if (s->reason == NETLAT_SNAP_TRIGGER) {
+		netlat_format_time(when, sizeof(when),
+				   netlat_wall_ns(&rep->snap_stream, s->trig_ts_ns), NETLAT_TIME_DATE);
+		fprintf(f, "  triggering record at %s\n", when);
+	}
+	if (s->start_ns) {
+		netlat_format_time(when, sizeof(when),
+				   netlat_wall_ns(&rep->snap_stream, s->start_ns), NETLAT_TIME_DATE);
+		fprintf(f, "  pre window: records from %s on\n", when);
+	}
+	if (rep->snapshots > 1)
+		fprintf(f, "  %llu snapshots: the last one is described, the counters add up\n",
+			ull(rep->snapshots));
+	fprintf(f, "\nsnapshot per cpu (overwritten and skipped are not loss)\n");
+	fprintf(f, "%-6s %12s %12s %10s %10s %10s\n", "cpu", "written", "overwritten",
+		"dropped", "skipped", "records");
+	for (i = 0; i < rep->nr_cpus; i++) {
+		char label[16];
+
+		if (!rep->cpus[i].in_snap)
+			continue;
+		snprintf(label, sizeof(label), "%u", i);
+		text_snap_row(f, label, &rep->cpus[i].snap);
+		add_snap_total(&total, &rep->cpus[i].snap);
+	}
+	text_snap_row(f, "total", &total);
+}
+
+static void json_snap_row(FILE *f, const struct netlat_rec_snap_cpu *c)
+{
+	fprintf(f, "\"written\":%llu,\"overwritten\":%llu,\"dropped\":%llu,"
+		"\"skipped\":%llu,\"records\":%llu", ull(c->written), ull(c->overwritten),
+		ull(c->dropped), ull(c->skipped), ull(c->records));
+}
+
+static void json_snapshot(FILE *f, const struct report *rep)
+{
+	const struct netlat_rec_snapshot *s = &rep->snap;
+	const char *trigger = netlat_trigger_name(s->trigger);
+	const char *trig_type = netlat_type_name(s->trig_type);
+	struct netlat_rec_snap_cpu total = { 0 };
+	unsigned int i;
+	bool any = false;
+
+	fprintf(f, ",\"snapshot\":{\"snapshots\":%llu,\"id\":%llu,\"reason\":\"%s\","
+		"\"trigger\":\"%s\",\"trig_type\":\"%s\",\"trig_cpu\":%u,\"trig_seq\":%llu,"
+		"\"trig_ts_ns\":%llu,\"start_ns\":%llu,\"frozen_ts_ns\":%llu,\"mode\":\"%s\","
+		"\"bytes\":%llu,\"cpus\":[", ull(rep->snapshots), ull(s->id),
+		snap_reason_name(s->reason), trigger ? trigger : "none",
+		s->trig_type && trig_type ? trig_type : "none", s->trig_cpu, ull(s->trig_seq),
+		ull(s->trig_ts_ns), ull(s->start_ns), ull(s->hdr.ts_ns),
+		ring_mode_name(s->mode), ull(s->bytes));
+	for (i = 0; i < rep->nr_cpus; i++) {
+		if (!rep->cpus[i].in_snap)
+			continue;
+		fprintf(f, "%s{\"cpu\":%u,", any ? "," : "", i);
+		json_snap_row(f, &rep->cpus[i].snap);
+		fputc('}', f);
+		add_snap_total(&total, &rep->cpus[i].snap);
+		any = true;
+	}
+	fputs("],\"total\":{", f);
+	json_snap_row(f, &total);
+	fputs("}}", f);
+}
+
 static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 {
 	unsigned int i;
@@ -613,6 +758,8 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	int k;
 
 	text_header(f, rep, t);
+	if (rep->snapshots)
+		text_snapshot(f, rep);
 	fprintf(f, "\nrecords per cpu (LOST: LOST records; lost: records they report dropped)\n");
 	fprintf(f, "%-6s %10s", "cpu", "records");
 	for (k = 0; k < NR_KINDS; k++)
@@ -728,6 +875,8 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 	json_row(f, t);
 	fputs("},", f);
 	json_types(f, rep);
+	if (rep->snapshots)
+		json_snapshot(f, rep);
 	fprintf(f, ",\"markers\":{\"records\":%llu,\"bytes\":%llu,\"len_min\":%llu,"
 		"\"len_max\":%llu}", ull(rep->markers), ull(rep->marker_bytes),
 		ull(rep->marker_min), ull(rep->marker_max));
@@ -736,6 +885,8 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 
 		fputs(",\"tcp_stages\":{", f);
 		for (k = 0; k < NR_ST; k++) {
+			if (!stage_shown(rep->stages, k))
+				continue;
 			fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
 			json_dist(f, &rep->stages->dist[k]);
 		}

@@ -4,6 +4,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "libnetlat.h"
+#include "libnetlat_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,10 @@ const char *netlat_type_name(unsigned int type)
 		return "LOST";
 	case NETLAT_REC_MARKER:
 		return "MARKER";
+	case NETLAT_REC_SNAPSHOT:
+		return "SNAPSHOT";
+	case NETLAT_REC_SNAP_CPU:
+		return "SNAP_CPU";
 	case NETLAT_REC_TCP_SENDMSG:
 		return "TCP_SENDMSG";
 	case NETLAT_REC_TCP_PUSH:
@@ -137,16 +142,23 @@ const char *netlat_retrans_kind_name(unsigned int kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
 
-/* Smallest size of each TCP record type, 0 for other types. */
-static size_t tcp_rec_size(unsigned int type)
+/*
+ * Smallest size of each record type with a fixed layout, 0 for others.
+ * Fields appended later are optional: an older module wrote shorter
+ * records (NETLAT_REC_HAS() tells whether one is there).
+ */
+static size_t min_rec_size(unsigned int type)
 {
 	switch (type) {
+	case NETLAT_REC_LOST: return sizeof(struct netlat_rec_lost);
+	case NETLAT_REC_SNAPSHOT: return sizeof(struct netlat_rec_snapshot);
+	case NETLAT_REC_SNAP_CPU: return sizeof(struct netlat_rec_snap_cpu);
 	case NETLAT_REC_TCP_SENDMSG: return sizeof(struct netlat_rec_tcp_sendmsg);
 	case NETLAT_REC_TCP_PUSH: return sizeof(struct netlat_rec_tcp_push);
 	case NETLAT_REC_TCP_SKB: return sizeof(struct netlat_rec_tcp_skb);
 	case NETLAT_REC_TCP_XMIT: return sizeof(struct netlat_rec_tcp_xmit);
 	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
-	case NETLAT_REC_TCP_ACK: return sizeof(struct netlat_rec_tcp_ack);
+	case NETLAT_REC_TCP_ACK: return offsetof(struct netlat_rec_tcp_ack, xmit_ack_ns);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
 	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
 	}
@@ -397,8 +409,9 @@ static int read_error(struct netlat_source *src, int err)
 	return fail(src, err, "read: %s", strerror(err));
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
+int netlat__write_all(int fd, const void *buf, size_t len)
 {
+	const unsigned char *p = buf;
 	ssize_t n;
 
 	while (len) {
@@ -419,7 +432,7 @@ static int tee_bytes(struct netlat_source *src, const unsigned char *p, size_t l
 
 	if (src->tee_fd < 0)
 		return 0;
-	r = write_all(src->tee_fd, p, len);
+	r = netlat__write_all(src->tee_fd, p, len);
 	if (r < 0)
 		return fail(src, -r, "cannot write %s: %s", src->tee_name, strerror(-r));
 	return 0;
@@ -573,14 +586,10 @@ static int check_body(struct netlat_source *src, const struct netlat_rec_hdr *h)
 	switch (h->type) {
 	case NETLAT_REC_STREAM:
 		return check_stream(src, (const struct netlat_rec_stream *)h);
-	case NETLAT_REC_LOST:
-		if (h->size < sizeof(struct netlat_rec_lost))
-			return bad_record(src, "LOST of %u bytes", h->size);
-		return 0;
 	case NETLAT_REC_MARKER:
 		return check_marker(src, (const struct netlat_rec_marker *)h);
 	}
-	if (h->size < tcp_rec_size(h->type))
+	if (h->size < min_rec_size(h->type))
 		return bad_record(src, "%s of %u bytes", netlat_type_name(h->type),
 				  h->size);
 	return 0;
@@ -653,6 +662,16 @@ struct netlat_merge {
 		struct netlat_rec_hdr hdr;
 		unsigned char bytes[NETLAT_REC_MAX_SIZE];
 	} barrier;
+
+	/*
+	 * SNAPSHOT and SNAP_CPU describe what follows: returned as soon as
+	 * read, before the records of their CPU (which come after them).
+	 */
+	bool have_pass;
+	union {
+		struct netlat_rec_hdr hdr;
+		unsigned char bytes[NETLAT_REC_MAX_SIZE];
+	} pass;
 
 	bool emitted_any;
 	struct netlat_rec_hdr last;	/* key of the last record returned */
@@ -892,6 +911,11 @@ static int merge_pull(struct netlat_merge *m)
 		m->have_barrier = true;
 		return 0;
 	}
+	if (r == 1 && (rec->type == NETLAT_REC_SNAPSHOT || rec->type == NETLAT_REC_SNAP_CPU)) {
+		memcpy(m->pass.bytes, rec, rec->size);
+		m->have_pass = true;
+		return 0;
+	}
 	if (r == 1) {
 		/* Out of memory: release what is held, then report it. */
 		if (merge_enqueue(m, rec))
@@ -912,6 +936,11 @@ int netlat_merge_next(struct netlat_merge *m, const struct netlat_rec_hdr **rec)
 	int r;
 
 	for (;;) {
+		if (m->have_pass) {
+			m->have_pass = false;
+			*rec = &m->pass.hdr;
+			return 1;
+		}
 		/*
 		 * Take in the rest of the read() batch first: it is a snapshot
 		 * of all CPUs, and may hold older records of CPUs not seen yet.
@@ -943,6 +972,13 @@ int netlat_merge_next(struct netlat_merge *m, const struct netlat_rec_hdr **rec)
 struct cpu_seq {
 	bool seen;		/* baseline set in the current stream */
 	uint64_t expected;
+	/*
+	 * A snapshot section (after NETLAT_REC_SNAP_CPU): the baseline is its
+	 * first_seq, even for a LOST record (whose dropped run went before
+	 * the copy), and it must end at first_seq + records.
+	 */
+	bool in_snap, snap_first;
+	uint64_t snap_end;
 	struct netlat_seq_stats stats;
 };
 
@@ -977,13 +1013,28 @@ static struct cpu_seq *seq_cpu(struct netlat_seq *t, unsigned int cpu)
 	return &t->cpus[cpu];
 }
 
+/* A snapshot section with fewer records than its SNAP_CPU announced. */
+static bool snap_short(const struct cpu_seq *c)
+{
+	return c->in_snap && c->expected != c->snap_end;
+}
+
+static void snap_close(struct cpu_seq *c)
+{
+	if (snap_short(c))
+		c->stats.gaps++;
+	c->in_snap = false;
+}
+
 /* A new reader: earlier records went elsewhere, so no CPU has a baseline. */
 static void seq_new_stream(struct netlat_seq *t)
 {
 	unsigned int i;
 
-	for (i = 0; i < t->nr_cpus; i++)
+	for (i = 0; i < t->nr_cpus; i++) {
+		snap_close(&t->cpus[i]);
 		t->cpus[i].seen = false;
+	}
 }
 
 /* False, with the details in *@g, if @seq breaks the expectation. */
@@ -994,6 +1045,19 @@ static bool seq_matches(const struct cpu_seq *c, uint64_t seq, struct netlat_seq
 	g->expected = c->expected;
 	g->seq = seq;
 	return false;
+}
+
+/* The records of a CPU in a snapshot follow: they start at first_seq. */
+static void seq_snap_cpu(struct cpu_seq *c, const struct netlat_rec_snap_cpu *sc)
+{
+	snap_close(c);
+	c->in_snap = true;
+	c->snap_first = true;
+	c->seen = true;
+	c->expected = sc->first_seq;
+	c->snap_end = sc->first_seq + sc->records;
+	c->stats.overwritten += sc->overwritten;
+	c->stats.skipped += sc->skipped;
 }
 
 int netlat_seq_add(struct netlat_seq *t, const struct netlat_rec_hdr *rec,
@@ -1010,21 +1074,38 @@ int netlat_seq_add(struct netlat_seq *t, const struct netlat_rec_hdr *rec,
 	c = seq_cpu(t, rec->cpu);
 	if (!c)
 		return -ENOMEM;
+	/* Descriptions of a snapshot, not ring records: no sequence number. */
+	if (rec->type == NETLAT_REC_SNAPSHOT)
+		return 0;
+	if (rec->type == NETLAT_REC_SNAP_CPU) {
+		seq_snap_cpu(c, (const void *)rec);
+		return 0;
+	}
 	c->stats.records++;
 
-	if (rec->type == NETLAT_REC_LOST && rec->size >= sizeof(struct netlat_rec_lost)) {
+	if (rec->type == NETLAT_REC_LOST) {
 		const struct netlat_rec_lost *lost = (const void *)rec;
 
 		/* The dropped records took first_seq .. first_seq + count - 1. */
-		ok = seq_matches(c, lost->first_seq, &g);
-		c->expected = lost->first_seq + lost->count;
-		c->seen = true;
+		if (!c->snap_first) {
+			ok = seq_matches(c, lost->first_seq, &g);
+			c->expected = lost->first_seq + lost->count;
+			c->seen = true;
+		}
 		c->stats.lost += lost->count;
 	}
 	if (ok)
 		ok = seq_matches(c, rec->seq, &g);
 	c->expected = rec->seq + 1;
 	c->seen = true;
+	c->snap_first = false;
+	if (c->in_snap && c->expected > c->snap_end && ok) {
+		/* More records than the snapshot announced. */
+		g.expected = c->snap_end;
+		g.seq = rec->seq;
+		c->in_snap = false;
+		ok = false;
+	}
 
 	if (ok)
 		return 0;
@@ -1045,6 +1126,8 @@ void netlat_seq_cpu_stats(const struct netlat_seq *t, unsigned int cpu,
 	static const struct netlat_seq_stats none;
 
 	*st = cpu < t->nr_cpus ? t->cpus[cpu].stats : none;
+	if (cpu < t->nr_cpus && snap_short(&t->cpus[cpu]))
+		st->gaps++;
 }
 
 void netlat_seq_total(const struct netlat_seq *t, struct netlat_seq_stats *st)
@@ -1053,9 +1136,14 @@ void netlat_seq_total(const struct netlat_seq *t, struct netlat_seq_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < t->nr_cpus; i++) {
-		st->records += t->cpus[i].stats.records;
-		st->lost += t->cpus[i].stats.lost;
-		st->gaps += t->cpus[i].stats.gaps;
+		struct netlat_seq_stats c;
+
+		netlat_seq_cpu_stats(t, i, &c);
+		st->records += c.records;
+		st->lost += c.lost;
+		st->gaps += c.gaps;
+		st->overwritten += c.overwritten;
+		st->skipped += c.skipped;
 	}
 }
 

@@ -160,7 +160,9 @@ struct netlat_merge;
  * CLOCK_MONOTONIC clock, so an idle device does not hold records forever.
  * A record that arrives after younger ones were released is still
  * returned, at once, and counted by netlat_merge_late(). A STREAM record
- * is a barrier: everything before it is released first.
+ * is a barrier: everything before it is released first. SNAPSHOT and
+ * SNAP_CPU records are returned as soon as they are read (they describe
+ * the records that follow them, which their timestamps do not order).
  *
  * @src stays owned by the caller and must outlive the merge.
  */
@@ -185,9 +187,12 @@ struct netlat_seq;
 
 /* Counters of one CPU or of all. */
 struct netlat_seq_stats {
-	uint64_t records;	/* records seen, STREAM excluded */
+	uint64_t records;	/* records seen, STREAM, SNAPSHOT, SNAP_CPU excluded */
 	uint64_t lost;		/* records dropped: sum of LOST counts */
 	uint64_t gaps;		/* unexplained sequence breaks */
+	/* Snapshots (sums of their NETLAT_REC_SNAP_CPU counters): */
+	uint64_t overwritten;	/* overwritten by newer records: not loss */
+	uint64_t skipped;	/* left out by the pre window: not loss */
 };
 
 /* Details of one unexplained sequence break. */
@@ -206,8 +211,13 @@ void netlat_seq_free(struct netlat_seq *t);
  * Applies the rule of the ABI: on each CPU seq grows by one per record,
  * except that a LOST record with count N and first_seq F follows seq F - 1
  * and has seq F + N. The first record of each CPU after a STREAM record
- * sets the baseline (earlier records went to earlier readers). Anything
- * else is an unexplained gap: it should never happen.
+ * sets the baseline (earlier records went to earlier readers). In a
+ * snapshot stream a NETLAT_REC_SNAP_CPU sets it instead: its CPU's
+ * records start at first_seq (what the ring overwrote before them is
+ * counted as overwritten, not lost) and number exactly its records; a
+ * LOST record first in a section only adds its count. Anything else is
+ * an unexplained gap: it should never happen (a snapshot section shorter
+ * than announced counts one).
  * Returns 0, 1 for an unexplained gap (described in *@gap if not NULL), or
  * -ENOMEM.
  */
@@ -293,6 +303,22 @@ int netlat_set_config(int fd, const struct netlat_config *cfg);
 /* NETLAT_IOC_PROBES: report into @pr; with @set, enable exactly @enable. */
 int netlat_probes(int fd, bool set, uint64_t enable, struct netlat_probes *pr);
 
+/*
+ * True if record @rec (of struct @type) holds @field: fields appended to a
+ * record type are missing from records of older modules, e.g.
+ * NETLAT_REC_HAS(rec, struct netlat_rec_tcp_ack, xmit_ack_ns).
+ */
+#define NETLAT_REC_HAS(rec, type, field) \
+	((rec)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/*
+ * Explanation of an errno from the ioctl @request (NETLAT_IOC_*),
+ * naming the missing feature when the module predates it: ENOTTY or
+ * EOPNOTSUPP from NETLAT_IOC_SNAPSHOT gives "this netlat.ko has no
+ * snapshot support", and so on.
+ */
+const char *netlat_ioctl_strerror(unsigned long request, int err);
+
 /* Name of one NETLAT_PROBE_* bit ("sendmsg", "xmit", ...), or NULL. */
 const char *netlat_probe_name(uint64_t bit);
 /*
@@ -302,6 +328,106 @@ const char *netlat_probe_name(uint64_t bit);
 int netlat_parse_probes(const char *s, uint64_t *mask);
 /* Name of a NETLAT_RETRANS_* kind ("rto", "fast", ...). */
 const char *netlat_retrans_kind_name(unsigned int kind);
+
+/* ---- flight recorder: ring mode, snapshots, triggers, filters ----------- */
+
+/*
+ * The ring mode (NETLAT_MODE_STREAM or NETLAT_MODE_OVERWRITE). Only while
+ * tracing is stopped and no ring is mapped (else -EBUSY); a change empties
+ * the rings. -EINVAL from a module without modes.
+ */
+int netlat_set_mode(int fd, unsigned int mode);
+
+/*
+ * NETLAT_IOC_SNAPSHOT with NETLAT_SNAPSHOT_* @flags (0 only reports);
+ * the state after the call in *@snap (may be NULL).
+ */
+int netlat_snapshot(int fd, unsigned int flags, struct netlat_snapshot *snap);
+
+/*
+ * netlat_snapshot_copy() - write the frozen snapshot stream to @out_fd
+ * @fd: a descriptor of the device opened for this alone: it becomes a
+ *	snapshot reader for good (NETLAT_SNAPSHOT_READ) and is left at the
+ *	end of the stream.
+ * @bytes: set to the bytes written.
+ *
+ * -ENODATA if there is no frozen snapshot or it was released meanwhile,
+ * -EIO if the stream is not as long as the module said, or a write error.
+ */
+int netlat_snapshot_copy(int fd, int out_fd, uint64_t *bytes);
+
+/*
+ * Map the frozen snapshot read-only: @snap->bytes bytes (as returned by
+ * netlat_snapshot()); NULL with errno set (ENODATA: none frozen). While
+ * mapped it cannot be released. netlat_snapshot_unmap() with the same
+ * @snap undoes it.
+ */
+const void *netlat_snapshot_map(int fd, const struct netlat_snapshot *snap);
+int netlat_snapshot_unmap(const void *map, const struct netlat_snapshot *snap);
+
+/*
+ * Wait up to @timeout_ms (-1: forever) for a frozen snapshot (poll()
+ * POLLPRI). 1 frozen, 0 timed out, -EINTR on a signal, or -errno.
+ */
+int netlat_wait_snapshot(int fd, int timeout_ms);
+
+/* NETLAT_IOC_TRIGGERS: report into @t; set replaces every trigger setting. */
+int netlat_get_triggers(int fd, struct netlat_triggers *t);
+int netlat_set_triggers(int fd, const struct netlat_triggers *t);
+
+/*
+ * NETLAT_IOC_FILTERS. get: *@nr is the room at @rules in, the rules in
+ * force out (only the first room ones are copied). set: replace the rules
+ * with @nr rules (0 removes every rule).
+ */
+int netlat_get_filters(int fd, struct netlat_filter_rule *rules, unsigned int *nr);
+int netlat_set_filters(int fd, const struct netlat_filter_rule *rules, unsigned int nr);
+
+/*
+ * netlat_parse_filter() - one filter rule from a spec
+ * @spec: comma-separated KEY=VALUE conditions, all of which must hold:
+ *	addr=A[/PREFIX] (IPv4 or IPv6, either side of the flow), port=N
+ *	(either side), cookie=N (netlat_tcp_flow.cookie), sock-cookie=N
+ *	(SO_COOKIE), netns=INODE|PATH (a number, or a path such as
+ *	/proc/PID/ns/net), pid=TGID, tid=TID, and groups=G[,G...] (the probe
+ *	groups the rule applies to, as netlat_parse_probes(); default all).
+ *	Example: "addr=192.0.2.0/24,port=5001,groups=sendmsg,xmit".
+ * @errbuf: NETLAT_ERRBUF_SIZE bytes for the reason on error (may be NULL).
+ *
+ * Checks everything the module checks (a prefix's host bits are zero, ...)
+ * so a bad spec is refused with a precise reason. 0 or -EINVAL.
+ */
+int netlat_parse_filter(const char *spec, struct netlat_filter_rule *rule,
+			char *errbuf);
+
+/* The spec of @rule, as netlat_parse_filter() reads it; snprintf-style. */
+int netlat_format_filter(char *buf, size_t len, const struct netlat_filter_rule *rule);
+
+/*
+ * netlat_parse_trigger() - add one trigger to @t (zero it first)
+ * @spec: "retrans-fail" (a failed retransmit), "retrans=KIND[,KIND]" (a
+ *	retransmit of these kinds: other, rto, fast, tlp, syn, synack, all),
+ *	"latency=DURATION" (a transmit->ACK time of at least DURATION: a
+ *	number with ns, us, ms or s), "marker=TAG" (a marker whose data
+ *	begins with TAG, 1 to NETLAT_TRIG_TAG_MAX bytes).
+ *
+ * Sets the armed bit and its field; pre_ms and post_ms are the caller's.
+ * A trigger given twice is an error, except retrans kinds, which add up.
+ * 0 or -EINVAL with the reason in @errbuf.
+ */
+int netlat_parse_trigger(const char *spec, struct netlat_triggers *t, char *errbuf);
+
+/*
+ * The armed triggers of @t as specs separated by ", " ("none" if none);
+ * snprintf-style.
+ */
+int netlat_format_triggers(char *buf, size_t len, const struct netlat_triggers *t);
+
+/* "retrans-fail", "retrans", "latency", "marker" for a NETLAT_TRIG_* bit, or NULL. */
+const char *netlat_trigger_name(unsigned int bit);
+
+/* A duration: a number (fractions allowed) and ns, us, ms or s. 0 or -EINVAL. */
+int netlat_parse_duration(const char *s, uint64_t *ns);
 
 #ifdef __cplusplus
 }

@@ -1669,6 +1669,7 @@ static void test_fuzz_command(void)
 }
 
 #include "test_reader.c"
+#include "test_flight.c"
 
 /* ==== main =============================================================== */
 
@@ -1717,6 +1718,17 @@ static const struct test tests[] = {
 	{ "netlat stat --interval", test_cli_stat_intervals },
 	{ "flight_min example", test_flight_min },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
+	/* test_flight.c */
+	{ "filter specs: good ones and round trips", test_filter_spec_good },
+	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },
+	{ "trigger specs", test_trigger_spec },
+	{ "ioctl error messages name the missing feature", test_ioctl_messages },
+	{ "snapshot stream reading", test_snapshot_stream_reading },
+	{ "netlat report and tail of a snapshot", test_cli_snapshot_report },
+	{ "TCP_ACK of older and newer modules", test_ack_record_sizes },
+	{ "snapshot directory names and rotation", test_snapdir },
+	{ "flight commands: usage and missing features", test_cli_flight_errors },
+	{ "flight_recorder example", test_flight_recorder_example },
 };
 
 static void remove_tmpdir(void)

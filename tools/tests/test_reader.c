@@ -521,30 +521,37 @@ static void test_cli_stat_intervals(void)
 	cap_free(&more);
 }
 
-static char *flight_bin(void)
+/* The path of examples/@name, next to the netlat binary under test. */
+static char *example_bin(const char *name)
 {
 	static char path[4096];
 	const char *slash = strrchr(netlat_bin, '/');
 
-	snprintf(path, sizeof(path), "%.*sexamples/flight_min",
-		 slash ? (int)(slash - netlat_bin + 1) : 0, netlat_bin);
+	snprintf(path, sizeof(path), "%.*sexamples/%s",
+		 slash ? (int)(slash - netlat_bin + 1) : 0, netlat_bin, name);
 	return path;
 }
 
-/* Run flight_min with up to 8 arguments (NULL-terminated). */
-static void flight(struct run *r, ...)
+/* Run examples/@name with the arguments in @ap (NULL-terminated). */
+static void run_example(struct run *r, const char *name, va_list ap)
 {
 	char *argv[10];
-	va_list ap;
 	int n = 0;
 
-	argv[n++] = flight_bin();
-	va_start(ap, r);
+	argv[n++] = example_bin(name);
 	while (n < 9 && (argv[n] = va_arg(ap, char *)) != NULL)
 		n++;
-	va_end(ap);
 	argv[n] = NULL;
 	run_argv(r, argv);
+}
+
+static void flight(struct run *r, ...)
+{
+	va_list ap;
+
+	va_start(ap, r);
+	run_example(r, "flight_min", ap);
+	va_end(ap);
 }
 
 static void test_flight_min(void)

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libnetlat internals shared by its source files; not installed. */
+#ifndef LIBNETLAT_INT_H
+#define LIBNETLAT_INT_H
+
+#include <stddef.h>
+
+/* write() all @len bytes, retrying after signals: 0 or -errno. */
+int netlat__write_all(int fd, const void *p, size_t len);
+
+#endif

@@ -51,7 +51,7 @@ int kfilters_apply(struct kfilters *k, const char *path)
 	if (!k->nr)
 		return 0;
 	path = dev_path(path);
-	if (!stat(path, &st) && !S_ISCHR(st.st_mode)) {
+	if (!strcmp(path, "-") || (!stat(path, &st) && !S_ISCHR(st.st_mode))) {
 		error("--filter sets in-kernel rules: %s is not the netlat device", path);
 		return 1;
 	}
@@ -269,6 +269,7 @@ struct flight {
 	struct netlat_triggers trig;
 	struct kfilters kf;
 	int fd;
+	bool have_info;			/* info holds the state as found */
 	bool restore_mode;		/* the mode was changed: put it back */
 	struct netlat_info info;	/* as found */
 	bool armed;
@@ -283,6 +284,7 @@ static int flight_setup_rings(struct flight *f)
 
 	if (r)
 		return ioctl_failed(f->path, "GET_INFO", -r);
+	f->have_info = true;
 	if (f->info.mode != NETLAT_MODE_OVERWRITE) {
 		r = netlat_stop(f->fd);
 		if (!r)
@@ -299,20 +301,21 @@ static int flight_setup_rings(struct flight *f)
 	return r ? ioctl_failed(f->path, "START", -r) : 0;
 }
 
-/* The rings as they were: the mode, and tracing stopped if it was. */
+/* The rings as they were: the mode, and tracing running or not. */
 static void flight_restore_rings(struct flight *f)
 {
 	int r = 0;
 
+	if (!f->have_info)
+		return;
 	if (f->restore_mode) {
 		r = netlat_stop(f->fd);
 		if (!r)
 			r = netlat_set_mode(f->fd, f->info.mode);
-		if (!r && (f->info.state & NETLAT_STATE_RUNNING))
-			r = netlat_start(f->fd);
-	} else if (!(f->info.state & NETLAT_STATE_RUNNING)) {
-		r = netlat_stop(f->fd);
 	}
+	if (!r)
+		r = f->info.state & NETLAT_STATE_RUNNING ? netlat_start(f->fd) :
+							   netlat_stop(f->fd);
 	if (r)
 		f->status |= ioctl_failed(f->path, "restoring the ring mode", -r);
 }
@@ -391,7 +394,10 @@ static int flight_loop(struct flight *f)
 	return 0;
 }
 
-/* Disarm, save what froze meanwhile, cancel a pending one, put back the rest. */
+/*
+ * Disarm; save a snapshot that froze meanwhile (release it unsaved once
+ * --count is reached), cancel a pending one; put back the rest.
+ */
 static void flight_teardown(struct flight *f)
 {
 	struct netlat_triggers none = { 0 };
@@ -403,10 +409,10 @@ static void flight_teardown(struct flight *f)
 		if (r)
 			f->status |= ioctl_failed_req(f->path, "TRIGGERS disarm",
 						      NETLAT_IOC_TRIGGERS, -r);
-		if (!netlat_snapshot(f->fd, 0, &s) && s.state == NETLAT_SNAP_FROZEN &&
-		    !(f->count && f->saved >= f->count))
+		r = netlat_snapshot(f->fd, 0, &s);
+		if (!r && s.state == NETLAT_SNAP_FROZEN && !(f->count && f->saved >= f->count))
 			flight_save(f, &s);
-		else if (!netlat_snapshot(f->fd, 0, &s) && s.state == NETLAT_SNAP_PENDING)
+		else if (!r && s.state != NETLAT_SNAP_EMPTY)
 			netlat_snapshot(f->fd, NETLAT_SNAPSHOT_RELEASE, NULL);
 	}
 	kfilters_restore(&f->kf);

@@ -99,6 +99,35 @@ void cap_other(struct capture *c, uint16_t type, uint16_t cpu, uint64_t seq,
 	append_record(c, type, size, cpu, seq, ts);
 }
 
+void cap_snapshot(struct capture *c, uint64_t id, uint32_t reason, uint32_t trigger,
+		  uint16_t trig_type, uint16_t trig_cpu, uint64_t trig_seq, uint64_t ts)
+{
+	struct netlat_rec_snapshot *s = append_record(c, NETLAT_REC_SNAPSHOT, sizeof(*s),
+						      0, 0, TEST_MONO_NS + ts);
+
+	s->reason = reason;
+	s->trigger = trigger;
+	s->trig_type = trig_type;
+	s->trig_cpu = trig_cpu;
+	s->trig_seq = trig_seq;
+	s->trig_ts_ns = trigger ? TEST_MONO_NS + ts - 100 : 0;
+	s->mode = NETLAT_MODE_OVERWRITE;
+	s->id = id;
+}
+
+void cap_snap_cpu(struct capture *c, uint16_t cpu, uint64_t written,
+		  uint64_t overwritten, uint64_t records, uint64_t first_seq)
+{
+	struct netlat_rec_snap_cpu *sc = append_record(c, NETLAT_REC_SNAP_CPU, sizeof(*sc),
+						       cpu, 0, TEST_MONO_NS + 900000);
+
+	sc->written = written;
+	sc->overwritten = overwritten;
+	sc->records = records;
+	sc->bytes = records * 48;
+	sc->first_seq = first_seq;
+}
+
 struct netlat_rec_hdr *cap_hdr_at(struct capture *c, size_t offset)
 {
 	return (struct netlat_rec_hdr *)(void *)(c->buf + offset);

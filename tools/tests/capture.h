@@ -29,6 +29,16 @@ void cap_lost(struct capture *c, uint16_t cpu, uint64_t seq, uint64_t ts,
 void cap_other(struct capture *c, uint16_t type, uint16_t cpu, uint64_t seq,
 	       uint64_t ts, uint16_t size);
 
+/*
+ * A SNAPSHOT record (overwrite mode) frozen at TEST_MONO_NS + @ts; with a
+ * @trigger, the triggering record was 100 ns before.
+ */
+void cap_snapshot(struct capture *c, uint64_t id, uint32_t reason, uint32_t trigger,
+		  uint16_t trig_type, uint16_t trig_cpu, uint64_t trig_seq, uint64_t ts);
+/* A SNAP_CPU record: @records 48-byte records from @first_seq follow. */
+void cap_snap_cpu(struct capture *c, uint16_t cpu, uint64_t written,
+		  uint64_t overwritten, uint64_t records, uint64_t first_seq);
+
 /* The record header at byte @offset, to corrupt it on purpose. */
 struct netlat_rec_hdr *cap_hdr_at(struct capture *c, size_t offset);
 

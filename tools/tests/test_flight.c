@@ -234,39 +234,6 @@ static void test_ioctl_messages(void)
 
 /* ==== snapshot streams =================================================== */
 
-static void cap_snapshot(struct capture *c, uint64_t id, uint32_t reason, uint32_t trigger,
-			 uint16_t trig_type, uint16_t trig_cpu, uint64_t trig_seq, uint64_t ts)
-{
-	struct netlat_rec_snapshot *s;
-	size_t off = c->len;
-
-	cap_other(c, NETLAT_REC_SNAPSHOT, 0, 0, TEST_MONO_NS + ts, sizeof(*s));
-	s = (void *)(c->buf + off);
-	s->reason = reason;
-	s->trigger = trigger;
-	s->trig_type = trig_type;
-	s->trig_cpu = trig_cpu;
-	s->trig_seq = trig_seq;
-	s->trig_ts_ns = trigger ? TEST_MONO_NS + ts - 100 : 0;
-	s->mode = NETLAT_MODE_OVERWRITE;
-	s->id = id;
-}
-
-static void cap_snap_cpu(struct capture *c, uint16_t cpu, uint64_t written,
-			 uint64_t overwritten, uint64_t records, uint64_t first_seq)
-{
-	struct netlat_rec_snap_cpu *sc;
-	size_t off = c->len;
-
-	cap_other(c, NETLAT_REC_SNAP_CPU, cpu, 0, TEST_MONO_NS + 900000, sizeof(*sc));
-	sc = (void *)(c->buf + off);
-	sc->written = written;
-	sc->overwritten = overwritten;
-	sc->records = records;
-	sc->bytes = records * 48;
-	sc->first_seq = first_seq;
-}
-
 /* Markers @first .. @first + @n - 1 on @cpu, 1 us apart. */
 static void cap_markers(struct capture *c, uint16_t cpu, uint64_t first, uint64_t n)
 {
@@ -711,4 +678,233 @@ static void test_flight_recorder_example(void)
 	CHECK_U64(r.status, 1);
 	CHECK(!strcmp(r.err, "flight_recorder: SNAPSHOT: this netlat.ko has no snapshot support\n"));
 	run_free(&r);
+}
+
+/* Defined with the fake device below. */
+static void fake_env(const char *snaps, const char *rules);
+static char *fake_done(void);
+static const char *tools_path(const char *rel);
+
+/* On the fake device it records: two snapshots, described through mmap. */
+static void test_flight_recorder_fake(void)
+{
+	const char *dir = tmp_path("fake-recorder");
+	char *argv[] = { (char *)tools_path("tests/flight_recorder-dyn"), "-t", "marker=X",
+			 "-p", "10", "-n", "2", "-o", (char *)dir, "-d", "/dev/netlat-fake",
+			 NULL };
+	struct stat st;
+	struct run r;
+	char *log;
+
+	if (!CHECK(mkdir(dir, 0755) == 0))
+		return;
+	fake_env("2", "0");
+	run_argv(&r, argv);
+	log = fake_done();
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "flight_recorder: snapshot 1: marker, record MARKER cpu 0 seq 41\n");
+	CHECK_HAS(r.err, "flight_recorder: snapshot 2: 296 bytes to ");
+	CHECK(!strcmp(log, "armed=0 rules=0 mode=0 running=1 takes=0 releases=2 state=0\n"));
+	free(log);
+	run_free(&r);
+	CHECK(exists(dir, "flight-1.nl") && exists(dir, "flight-2.nl"));
+	CHECK(!stat(tmp_path("fake-recorder/flight-2.nl"), &st) && st.st_size == 296);
+	netlat(&r, "report", tmp_path("fake-recorder/flight-2.nl"), NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "snapshot 2 (trigger marker: MARKER cpu 0 seq 41)");
+	run_free(&r);
+}
+
+/* ==== the commands on a fake device ====================================== */
+
+#define FAKE_DEV	"/dev/netlat-fake"
+
+/* The netlat under test, while netlat_bin points at its dynamic copy. */
+static char *orig_bin;
+
+/* @rel under the tools directory (where the netlat under test is). */
+static const char *tools_path(const char *rel)
+{
+	static char path[4][4096];
+	static int next;
+	const char *bin = orig_bin ? orig_bin : netlat_bin;
+	const char *slash = strrchr(bin, '/');
+	char cwd[2048] = "";
+	char *p = path[next++ % 4];
+
+	if (bin[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	snprintf(p, sizeof(path[0]), "%s%s%.*s%s", cwd, cwd[0] ? "/" : "",
+		 slash ? (int)(slash - bin + 1) : 0, bin, rel);
+	return p;
+}
+
+/*
+ * Run netlat (its dynamic copy) with tests/fake_dev.so preloaded; the
+ * fake's final state lands in a log that fake_done() returns.
+ */
+static void fake_env(const char *snaps, const char *rules)
+{
+	setenv("LD_PRELOAD", tools_path("tests/fake_dev.so"), 1);
+	setenv("FAKE_NETLAT_SNAPS", snaps, 1);
+	setenv("FAKE_NETLAT_RULES", rules, 1);
+	setenv("FAKE_NETLAT_LOG", tmp_path("fake.log"), 1);
+	unlink(tmp_path("fake.log"));
+	if (!orig_bin) {
+		orig_bin = netlat_bin;
+		netlat_bin = strdup(tools_path("tests/netlat-dyn"));
+	}
+}
+
+static char *fake_done(void)
+{
+	unsetenv("LD_PRELOAD");
+	unsetenv("FAKE_NETLAT_SNAPS");
+	unsetenv("FAKE_NETLAT_RULES");
+	unsetenv("FAKE_NETLAT_LOG");
+	if (orig_bin) {
+		free(netlat_bin);
+		netlat_bin = orig_bin;
+		orig_bin = NULL;
+	}
+	return read_file(tmp_path("fake.log"), NULL);
+}
+
+static int count_snapshots(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_cli_flight_fake(void)
+{
+	const char *dir = tmp_path("fake-flight");
+	char *log, file[4096];
+	struct run r;
+	pid_t pid;
+	char *argv[] = { NULL, "flight", "-d", (char *)dir, "--trigger", "retrans-fail",
+			 "--device", FAKE_DEV, NULL };
+
+	/* Three triggers, two files' room: the oldest goes; all is put back. */
+	fake_env("3", "2");
+	netlat(&r, "flight", "-d", dir, "--trigger", "marker=X", "--count", "3",
+	       "--max-bytes", "600", "--filter", "port=80", "--device", FAKE_DEV, NULL);
+	log = fake_done();
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "netlat: flight recorder on /dev/netlat-fake: triggers marker=X; pre 0 ms, post 0 ms");
+	CHECK_HAS(r.err, "netlat: snapshot 3 (trigger marker: MARKER cpu 0 seq 41), overwrite mode, frozen 2023-11-14 22:13:23.000000000: 296 bytes to ");
+	CHECK_HAS(r.err, "netlat: removed 1 old snapshot (296 bytes); 592 bytes kept\n");
+	CHECK_HAS(r.err, "flight recorder stopped: 3 snapshots saved\n");
+	CHECK(!strcmp(log, "armed=0 rules=2 mode=0 running=1 takes=0 releases=3 state=0\n"));
+	CHECK_U64(count_snapshots(dir), 2);
+	CHECK(!exists(dir, "netlat-20231114-221321.000-1.snap"));
+	CHECK(exists(dir, "netlat-20231114-221322.000-2.snap"));
+	free(log);
+	run_free(&r);
+	snprintf(file, sizeof(file), "%s/netlat-20231114-221323.000-3.snap", dir);
+	netlat(&r, "report", file, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "1 records, 0 lost, 0 unexplained gaps");
+	CHECK_HAS(r.out, "total            42           41          0          0          1");
+	run_free(&r);
+
+	/* SIGTERM while waiting: disarmed, mode back, exit 0. */
+	fake_env("0", "0");
+	argv[0] = netlat_bin;
+	pid = spawn_argv(argv, tmp_path("fake.out"), tmp_path("fake.err"));
+	usleep(300000);
+	kill(pid, SIGTERM);
+	wait_child(&r, pid, 5000);
+	log = fake_done();
+	CHECK_U64(r.status, 0);
+	CHECK(!r.signalled);
+	CHECK(!strcmp(log, "armed=0 rules=0 mode=0 running=1 takes=0 releases=0 state=0\n"));
+	free(log);
+}
+
+static void test_cli_snapshot_fake(void)
+{
+	const char *out = tmp_path("fake.snap");
+	struct run r;
+	char *log;
+
+	fake_env("0", "0");
+	netlat(&r, "snapshot", "-o", out, "--device", FAKE_DEV, NULL);
+	log = fake_done();
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.err, "netlat: snapshot 1 (manual), stream mode, frozen 2023-11-14 22:13:21.000000000: 296 bytes to ");
+	CHECK(!strcmp(log, "armed=0 rules=0 mode=0 running=1 takes=1 releases=1 state=0\n"));
+	free(log);
+	run_free(&r);
+	netlat(&r, "report", "--json", out, NULL);
+	CHECK_HAS(r.out, "\"snapshot\":{\"snapshots\":1,\"id\":1,\"reason\":\"manual\",\"trigger\":\"none\"");
+	run_free(&r);
+	CHECK(access(tmp_path("fake.snap.tmp"), F_OK) != 0);
+
+	fake_env("0", "0");
+	netlat(&r, "snapshot", "-o", out, "--keep", "--device", FAKE_DEV, NULL);
+	log = fake_done();
+	CHECK_U64(r.status, 0);
+	CHECK(!strcmp(log, "armed=0 rules=0 mode=0 running=1 takes=1 releases=0 state=2\n"));
+	free(log);
+	run_free(&r);
+
+	fake_env("0", "0");
+	netlat(&r, "snapshot", "-o", tmp_path("none.snap"), "--frozen", "--device", FAKE_DEV, NULL);
+	free(fake_done());
+	CHECK_U64(r.status, 1);
+	CHECK(!strcmp(r.err, "netlat: /dev/netlat-fake: no frozen snapshot\n"));
+	CHECK(access(tmp_path("none.snap"), F_OK) != 0);
+	run_free(&r);
+}
+
+/* netlat ARGS on the fake with @rules in force: the exit status and state. */
+struct fake_case {
+	const char *rules;
+	const char *args[8];
+	int status;
+	const char *out;	/* stdout, whole */
+	const char *log;	/* in the fake's final state */
+};
+
+static void test_cli_filters_triggers_fake(void)
+{
+	static const struct fake_case cases[] = {
+		{ "0", { "filters", "--filter", "port=80", "--filter",
+			 "addr=10.0.0.0/8,groups=xmit", "--device", FAKE_DEV }, 0,
+		  "rule 1: port=80,groups=all\nrule 2: addr=10.0.0.0/8,groups=xmit\n"
+		  "kept out since load: 7 records\n", "rules=2" },
+		{ "3", { "filters", "--clear", "--device", FAKE_DEV }, 0,
+		  "no in-kernel filter rules: every record is kept\n"
+		  "kept out since load: 7 records\n", "rules=0" },
+		/* tail sets its rules and puts the old ones back, also on an error */
+		{ "3", { "tail", "--filter", "port=80", FAKE_DEV }, 1, "", "rules=3" },
+		{ "0", { "triggers", "--device", FAKE_DEV }, 0,
+		  "armed       none\npre window  0 ms (all the rings hold)\npost window 0 ms\n"
+		  "fired       0\nsnapshot    none\ntaken       0\nmissed      0\n"
+		  "capacity    512 bytes\n", "armed=0" },
+	};
+	struct run r;
+	size_t i;
+	char *log;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake_env("0", cases[i].rules);
+		netlat_args(&r, cases[i].args);
+		log = fake_done();
+		if (!CHECK_U64(r.status, cases[i].status) || !CHECK(!strcmp(r.out, cases[i].out)))
+			fprintf(stderr, "    (netlat %s %s): %s%s", cases[i].args[0],
+				cases[i].args[1], r.out, r.err);
+		CHECK_HAS(log, cases[i].log);
+		free(log);
+		run_free(&r);
+	}
 }

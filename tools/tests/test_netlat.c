@@ -1729,6 +1729,11 @@ static const struct test tests[] = {
 	{ "snapshot directory names and rotation", test_snapdir },
 	{ "flight commands: usage and missing features", test_cli_flight_errors },
 	{ "flight_recorder example", test_flight_recorder_example },
+	{ "flight_recorder example on a fake device", test_flight_recorder_fake },
+	{ "netlat flight on a fake device", test_cli_flight_fake },
+	{ "netlat snapshot on a fake device", test_cli_snapshot_fake },
+	{ "netlat filters, triggers, tail --filter on a fake device",
+	  test_cli_filters_triggers_fake },
 };
 
 static void remove_tmpdir(void)

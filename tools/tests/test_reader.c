@@ -535,11 +535,11 @@ static char *example_bin(const char *name)
 /* Run examples/@name with the arguments in @ap (NULL-terminated). */
 static void run_example(struct run *r, const char *name, va_list ap)
 {
-	char *argv[10];
+	char *argv[16];
 	int n = 0;
 
 	argv[n++] = example_bin(name);
-	while (n < 9 && (argv[n] = va_arg(ap, char *)) != NULL)
+	while (n < 15 && (argv[n] = va_arg(ap, char *)) != NULL)
 		n++;
 	argv[n] = NULL;
 	run_argv(r, argv);

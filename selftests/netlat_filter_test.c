@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include "netlat_tcp.h"
+#include "netlat_filter.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -103,41 +104,7 @@ static int set_delay(uint32_t us)
 	return ret;
 }
 
-/* ---- the ioctl ------------------------------------------------------- */
-
-static int filters(int fd, uint32_t flags, void *rules, uint32_t nr,
-		   uint32_t rule_size, uint32_t *nr_out)
-{
-	struct netlat_filters f = {
-		.flags = flags,
-		.nr_rules = nr,
-		.rule_size = rule_size,
-		.rules = (uintptr_t)rules,
-	};
-	int ret = nl_ioctl(fd, NETLAT_IOC_FILTERS, &f, sizeof(f));
-
-	if (!ret && nr_out)
-		*nr_out = f.nr_rules;
-	return ret;
-}
-
-static int set_rules(int fd, struct netlat_filter_rule *r, uint32_t nr)
-{
-	return filters(fd, NETLAT_FILTERS_SET, r, nr, sizeof(*r), NULL);
-}
-
-/* Sum of netlat_cpu_stats.filtered over the possible CPUs. */
-static uint64_t filtered(int fd)
-{
-	struct netlat_cpu_stats st;
-	uint64_t sum = 0;
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < g_def.nr_cpus; cpu++)
-		if (!nl_get_stats(fd, cpu, &st))
-			sum += st.filtered;
-	return sum;
-}
+/* ---- rules ---------------------------------------------------------- */
 
 static struct netlat_filter_rule rule_port(uint64_t groups, uint16_t port)
 {
@@ -177,7 +144,7 @@ FIXTURE_SETUP(filter)
 		SKIP(longjmp(_metadata->env, 1), "topology: %s", g_net_skip);
 	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
 				g_def.nr_cpus));
-	ASSERT_EQ(0, set_rules(self->fd, NULL, 0));
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 	ASSERT_EQ(0, set_delay(0));
 }
 
@@ -189,8 +156,8 @@ FIXTURE_TEARDOWN(filter)
 	nl_conn_close(&self->c2);
 	if (self->fd >= 0) {
 		/* no rule left behind */
-		EXPECT_EQ(0, set_rules(self->fd, NULL, 0));
-		EXPECT_EQ(0, filters(self->fd, 0, NULL, 0, 64, &nr));
+		EXPECT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+		EXPECT_EQ(0, nl_filters(self->fd, 0, NULL, 0, 64, &nr));
 		EXPECT_EQ(0u, nr);
 		EXPECT_EQ(0, nl_restore(self->fd, &g_def));
 		close(self->fd);
@@ -270,7 +237,7 @@ static void two_flows(struct __test_metadata *_metadata,
 	open_flows(_metadata, self);
 	s[0].fd = self->c1.cli;
 	s[1].fd = self->c2.cli;
-	*f0 = filtered(self->fd);
+	*f0 = nl_filtered(self->fd, g_def.nr_cpus);
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&s[i].th, NULL, sender_main, &s[i]));
 	for (i = 0; i < 2; i++) {
@@ -375,7 +342,7 @@ static void check_xmit(struct __test_metadata *_metadata,
 static void check_kept_1(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(filter) *self, uint64_t f0)
 {
-	uint64_t f1 = filtered(self->fd);
+	uint64_t f1 = nl_filtered(self->fd, g_def.nr_cpus);
 
 	check_sendmsg(_metadata, &self->log, &self->c1);
 	check_xmit(_metadata, &self->log, &self->c1);
@@ -398,7 +365,7 @@ static void run_rule(struct __test_metadata *_metadata,
 	uint64_t f0;
 
 	need_groups(_metadata, self, GROUPS_ALL);
-	ASSERT_EQ(0, set_rules(self->fd, &r, 1));
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
 	two_flows(_metadata, self, &f0);
 	drain(_metadata, self);
 	check_kept_1(_metadata, self, f0);
@@ -433,15 +400,15 @@ TEST_F(filter, cleared_rules_keep_all)
 	uint64_t f0;
 
 	need_groups(_metadata, self, GROUPS_ALL);
-	ASSERT_EQ(0, set_rules(self->fd, &r, 1));
-	ASSERT_EQ(0, set_rules(self->fd, NULL, 0));
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 	two_flows(_metadata, self, &f0);
 	drain(_metadata, self);
 	check_sendmsg(_metadata, &self->log, &self->c1);
 	check_sendmsg(_metadata, &self->log, &self->c2);
 	check_xmit(_metadata, &self->log, &self->c1);
 	check_xmit(_metadata, &self->log, &self->c2);
-	EXPECT_EQ(f0, filtered(self->fd));
+	EXPECT_EQ(f0, nl_filtered(self->fd, g_def.nr_cpus));
 }
 
 /*
@@ -460,9 +427,9 @@ TEST_F(filter, by_tgid_sendmsg)
 
 	need_groups(_metadata, self,
 		    NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT);
-	ASSERT_EQ(0, set_rules(self->fd, &r, 1));
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
 	open_flows(_metadata, self);
-	f0 = filtered(self->fd);
+	f0 = nl_filtered(self->fd, g_def.nr_cpus);
 	fflush(NULL);
 	child = fork();
 	ASSERT_LE(0, child);
@@ -480,7 +447,7 @@ TEST_F(filter, by_tgid_sendmsg)
 	EXPECT_EQ(0ull, count_of(&self->log, &self->c2, NETLAT_REC_TCP_SENDMSG));
 	check_xmit(_metadata, &self->log, &self->c1);
 	check_xmit(_metadata, &self->log, &self->c2);
-	EXPECT_LE((uint64_t)N_SENDS, filtered(self->fd) - f0);
+	EXPECT_LE((uint64_t)N_SENDS, nl_filtered(self->fd, g_def.nr_cpus) - f0);
 }
 
 /* ---- set, read back, reject ------------------------------------------ */
@@ -505,36 +472,36 @@ TEST_F(filter, read_back)
 	set[2].netns_ino = g_ino_a;
 	set[2].tgid = 1;
 	set[2].tid = 2;
-	ASSERT_EQ(0, filters(self->fd, NETLAT_FILTERS_SET, set, 3, sizeof(set[0]),
+	ASSERT_EQ(0, nl_filters(self->fd, NETLAT_FILTERS_SET, set, 3, sizeof(set[0]),
 			     &nr));
 	EXPECT_EQ(3u, nr);
 
 	memset(got, 0xa5, sizeof(got));
-	ASSERT_EQ(0, filters(self->fd, 0, got, 4, sizeof(got[0]), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, got, 4, sizeof(got[0]), &nr));
 	EXPECT_EQ(3u, nr);
 	EXPECT_EQ(0, memcmp(set, got, sizeof(set)));
 	EXPECT_EQ(0xa5, ((unsigned char *)&got[3])[0]);	/* untouched */
 
 	/* less room: the first ones, and the count in force */
 	memset(got, 0xa5, sizeof(got));
-	ASSERT_EQ(0, filters(self->fd, 0, got, 1, sizeof(got[0]), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, got, 1, sizeof(got[0]), &nr));
 	EXPECT_EQ(3u, nr);
 	EXPECT_EQ(0, memcmp(&set[0], &got[0], sizeof(got[0])));
 	EXPECT_EQ(0xa5, ((unsigned char *)&got[1])[0]);
 
 	/* a longer rule: tail zeroed on the way out */
 	memset(wide, 0xa5, sizeof(wide));
-	ASSERT_EQ(0, filters(self->fd, 0, wide, 3, sizeof(wide[0]), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, wide, 3, sizeof(wide[0]), &nr));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, memcmp(&set[i], wide[i], sizeof(set[i])));
 		EXPECT_EQ(0, wide[i][sizeof(set[i])]);
 		EXPECT_EQ(0, wide[i][sizeof(wide[i]) - 1]);
 	}
 	/* and accepted on the way in with a zero tail */
-	ASSERT_EQ(0, filters(self->fd, NETLAT_FILTERS_SET, wide, 3,
+	ASSERT_EQ(0, nl_filters(self->fd, NETLAT_FILTERS_SET, wide, 3,
 			     sizeof(wide[0]), &nr));
 	memset(got, 0, sizeof(got));
-	ASSERT_EQ(0, filters(self->fd, 0, got, 4, sizeof(got[0]), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, got, 4, sizeof(got[0]), &nr));
 	EXPECT_EQ(3u, nr);
 	EXPECT_EQ(0, memcmp(set, got, sizeof(set)));
 }
@@ -603,7 +570,7 @@ TEST_F(filter, malformed_einval)
 	good[0].match |= NETLAT_MATCH_PORT;
 	good[0].port = 443;
 	good[1] = rule_port(NETLAT_PROBE_TCP_DEV, 22);
-	ASSERT_EQ(0, set_rules(self->fd, good, 2));
+	ASSERT_EQ(0, nl_set_rules(self->fd, good, 2));
 
 	for (i = 0;; i++) {
 		const char *what;
@@ -614,30 +581,30 @@ TEST_F(filter, malformed_einval)
 		what = spoil(i, &bad[1]);
 		if (!what)
 			break;
-		EXPECT_EQ(-EINVAL, set_rules(self->fd, bad, 2))
+		EXPECT_EQ(-EINVAL, nl_set_rules(self->fd, bad, 2))
 			TH_LOG("%s accepted", what);
 	}
 	EXPECT_EQ(30u, i);
 
 	/* the arguments around the rules */
 	memcpy(bad, good, sizeof(good));
-	EXPECT_EQ(-EINVAL, filters(self->fd, 2 | NETLAT_FILTERS_SET, bad, 2,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, 2 | NETLAT_FILTERS_SET, bad, 2,
 				   sizeof(bad[0]), NULL));
-	EXPECT_EQ(-EINVAL, filters(self->fd, 2, bad, 2, sizeof(bad[0]), NULL));
-	EXPECT_EQ(-EINVAL, filters(self->fd, NETLAT_FILTERS_SET, bad,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, 2, bad, 2, sizeof(bad[0]), NULL));
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, NETLAT_FILTERS_SET, bad,
 				   NETLAT_FILTER_MAX_RULES + 1, sizeof(bad[0]),
 				   NULL));
-	EXPECT_EQ(-EINVAL, filters(self->fd, NETLAT_FILTERS_SET, bad, 2,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, NETLAT_FILTERS_SET, bad, 2,
 				   NETLAT_FILTER_RULE_SIZE_VER0 - 8, NULL));
-	EXPECT_EQ(-EINVAL, filters(self->fd, NETLAT_FILTERS_SET, bad, 2,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, NETLAT_FILTERS_SET, bad, 2,
 				   getpagesize() + 8, NULL));
-	EXPECT_EQ(-EINVAL, filters(self->fd, 0, got, 2,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, 0, got, 2,
 				   NETLAT_FILTER_RULE_SIZE_VER0 - 8, NULL));
 	memset(wide, 0, sizeof(wide));
 	memcpy(wide[0], &good[0], sizeof(good[0]));
 	memcpy(wide[1], &good[1], sizeof(good[1]));
 	wide[1][70] = 1;		/* an unknown field set */
-	EXPECT_EQ(-EINVAL, filters(self->fd, NETLAT_FILTERS_SET, wide, 2,
+	EXPECT_EQ(-EINVAL, nl_filters(self->fd, NETLAT_FILTERS_SET, wide, 2,
 				   sizeof(wide[0]), NULL));
 	memset(&f, 0, sizeof(f));
 	f.flags = NETLAT_FILTERS_SET;
@@ -647,12 +614,12 @@ TEST_F(filter, malformed_einval)
 	f.reserved = 0;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FILTERS, &f,
 				    NETLAT_FILTERS_SIZE_VER0 - 8));
-	EXPECT_EQ(-EFAULT, filters(self->fd, NETLAT_FILTERS_SET, NULL, 1,
+	EXPECT_EQ(-EFAULT, nl_filters(self->fd, NETLAT_FILTERS_SET, NULL, 1,
 				   sizeof(bad[0]), NULL));
 
 	/* nothing changed */
 	memset(got, 0, sizeof(got));
-	ASSERT_EQ(0, filters(self->fd, 0, got, 2, sizeof(got[0]), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, got, 2, sizeof(got[0]), &nr));
 	EXPECT_EQ(2u, nr);
 	EXPECT_EQ(0, memcmp(good, got, sizeof(good)));
 }
@@ -670,11 +637,11 @@ static int child_nocaps(int fd)
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capset, &hdr, data))
 		return 10;
-	if (filters(fd, 0, &r, 1, sizeof(r), &nr) || nr != 1)
+	if (nl_filters(fd, 0, &r, 1, sizeof(r), &nr) || nr != 1)
 		return 11;
-	if (set_rules(fd, &r, 1) != -EPERM)
+	if (nl_set_rules(fd, &r, 1) != -EPERM)
 		return 12;
-	return set_rules(fd, NULL, 0) == -EPERM ? 0 : 13;
+	return nl_set_rules(fd, NULL, 0) == -EPERM ? 0 : 13;
 }
 
 TEST_F(filter, set_needs_caps)
@@ -684,7 +651,7 @@ TEST_F(filter, set_needs_caps)
 	int status;
 	pid_t child;
 
-	ASSERT_EQ(0, set_rules(self->fd, &r, 1));
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
 	fflush(NULL);
 	child = fork();
 	ASSERT_LE(0, child);
@@ -693,7 +660,7 @@ TEST_F(filter, set_needs_caps)
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, filters(self->fd, 0, &got, 1, sizeof(got), &nr));
+	ASSERT_EQ(0, nl_filters(self->fd, 0, &got, 1, sizeof(got), &nr));
 	EXPECT_EQ(1u, nr);
 	EXPECT_EQ(0, memcmp(&r, &got, sizeof(r)));
 }

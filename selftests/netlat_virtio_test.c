@@ -15,11 +15,13 @@
 #include "netlat_util.h"
 
 #include <setjmp.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <linux/neighbour.h>
 #include "netlat_nl.h"
+#include "netlat_filter.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -408,6 +410,7 @@ FIXTURE_SETUP(virtio)
 FIXTURE_TEARDOWN(virtio)
 {
 	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
 					    g_def.watermark, g_def.flush_ms,
@@ -821,6 +824,58 @@ TEST_F(virtio, tcp_join_and_reader)
  * "packed" and carry no split-ring indices; start_xmit records == delta of
  * tx_packets.
  */
+/*
+ * Filters on the virtio records: TX kept by the TCP port only (start_xmit
+ * of TCP segments; UDP and the bare-virtqueue events have no flow, so
+ * they do not match), RX by namespace B only (the devices' namespaces).
+ */
+TEST_F(virtio, filters)
+{
+	struct netlat_filter_rule r[2] = {
+		{ .groups = NETLAT_PROBE_VIRTIO_TX, .match = NETLAT_MATCH_PORT,
+		  .port = PORT_B + 1 },
+		{ .groups = NETLAT_PROBE_VIRTIO_RX, .match = NETLAT_MATCH_NETNS },
+	};
+	const struct netlat_rec_virtio *v;
+	const struct netlat_rec_hdr *h;
+	size_t tcp_tx = 0, other_tx = 0, rx_b = 0, rx_other = 0;
+	uint64_t f0;
+	struct stat st;
+
+	ASSERT_EQ(0, fstat(g_ns_b, &st));
+	r[1].netns_ino = st.st_ino;
+	ASSERT_NE(self->ia, self->ib) TH_LOG("the ifindex tells A from B");
+	ASSERT_EQ(0, nl_set_rules(self->fd, r, 2));
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL,
+			       &self->pr));
+	f0 = nl_filtered(self->fd, g_def.nr_cpus);
+	EXPECT_EQ(N_DGRAMS / 4, udp_traffic(N_DGRAMS / 4));
+	EXPECT_EQ(0, tcp_traffic(64 * 1024));
+	collect(_metadata, self);
+	EXPECT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+	for_each_vrec(self, h, v) {
+		if (v->event == NETLAT_VIRTIO_XMIT &&
+		    (v->flags & NETLAT_VIRTIO_FLOW_VALID) &&
+		    (v->flow.sport == PORT_B + 1 || v->flow.dport == PORT_B + 1))
+			tcp_tx++;
+		else if (v->event == NETLAT_VIRTIO_XMIT ||
+			 v->event == NETLAT_VIRTIO_XMIT_DONE)
+			other_tx++;
+		else if (v->ifindex == self->ib)
+			rx_b++;
+		else
+			rx_other++;
+	}
+	TH_LOG("TCP start_xmit %zu, other TX %zu, RX in B %zu, other RX %zu",
+	       tcp_tx, other_tx, rx_b, rx_other);
+	EXPECT_LT(0u, tcp_tx);
+	EXPECT_EQ(0u, other_tx);
+	EXPECT_LE((size_t)N_DGRAMS / 4, rx_b);
+	EXPECT_EQ(0u, rx_other);
+	/* the datagrams' start_xmit at least */
+	EXPECT_LE((uint64_t)N_DGRAMS / 4, nl_filtered(self->fd, g_def.nr_cpus) - f0);
+}
+
 TEST_F(virtio, packed_ring)
 {
 	static const unsigned char peer[6] = { 2, 0, 0, 0, 0, 4 };

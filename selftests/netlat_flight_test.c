@@ -929,7 +929,8 @@ static void *toggler_main(void *arg)
 		nl_sleep_ms(15);
 		if (!t->err)
 			t->err = cpu1_online(true);
-		t->written += !t->err;
+		if (!t->err)	/* the test thread reads it meanwhile */
+			__atomic_fetch_add(&t->written, 1, __ATOMIC_RELAXED);
 		nl_sleep_ms(15);
 	}
 	return NULL;
@@ -942,28 +943,32 @@ static void *toggler_main(void *arg)
 TEST_F_TIMEOUT(flight, snapshot_hotplug, 120)
 {
 	struct writer w = { 0 }, tg = { 0 };
+	uint64_t deadline;
+	cpu_set_t all;
 	int stop = 0, r;
 
 	if (access(CPU1_ONLINE, W_OK))
 		SKIP(return, "cpu1 cannot be taken offline here");
 	ASSERT_EQ(0, setup_rings(self->fd, NETLAT_MODE_OVERWRITE, 16 * KiB));
-	/* records on CPU 1 first, then a writer on CPU 0 throughout */
+	/* records on CPUs 1 and 0 first, then a writer on CPU 0 throughout */
 	ASSERT_EQ(0, nl_pin_thread(1));
-	for (r = 0; r < 100; r++)
+	for (r = 0; r < 100; r++) {
 		ASSERT_LT(0, write_pay(self->fd, "cpu1", 1, r, NULL));
-	{
-		cpu_set_t all;
-
-		CPU_ZERO(&all);
-		for (r = 0; r < g_ncpus; r++)
-			CPU_SET(g_cpus[r], &all);
-		ASSERT_EQ(0, nl_set_thread_mask(&all));
 	}
+	ASSERT_EQ(0, nl_pin_thread(0));
+	ASSERT_LT(0, write_pay(self->fd, "cpu0", 0, 0, NULL));
+	CPU_ZERO(&all);
+	for (r = 0; r < g_ncpus; r++)
+		CPU_SET(g_cpus[r], &all);
+	ASSERT_EQ(0, nl_set_thread_mask(&all));
 	w = (struct writer){ .fd = self->fd, .cpu = 0, .stop = &stop };
 	tg.stop = &stop;
 	ASSERT_EQ(0, pthread_create(&w.th, NULL, writer_main, &w));
 	ASSERT_EQ(0, pthread_create(&tg.th, NULL, toggler_main, &tg));
-	for (r = 0; r < 40; r++) {
+	/* at least 40 snapshots and 3 hotplug cycles (slow under TCG) */
+	deadline = nl_mono_ns() + 60000 * MS;
+	for (r = 0; r < 40 || (__atomic_load_n(&tg.written, __ATOMIC_RELAXED) < 3 &&
+			       nl_mono_ns() < deadline); r++) {
 		struct snap_view v;
 
 		ASSERT_EQ(0, take_view(self->fd, self->buf, self->cap, 65536,
@@ -983,8 +988,8 @@ TEST_F_TIMEOUT(flight, snapshot_hotplug, 120)
 	EXPECT_EQ(0, w.err);
 	EXPECT_EQ(0, cpu1_online(true));
 	EXPECT_LT(0u, tg.written);
-	TH_LOG("%llu offline/online cycles during 40 snapshots",
-	       (unsigned long long)tg.written);
+	TH_LOG("%llu offline/online cycles during %d snapshots",
+	       (unsigned long long)tg.written, r);
 }
 
 /* ---- module unload with a trigger pending ------------------------------- */

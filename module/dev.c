@@ -110,6 +110,9 @@ static void netlat_arm_flush(void)
 
 static void netlat_flush_timer_fn(struct timer_list *t)
 {
+	/* Overwrite mode: pollers wait for snapshots, not data. */
+	if (READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+		return;
 	if (netlat_data_pending())
 		wake_up_interruptible_all(&netlat_wq);
 	if (wq_has_sleeper(&netlat_wq))
@@ -128,7 +131,9 @@ static int netlat_wait_for_data(void)
 	for (;;) {
 		prepare_to_wait(&netlat_wq, &wait, TASK_INTERRUPTIBLE);
 		netlat_arm_flush();
-		if (netlat_data_pending())
+		/* Overwrite mode: read() finds -EBUSY under the lock. */
+		if (netlat_data_pending() ||
+		    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
 			break;
 		if (signal_pending(current)) {
 			err = -ERESTARTSYS;
@@ -709,6 +714,9 @@ static long netlat_ioc_set_config(void __user *uarg)
 		if (err)
 			goto out;
 	}
+	/* A reader asleep for live data gets its -EBUSY now. */
+	if (new_mode)
+		wake_up_interruptible_all(&netlat_wq);
 	if (cfg.flags & NETLAT_CONFIG_WATERMARK)
 		WRITE_ONCE(netlat_watermark, cfg.watermark);
 	if (cfg.flags & NETLAT_CONFIG_FLUSH_MS)

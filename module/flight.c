@@ -495,7 +495,13 @@ static int netlat_snap_release(void)
 	if (state != NETLAT_SNAP_PENDING && state != NETLAT_SNAP_CANCEL)
 		return err;
 
-	/* Not under netlat_lock: the work takes it. irq_work queues the work. */
+	/*
+	 * Not under netlat_lock: the work takes it. The trigger that won the
+	 * cmpxchg may still be on its way to irq_work_queue(): it runs with
+	 * interrupts off, so synchronize_rcu() waits for it. Then the
+	 * irq_work, which queues the delayed work.
+	 */
+	synchronize_rcu();
 	irq_work_sync(&netlat_snap.irq_work);
 	cancel_delayed_work_sync(&netlat_snap.work);
 	mutex_lock(&netlat_lock);

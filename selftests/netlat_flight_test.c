@@ -17,6 +17,8 @@
  * live_stream_busy: overwrite mode has no live read(), CONS mmap, POLLIN.
  * invalid_args: -EINVAL for each malformed trigger field, mode, flag.
  * unprivileged: -EPERM for every setting call without capabilities.
+ * snapshot_hotplug: CPU 1 offline and online while snapshots are taken.
+ * unload_pending: rmmod while a trigger's post window runs, insmod again.
  *
  * The oracles are what the test wrote and when. Each test restores the
  * module's state (mode, triggers, snapshot, ring settings, running).
@@ -236,6 +238,31 @@ static int view_parse(struct snap_view *v, const unsigned char *buf,
 				       (unsigned long long)sc->records);
 	}
 	return 0;
+}
+
+/* TAKE, read the stream through a new file in @chunk pieces, parse it. */
+static int take_view(int fd, unsigned char *buf, size_t cap, size_t chunk,
+		     unsigned int nr_cpus, struct snap_view *v)
+{
+	struct netlat_snapshot s;
+	ssize_t len;
+	int rd, ret;
+
+	memset(v, 0, sizeof(*v));
+	ret = snap_ioc(fd, NETLAT_SNAPSHOT_TAKE, &s);
+	if (ret)
+		return nl_fail(v->why, sizeof(v->why), "TAKE: %s",
+			       strerror(-ret));
+	rd = nl_open(0);
+	if (rd < 0)
+		return nl_fail(v->why, sizeof(v->why), "open: %s",
+			       strerror(errno));
+	len = snap_read_all(rd, buf, cap, chunk);
+	close(rd);
+	if (len != (ssize_t)s.bytes)
+		return nl_fail(v->why, sizeof(v->why), "read %zd of %llu bytes",
+			       len, (unsigned long long)s.bytes);
+	return view_parse(v, buf, len, nr_cpus);
 }
 
 /* i-th record of @cpu's section, or NULL. */
@@ -499,14 +526,9 @@ TEST_F_TIMEOUT(flight, snapshot_while_writing, 120)
 	for (r = 0; r < rounds; r++) {
 		struct netlat_snapshot s;
 		struct snap_view v;
-		ssize_t len;
-		int rd = nl_open(0);
 
-		ASSERT_LE(0, rd);
-		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_TAKE, &s));
-		len = snap_read_all(rd, self->buf, self->cap, 4096 + r);
-		ASSERT_EQ((ssize_t)s.bytes, len);
-		ASSERT_EQ(0, view_parse(&v, self->buf, len, self->info.nr_cpus))
+		ASSERT_EQ(0, take_view(self->fd, self->buf, self->cap, 4096 + r,
+				       self->info.nr_cpus, &v))
 			TH_LOG("round %d: %s", r, v.why);
 		for (i = 0; i < g_ncpus; i++) {
 			const struct netlat_rec_snap_cpu *sc = v.cpu[g_cpus[i]];
@@ -537,7 +559,6 @@ TEST_F_TIMEOUT(flight, snapshot_while_writing, 120)
 			}
 		}
 		view_free(&v);
-		close(rd);
 		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, &s));
 		ASSERT_EQ((uint32_t)NETLAT_SNAP_EMPTY, s.state);
 		nl_sleep_ms(20);
@@ -880,6 +901,151 @@ TEST_F(flight, live_stream_busy)
 	ASSERT_LT(0, nl_write(self->fd, "data", 4));
 	EXPECT_LT(0, read(fd2, buf, sizeof(buf)));
 	close(fd2);
+}
+
+/* ---- CPU hotplug during snapshots ------------------------------------------ */
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+/* "0" or "1" into CPU 1's online file: 0 or -errno. */
+static int cpu1_online(bool on)
+{
+	int fd = open(CPU1_ONLINE, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* A writer whose work is taking CPU 1 down and up (written: cycles). */
+static void *toggler_main(void *arg)
+{
+	struct writer *t = arg;
+
+	while (!t->err && !__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
+		t->err = cpu1_online(false);
+		nl_sleep_ms(15);
+		if (!t->err)
+			t->err = cpu1_online(true);
+		if (!t->err)	/* the test thread reads it meanwhile */
+			__atomic_fetch_add(&t->written, 1, __ATOMIC_RELAXED);
+		nl_sleep_ms(15);
+	}
+	return NULL;
+}
+
+/*
+ * CPU 1 goes offline and online while snapshots are taken and CPU 1 has
+ * records: an offline CPU's ring is copied too, every snapshot is whole.
+ */
+TEST_F_TIMEOUT(flight, snapshot_hotplug, 120)
+{
+	struct writer w = { 0 }, tg = { 0 };
+	uint64_t deadline;
+	cpu_set_t all;
+	int stop = 0, r;
+
+	if (access(CPU1_ONLINE, W_OK))
+		SKIP(return, "cpu1 cannot be taken offline here");
+	ASSERT_EQ(0, setup_rings(self->fd, NETLAT_MODE_OVERWRITE, 16 * KiB));
+	/* records on CPUs 1 and 0 first, then a writer on CPU 0 throughout */
+	ASSERT_EQ(0, nl_pin_thread(1));
+	for (r = 0; r < 100; r++) {
+		ASSERT_LT(0, write_pay(self->fd, "cpu1", 1, r, NULL));
+	}
+	ASSERT_EQ(0, nl_pin_thread(0));
+	ASSERT_LT(0, write_pay(self->fd, "cpu0", 0, 0, NULL));
+	CPU_ZERO(&all);
+	for (r = 0; r < g_ncpus; r++)
+		CPU_SET(g_cpus[r], &all);
+	ASSERT_EQ(0, nl_set_thread_mask(&all));
+	w = (struct writer){ .fd = self->fd, .cpu = 0, .stop = &stop };
+	tg.stop = &stop;
+	ASSERT_EQ(0, pthread_create(&w.th, NULL, writer_main, &w));
+	ASSERT_EQ(0, pthread_create(&tg.th, NULL, toggler_main, &tg));
+	/* at least 40 snapshots and 3 hotplug cycles (slow under TCG) */
+	deadline = nl_mono_ns() + 60000 * MS;
+	for (r = 0; r < 40 || (__atomic_load_n(&tg.written, __ATOMIC_RELAXED) < 3 &&
+			       nl_mono_ns() < deadline); r++) {
+		struct snap_view v;
+
+		ASSERT_EQ(0, take_view(self->fd, self->buf, self->cap, 65536,
+				       self->info.nr_cpus, &v))
+			TH_LOG("round %d: %s", r, v.why);
+		ASSERT_NE(NULL, v.cpu[1]);
+		/* CPU 1's markers survive its offline periods */
+		EXPECT_LE(100u, v.cpu[1]->written);
+		EXPECT_LT(0u, v.cpu[0]->records);
+		view_free(&v);
+		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, NULL));
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(tg.th, NULL));
+	ASSERT_EQ(0, pthread_join(w.th, NULL));
+	EXPECT_EQ(0, tg.err) TH_LOG("cpu1 online/offline: %s", strerror(-tg.err));
+	EXPECT_EQ(0, w.err);
+	EXPECT_EQ(0, cpu1_online(true));
+	EXPECT_LT(0u, tg.written);
+	TH_LOG("%llu offline/online cycles during %d snapshots",
+	       (unsigned long long)tg.written, r);
+}
+
+/* ---- module unload with a trigger pending ------------------------------- */
+
+static const char *netlat_ko(void)
+{
+	const char *path = getenv("NETLAT_KO");
+
+	return path ? path : "/netlat.ko";
+}
+
+/*
+ * rmmod while the post window runs: the delayed work must be gone with
+ * the module (else its timer fires into freed memory: the kernel is not
+ * clean), and the module loads again with nothing pending.
+ */
+TEST_F_TIMEOUT(flight, unload_pending, 60)
+{
+	struct netlat_snapshot s;
+	struct netlat_triggers t;
+	struct netlat_info info;
+	int i, fd, ret = -EBUSY;
+
+	if (access(netlat_ko(), R_OK))
+		SKIP(return, "no netlat.ko to load again");
+	ASSERT_EQ(0, setup_rings(self->fd, NETLAT_MODE_OVERWRITE, 16 * KiB));
+	ASSERT_EQ(0, trig_marker(self->fd, 0, 1500));
+	ASSERT_LT(0, nl_write(self->fd, TAG, strlen(TAG)));
+	ASSERT_EQ(0, snap_ioc(self->fd, 0, &s));
+	ASSERT_EQ((uint32_t)NETLAT_SNAP_PENDING, s.state);
+	close(self->fd);
+	self->fd = -1;
+	for (i = 0; i < 100 && ret; i++) {
+		ret = syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
+		if (ret)
+			nl_sleep_ms(20);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
+	/* past the end of the post window, with the module gone */
+	nl_sleep_ms(2000);
+	fd = open(netlat_ko(), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
+	for (i = 0; i < 100 && (self->fd = nl_open(O_NONBLOCK)) < 0; i++)
+		nl_sleep_ms(20);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, snap_ioc(self->fd, 0, &s));
+	EXPECT_EQ((uint32_t)NETLAT_SNAP_EMPTY, s.state);
+	EXPECT_EQ(0u, s.taken);
+	ASSERT_EQ(0, trig_get(self->fd, &t));
+	EXPECT_EQ(0u, t.armed);
+	EXPECT_EQ(0u, t.fired);
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ((uint32_t)NETLAT_MODE_STREAM, info.mode);
 }
 
 /* ---- malformed arguments -------------------------------------------------- */

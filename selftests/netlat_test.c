@@ -717,9 +717,9 @@ TEST_F(netlat, ioctl_unknown_flags_einval)
 
 	for (i = 0; i < ARRAY_SIZE(iocs); i++) {
 		for (j = 0; j < ARRAY_SIZE(bad); j++) {
-			/* bit 0 is a valid SET_CONFIG flag */
+			/* bits 0 and 3 (MODE) are valid SET_CONFIG flags */
 			if (iocs[i].cmd == NETLAT_IOC_SET_CONFIG &&
-			    (bad[j] & NL_CONFIG_ALL))
+			    (bad[j] & (NL_CONFIG_ALL | NETLAT_CONFIG_MODE)))
 				continue;
 			EXPECT_EQ(-EINVAL, ioc_try(self->fd, &iocs[i],
 						   iocs[i].size, 4, bad[j],
@@ -1698,7 +1698,7 @@ TEST_F(netlat, mmap_bad_area_einval)
 {
 	const uint64_t pg = self->info.page_size;
 	const uint64_t bad[] = {
-		pg, 1ull << 30, NETLAT_MMAP_DATA + pg,
+		pg, NETLAT_MMAP_SNAPSHOT + pg, NETLAT_MMAP_DATA + pg,
 		NETLAT_MMAP_DATA | (1ull << 30), 1,
 	};
 	unsigned int i;

@@ -247,7 +247,8 @@ struct netlat_rec_snapshot {
  * @skipped: records the ring held but the pre window left out.
  * @first_seq: sequence number of the first record that follows (the next
  *	sequence number to be used if @records is 0); the following ones are
- *	consecutive, as in the ring.
+ *	consecutive, as in the ring. If that record is a NETLAT_REC_LOST, its
+ *	first_seq (where its gap begins), as a reader compares it.
  *
  * In overwrite mode, after NETLAT_IOC_RESET: @written = @overwritten +
  * @skipped + @records.
@@ -767,7 +768,8 @@ enum {
  *	(out).
  * @page_size: page size, for the mmap layout (out).
  * @ring_bytes: bytes of record data per CPU ring (out).
- * @mem_bytes: memory the module holds for rings, all CPUs (out).
+ * @mem_bytes: memory the module holds for rings, all CPUs, and for the
+ *	snapshot buffer while it exists (see NETLAT_IOC_SNAPSHOT) (out).
  * @probe_groups: NETLAT_PROBE_* groups available on this kernel (out).
  * @probe_groups_enabled: NETLAT_PROBE_* groups enabled (out).
  * @state: NETLAT_STATE_* flags (out).
@@ -854,9 +856,9 @@ struct netlat_cpu_stats {
  * @size: sizeof(struct netlat_config), set by the caller.
  * @flags: NETLAT_CONFIG_* bits: the fields to apply; others are ignored.
  * @ring_bytes: new ring size per CPU: a power of two between
- *	NETLAT_RING_BYTES_MIN and NETLAT_RING_BYTES_MAX. Only while stopped
- *	and unmapped (else -EBUSY); the rings are emptied and counters and
- *	sequences reset. If the watermark exceeds the new size without a new
+ *	NETLAT_RING_BYTES_MIN and NETLAT_RING_BYTES_MAX. Only while stopped,
+ *	unmapped and with no snapshot pending or frozen (else -EBUSY); the
+ *	rings are emptied and counters and sequences reset. If the watermark exceeds the new size without a new
  *	@watermark in the same call, it becomes a quarter of the new size.
  *	-ENOMEM if the memory cannot be had (never by invoking the OOM killer).
  * @watermark: wake a waiting reader when a ring holds at least this many
@@ -957,6 +959,8 @@ struct netlat_probes {
  * @missed: trigger hits while a snapshot was pending or frozen (out).
  *
  * A frozen snapshot makes poll() report EPOLLPRI on every open file.
+ * The snapshot buffer (@capacity bytes, counted in netlat_info.mem_bytes)
+ * exists while a snapshot is pending or frozen or a trigger is armed.
  */
 struct netlat_snapshot {
 	__u32 size;

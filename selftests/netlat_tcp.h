@@ -10,6 +10,7 @@
 #define NETLAT_TCP_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -75,7 +76,57 @@ static inline int nl_ns_veth(int ns_a, const char *dev_a, const char *addr_a,
 	return ret;
 }
 
+/* Value of @name in the "@prefix:" table of /proc/net/@file in @ns. */
+static inline long long nl_mib(int ns, const char *file,
+				 const char *prefix, const char *name)
+{
+	char path[64], hdr[4096], val[4096], *hs, *vs, *h, *v;
+	long long out = -1;
+	FILE *f;
+
+	if (nl_ns_enter(ns))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
+	f = fopen(path, "r");
+	nl_ns_enter(nl_ns_home);
+	if (!f)
+		return -1;
+	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, prefix, strlen(prefix)) ||
+		    hdr[strlen(prefix)] != ':')
+			continue;
+		h = strtok_r(hdr, " \n", &hs);
+		v = strtok_r(val, " \n", &vs);
+		while ((h = strtok_r(NULL, " \n", &hs)) &&
+		       (v = strtok_r(NULL, " \n", &vs)))
+			if (!strcmp(h, name)) {
+				out = strtoll(v, NULL, 10);
+				break;
+			}
+		break;
+	}
+	fclose(f);
+	return out;
+}
+
 /* ---- the module around a test ---------------------------------------- */
+
+/*
+ * In a test (kselftest harness): skip unless every group in @groups is
+ * available in *@pr, then enable exactly those (state back in *@pr).
+ */
+#define nl_need_groups(fd, pr, groups)					\
+	do {								\
+		uint64_t __g = (groups);				\
+									\
+		if (((pr)->available & __g) != __g)			\
+			SKIP(longjmp(_metadata->env, 1),		\
+			     "probe groups 0x%llx unavailable (available 0x%llx)", \
+			     (unsigned long long)__g,			\
+			     (unsigned long long)(pr)->available);	\
+		ASSERT_EQ(0, nl_probes(fd, true, __g, pr));		\
+		ASSERT_EQ(__g, (pr)->enabled);				\
+	} while (0)
 
 /*
  * Before a test: open the device into @fd, probes off (their state in

@@ -85,40 +85,7 @@ fail:
 		nl_ns_enter(nl_ns_home);
 }
 
-/* ---- MIB counters, read inside a namespace --------------------------- */
-
-/* Value of @name in the "@prefix:" table of /proc/net/@file in @ns. */
-static long long mib(int ns, const char *file, const char *prefix,
-		     const char *name)
-{
-	char path[64], hdr[4096], val[4096], *hs, *vs, *h, *v;
-	long long out = -1;
-	FILE *f;
-
-	if (nl_ns_enter(ns))
-		return -1;
-	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
-	f = fopen(path, "r");
-	nl_ns_enter(nl_ns_home);
-	if (!f)
-		return -1;
-	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
-		if (strncmp(hdr, prefix, strlen(prefix)) ||
-		    hdr[strlen(prefix)] != ':')
-			continue;
-		h = strtok_r(hdr, " \n", &hs);
-		v = strtok_r(val, " \n", &vs);
-		while ((h = strtok_r(NULL, " \n", &hs)) &&
-		       (v = strtok_r(NULL, " \n", &vs)))
-			if (!strcmp(h, name)) {
-				out = strtoll(v, NULL, 10);
-				break;
-			}
-		break;
-	}
-	fclose(f);
-	return out;
-}
+/* ---- MIB counters of namespace A ------------------------------------- */
 
 struct mibs {
 	long long retrans_segs, retrans_fail, timeouts, fast_retrans;
@@ -126,10 +93,10 @@ struct mibs {
 
 static void mibs_read(struct mibs *m)
 {
-	m->retrans_segs = mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
-	m->retrans_fail = mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
-	m->timeouts = mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
-	m->fast_retrans = mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
+	m->retrans_segs = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	m->retrans_fail = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
+	m->timeouts = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
+	m->fast_retrans = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
 }
 
 /* ---- one connection A -> B ------------------------------------------- */
@@ -224,13 +191,7 @@ FIXTURE_TEARDOWN(tcp)
 static void need_groups(struct __test_metadata *_metadata,
 			FIXTURE_DATA(tcp) *self, uint64_t groups)
 {
-	if ((self->pr.available & groups) != groups)
-		SKIP(longjmp(_metadata->env, 1),
-		     "probe groups 0x%llx unavailable (available 0x%llx)",
-		     (unsigned long long)groups,
-		     (unsigned long long)self->pr.available);
-	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
-	ASSERT_EQ(groups, self->pr.enabled);
+	nl_need_groups(self->fd, &self->pr, groups);
 	retrans_partial = self->pr.partial & NETLAT_PROBE_TCP_RETRANS;
 }
 

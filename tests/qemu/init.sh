@@ -190,6 +190,16 @@ job_demo() {
 	echo "transfer-end" >/dev/netlat
 	wait "$rec_pid" || demo_fail "netlat record"
 	netlat report /tmp/cap || demo_fail "netlat report"
+	echo "--- netlat flight: overwrite mode; a marker tagged INCIDENT freezes the last records"
+	netlat flight -d /tmp/flight --trigger marker=INCIDENT --post 300 \
+		--count 1 &
+	fl_pid=$!
+	sleep 1
+	tcp_transfer 64
+	echo "INCIDENT: the demo pretends something broke" >/dev/netlat
+	wait "$fl_pid" || demo_fail "netlat flight"
+	ls -l /tmp/flight
+	netlat report /tmp/flight/*.snap || demo_fail "netlat report of a snapshot"
 	kill "$NS_A" "$NS_B" 2>/dev/null
 	unload_netlat
 }

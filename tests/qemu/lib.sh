@@ -237,7 +237,7 @@ module_warnings() {
 
 # Build the tests and the reader as static binaries (the VM has no libc;
 # -B: an earlier "make -C tools test" left dynamic ones);
-# set USER_BINS to what every VM gets: the reader, the flight_min example
+# set USER_BINS to what every VM gets: the reader, the two examples
 # and the selftests.
 build_userspace() {
 	local ulog=$LOGS/userspace.log
@@ -250,7 +250,8 @@ build_userspace() {
 	# shellcheck disable=SC2034 # used by check/demo/bench
 	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
 		"$REPO/selftests" -maxdepth 1 -type f -executable \
-		\( -name netlat -o -name flight_min -o -name '*_test' \) | sort)
+		\( -name netlat -o -name flight_min -o -name flight_recorder \
+		   -o -name "*_test" \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

@@ -2,13 +2,17 @@
 /*
  * Minimal rtnetlink for the TCP tests: network namespaces joined by a veth
  * pair, addresses, links up, and a netem root qdisc (busybox has neither
- * "ip link add type veth" nor tc). Functions return 0 or -errno.
+ * "ip link add type veth" nor tc). Functions return 0 or -errno. Then the
+ * namespaces A and B the tests use, the topology joining them, a TCP
+ * connection across it and their MIB counters.
  */
 #ifndef NETLAT_NL_H
 #define NETLAT_NL_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdint.h>
@@ -261,6 +265,188 @@ static inline int nlr_no_gso(const char *dev)
 	}
 	close(fd);
 	return ret;
+}
+
+/* ---- network namespaces: the tests' A and B -------------------------- */
+
+/* The namespace the program started in, and the tests' namespaces A, B. */
+static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
+
+static inline int ns_enter(int fd)
+{
+	return setns(fd, CLONE_NEWNET) ? -errno : 0;
+}
+
+/* A new namespace (fd), the caller staying in g_ns_orig. */
+static inline int new_ns(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ns_enter(g_ns_orig);
+	return fd;
+}
+
+/* g_ns_orig, the namespace we are in, and two new ones, g_ns_a and g_ns_b. */
+static inline int nl_netns_ab(void)
+{
+	int ret;
+
+	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	ret = g_ns_orig < 0 ? -errno : new_ns();
+	if (ret < 0)
+		return ret;
+	g_ns_a = ret;
+	ret = new_ns();
+	if (ret < 0)
+		return ret;
+	g_ns_b = ret;
+	return 0;
+}
+
+/* In namespace @ns: @addr/24 on @dev, @dev and lo up. */
+static inline int nlr_ns_if_up(int ns, const char *dev, const char *addr)
+{
+	int ret = ns_enter(ns);
+
+	if (!ret)
+		ret = nlr_addr4(dev, addr, 24);
+	if (!ret)
+		ret = nlr_link_up(dev);
+	if (!ret)
+		ret = nlr_link_up("lo");
+	return ret;
+}
+
+/*
+ * The TCP tests' topology: namespaces A and B joined by a veth pair,
+ * NL_DEV_A (NL_ADDR_A) in A, NL_DEV_B (NL_ADDR_B) in B; on NL_DEV_A TSO
+ * and GSO off and gso_max_segs 1, so that every skb is one segment (TCP
+ * always builds GSO skbs, bounded by the device's gso_max_segs) and netem
+ * drops segments, and a netem root qdisc losing @loss_pct. Sets g_ns_*;
+ * 0, or -errno with the failed step in @why. The caller stays in
+ * g_ns_orig.
+ */
+#define NL_ADDR_A	"192.0.2.1"
+#define NL_ADDR_B	"192.0.2.2"
+#define NL_DEV_A	"nla0"
+#define NL_DEV_B	"nlb0"
+
+static inline int nlr_topology_ab(double loss_pct, char *why, size_t len)
+{
+	const char *step = "unshare";
+	int ret;
+
+	ret = nl_netns_ab();
+	if (ret)
+		goto fail;
+	step = "veth";
+	ret = ns_enter(g_ns_a);
+	if (!ret)
+		ret = nlr_veth(NL_DEV_A, NL_DEV_B, g_ns_b);
+	if (!ret)
+		ret = nlr_ns_if_up(g_ns_a, NL_DEV_A, NL_ADDR_A);
+	if (ret)
+		goto fail;
+	step = "gso off";
+	ret = nlr_no_gso(NL_DEV_A);
+	if (!ret)
+		ret = nlr_gso_max_segs(NL_DEV_A, 1);
+	if (ret)
+		goto fail;
+	step = "netem";
+	ret = nlr_netem(NL_DEV_A, loss_pct);
+	if (ret)
+		goto fail;
+	step = "namespace B";
+	ret = nlr_ns_if_up(g_ns_b, NL_DEV_B, NL_ADDR_B);
+	if (ret)
+		goto fail;
+	ns_enter(g_ns_orig);
+	return 0;
+fail:
+	snprintf(why, len, "%s: %s", step, strerror(-ret));
+	if (g_ns_orig >= 0)
+		ns_enter(g_ns_orig);
+	return ret;
+}
+
+/*
+ * One TCP connection from A to B over the topology: a listener on an
+ * ephemeral port of NL_ADDR_B, a client in A. 0 with both ends and their
+ * ports (host order), or -1 (errno); the caller stays in g_ns_orig.
+ */
+static inline int nl_connect_ab(int *cli, int *srv, uint16_t *sport,
+				uint16_t *dport)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int lfd = -1, ret = -1, one = 1;
+
+	*cli = *srv = -1;
+	if (ns_enter(g_ns_b))
+		return -1;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, NL_ADDR_B, &a.sin_addr);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
+	    getsockname(lfd, (void *)&a, &alen))
+		goto out;
+	*dport = ntohs(a.sin_port);
+	if (ns_enter(g_ns_a))
+		goto out;
+	*cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*cli < 0 || connect(*cli, (void *)&a, sizeof(a)))
+		goto out;
+	alen = sizeof(a);
+	if (getsockname(*cli, (void *)&a, &alen))
+		goto out;
+	*sport = ntohs(a.sin_port);
+	*srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (*srv >= 0)
+		ret = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/* Value of @name in the "@prefix:" table of /proc/net/@file in @ns, or -1. */
+static inline long long nl_mib(int ns, const char *file, const char *prefix,
+			       const char *name)
+{
+	char path[64], hdr[4096], val[4096], *hs, *vs, *h, *v;
+	long long out = -1;
+	FILE *f;
+
+	if (ns_enter(ns))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
+	f = fopen(path, "r");
+	ns_enter(g_ns_orig);
+	if (!f)
+		return -1;
+	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, prefix, strlen(prefix)) ||
+		    hdr[strlen(prefix)] != ':')
+			continue;
+		h = strtok_r(hdr, " \n", &hs);
+		v = strtok_r(val, " \n", &vs);
+		while ((h = strtok_r(NULL, " \n", &hs)) &&
+		       (v = strtok_r(NULL, " \n", &vs)))
+			if (!strcmp(h, name)) {
+				out = strtoll(v, NULL, 10);
+				break;
+			}
+		break;
+	}
+	fclose(f);
+	return out;
 }
 
 #endif /* NETLAT_NL_H */

@@ -23,7 +23,6 @@
 
 #define ADDR_B "198.51.100.2"
 
-static int ns_orig, ns_a, ns_b;
 static const char *ko_path = "/netlat.ko";
 
 static void __attribute__((noreturn)) die(const char *what, int err)
@@ -55,42 +54,29 @@ static void module_set(bool load)
 	}
 }
 
-static int new_ns(void)
-{
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		die("unshare", errno);
-	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("netns", errno);
-	setns(ns_orig, CLONE_NEWNET);
-	return fd;
-}
-
 static void topology(void)
 {
 	int err;
 
-	ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	ns_a = new_ns();
-	ns_b = new_ns();
-	setns(ns_a, CLONE_NEWNET);
-	err = nlr_veth("nba0", "nbb0", ns_b);
+	err = nl_netns_ab();
+	if (err)
+		die("netns", -err);
+	setns(g_ns_a, CLONE_NEWNET);
+	err = nlr_veth("nba0", "nbb0", g_ns_b);
 	if (!err)
 		err = nlr_addr4("nba0", "198.51.100.1", 24);
 	if (!err)
 		err = nlr_link_up("nba0");
 	if (!err)
 		err = nlr_link_up("lo");
-	setns(ns_b, CLONE_NEWNET);
+	setns(g_ns_b, CLONE_NEWNET);
 	if (!err)
 		err = nlr_addr4("nbb0", ADDR_B, 24);
 	if (!err)
 		err = nlr_link_up("nbb0");
 	if (!err)
 		err = nlr_link_up("lo");
-	setns(ns_orig, CLONE_NEWNET);
+	setns(g_ns_orig, CLONE_NEWNET);
 	if (err)
 		die("veth topology", -err);
 }
@@ -115,17 +101,17 @@ static double transfer(double secs)
 	int lfd, cli, srv;
 	pthread_t th;
 
-	setns(ns_b, CLONE_NEWNET);
+	setns(g_ns_b, CLONE_NEWNET);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
 	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
 	    getsockname(lfd, (void *)&a, &alen))
 		die("listen", errno);
-	setns(ns_a, CLONE_NEWNET);
+	setns(g_ns_a, CLONE_NEWNET);
 	cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (cli < 0 || connect(cli, (void *)&a, sizeof(a)))
 		die("connect", errno);
-	setns(ns_orig, CLONE_NEWNET);
+	setns(g_ns_orig, CLONE_NEWNET);
 	srv = accept(lfd, NULL, NULL);
 	if (srv < 0)
 		die("accept", errno);
@@ -319,11 +305,11 @@ int main(int argc, char **argv)
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	series("gso", k, secs);
 	/* one segment per skb: the per-packet record rate */
-	setns(ns_a, CLONE_NEWNET);
+	setns(g_ns_a, CLONE_NEWNET);
 	err = nlr_no_gso("nba0");
 	if (!err)
 		err = nlr_gso_max_segs("nba0", 1);
-	setns(ns_orig, CLONE_NEWNET);
+	setns(g_ns_orig, CLONE_NEWNET);
 	if (err)
 		printf("bench: tcp 1seg skipped: %s\n", strerror(-err));
 	else

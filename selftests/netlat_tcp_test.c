@@ -7,10 +7,10 @@
  *
  * Topology, built once at program start: namespaces A and B joined by a
  * veth pair (nla0 192.0.2.1 in A, nlb0 192.0.2.2 in B), TSO/GSO off and
- * gso_max_segs 1 on nla0 so that every skb is one segment; loss comes from a netem root
- * qdisc on nla0. Each test connects A -> B over it and is the
- * only TCP traffic in A. Needs root, the module, veth and sch_netem; skips
- * otherwise.
+ * gso_max_segs 1 on nla0 so that every skb is one segment, loss from a
+ * netem root qdisc on nla0 (nlr_topology_ab()). Each test connects A -> B
+ * over it and is the only TCP traffic in A. Needs root, the module, veth
+ * and sch_netem; skips otherwise.
  */
 #include "netlat_util.h"
 
@@ -28,39 +28,15 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
-#define ADDR_A	"192.0.2.1"
-#define ADDR_B	"192.0.2.2"
-#define DEV_A	"nla0"
-#define DEV_B	"nlb0"
 #define MiB	(1024ull * 1024)
 
-static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
 static char g_net_skip[128];	/* why the topology is missing, or "" */
 static char g_dev_skip[128];
 static struct netlat_info g_def;
 
-static int ns_enter(int fd)
-{
-	return setns(fd, CLONE_NEWNET) ? -errno : 0;
-}
-
-static int new_ns(void)
-{
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ns_enter(g_ns_orig);
-	return fd;
-}
-
 static void __attribute__((constructor)) tcp_topology(void)
 {
-	const char *step;
-	int fd, ret;
+	int fd;
 
 	fd = nl_open(0);
 	if (fd < 0 || nl_get_info(fd, &g_def))
@@ -68,96 +44,10 @@ static void __attribute__((constructor)) tcp_topology(void)
 			 NETLAT_DEVICE_PATH, strerror(errno));
 	if (fd >= 0)
 		close(fd);
-
-	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	step = "unshare";
-	ret = g_ns_orig < 0 ? -errno : new_ns();
-	if (ret < 0)
-		goto fail;
-	g_ns_a = ret;
-	ret = new_ns();
-	if (ret < 0)
-		goto fail;
-	g_ns_b = ret;
-	step = "veth";
-	ret = ns_enter(g_ns_a);
-	if (!ret)
-		ret = nlr_veth(DEV_A, DEV_B, g_ns_b);
-	if (!ret)
-		ret = nlr_addr4(DEV_A, ADDR_A, 24);
-	if (!ret)
-		ret = nlr_link_up(DEV_A);
-	if (!ret)
-		ret = nlr_link_up("lo");
-	if (ret)
-		goto fail;
-	/*
-	 * One segment per skb, so that netem drops segments: TCP always
-	 * builds GSO skbs, bounded by the device's gso_max_segs.
-	 */
-	step = "gso off";
-	ret = nlr_no_gso(DEV_A);
-	if (!ret)
-		ret = nlr_gso_max_segs(DEV_A, 1);
-	if (ret)
-		goto fail;
-	step = "netem";
-	ret = nlr_netem(DEV_A, 0);
-	if (ret)
-		goto fail;
-	step = "namespace B";
-	ret = ns_enter(g_ns_b);
-	if (!ret)
-		ret = nlr_addr4(DEV_B, ADDR_B, 24);
-	if (!ret)
-		ret = nlr_link_up(DEV_B);
-	if (!ret)
-		ret = nlr_link_up("lo");
-	if (ret)
-		goto fail;
-	ns_enter(g_ns_orig);
-	return;
-fail:
-	snprintf(g_net_skip, sizeof(g_net_skip), "%s: %s", step,
-		 strerror(-ret));
-	if (g_ns_orig >= 0)
-		ns_enter(g_ns_orig);
+	nlr_topology_ab(0, g_net_skip, sizeof(g_net_skip));
 }
 
 /* ---- MIB counters, read inside a namespace --------------------------- */
-
-/* Value of @name in the "@prefix:" table of /proc/net/@file in @ns. */
-static long long mib(int ns, const char *file, const char *prefix,
-		     const char *name)
-{
-	char path[64], hdr[4096], val[4096], *hs, *vs, *h, *v;
-	long long out = -1;
-	FILE *f;
-
-	if (ns_enter(ns))
-		return -1;
-	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", file);
-	f = fopen(path, "r");
-	ns_enter(g_ns_orig);
-	if (!f)
-		return -1;
-	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
-		if (strncmp(hdr, prefix, strlen(prefix)) ||
-		    hdr[strlen(prefix)] != ':')
-			continue;
-		h = strtok_r(hdr, " \n", &hs);
-		v = strtok_r(val, " \n", &vs);
-		while ((h = strtok_r(NULL, " \n", &hs)) &&
-		       (v = strtok_r(NULL, " \n", &vs)))
-			if (!strcmp(h, name)) {
-				out = strtoll(v, NULL, 10);
-				break;
-			}
-		break;
-	}
-	fclose(f);
-	return out;
-}
 
 struct mibs {
 	long long retrans_segs, retrans_fail, timeouts, fast_retrans;
@@ -165,10 +55,10 @@ struct mibs {
 
 static void mibs_read(struct mibs *m)
 {
-	m->retrans_segs = mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
-	m->retrans_fail = mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
-	m->timeouts = mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
-	m->fast_retrans = mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
+	m->retrans_segs = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	m->retrans_fail = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
+	m->timeouts = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
+	m->fast_retrans = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
 }
 
 /* ---- one connection A -> B, receiver thread counting bytes ----------- */
@@ -194,42 +84,13 @@ static void *rx_main(void *arg)
 
 static int conn_open(struct conn *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	int lfd = -1, ret = -1, one = 1;
-
 	memset(c, 0, sizeof(*c));
-	c->cli = c->srv = -1;
-	if (ns_enter(g_ns_b))
+	if (nl_connect_ab(&c->cli, &c->srv, &c->sport, &c->dport))
 		return -1;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
-	    getsockname(lfd, (void *)&a, &alen))
-		goto out;
-	c->dport = ntohs(a.sin_port);
-	if (ns_enter(g_ns_a))
-		goto out;
-	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->cli < 0 || connect(c->cli, (void *)&a, sizeof(a)))
-		goto out;
-	alen = sizeof(a);
-	if (getsockname(c->cli, (void *)&a, &alen))
-		goto out;
-	c->sport = ntohs(a.sin_port);
-	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (c->srv < 0)
-		goto out;
 	if (pthread_create(&c->rx, NULL, rx_main, c))
-		goto out;
+		return -1;
 	c->rx_started = true;
-	ret = 0;
-out:
-	if (lfd >= 0)
-		close(lfd);
-	ns_enter(g_ns_orig);
-	return ret;
+	return 0;
 }
 
 static int send_all(int fd, const void *buf, size_t len)
@@ -309,7 +170,7 @@ static int set_loss(double pct)
 	int ret = ns_enter(g_ns_a);
 
 	if (!ret)
-		ret = nlr_netem(DEV_A, pct);
+		ret = nlr_netem(NL_DEV_A, pct);
 	ns_enter(g_ns_orig);
 	return ret;
 }
@@ -762,7 +623,7 @@ TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
 	ASSERT_TRUE(conn_wait_acked(&self->c, 10));
 	mibs_read(&b);
 	ASSERT_EQ(0, ns_enter(g_ns_a));
-	ret = nlr_netem_full(DEV_A, 3, 20000, 2);
+	ret = nlr_netem_full(NL_DEV_A, 3, 20000, 2);
 	ns_enter(g_ns_orig);
 	ASSERT_EQ(0, ret);
 	for (done = 0; done < 4 * MiB; done += sizeof(buf))

@@ -38,27 +38,8 @@
 #define VIRTIO_NET_KO	"/lib/modules/virtio_net.ko"
 #define MiB		(1024ull * 1024)
 
-static int g_ns_orig = -1, g_ns_a = -1, g_ns_b = -1;
 static char g_skip[160];
 static struct netlat_info g_def;
-
-static int ns_enter(int fd)
-{
-	return setns(fd, CLONE_NEWNET) ? -errno : 0;
-}
-
-static int new_ns(void)
-{
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ns_enter(g_ns_orig);
-	return fd;
-}
 
 /* Move @dev (in the current netns) into the netns of @ns_fd. */
 static int nlr_set_netns(const char *dev, int ns_fd)
@@ -242,15 +223,9 @@ static void __attribute__((constructor)) virtio_topology(void)
 		return;
 	}
 	close(fd);
-	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	ret = g_ns_orig < 0 ? -errno : new_ns();
+	ret = nl_netns_ab();
 	if (ret < 0)
 		goto fail;
-	g_ns_a = ret;
-	ret = new_ns();
-	if (ret < 0)
-		goto fail;
-	g_ns_b = ret;
 	step = "NICs";
 	if (!if_nametoindex(DEV_A) || !if_nametoindex(DEV_B)) {
 		ret = -ENODEV;

@@ -772,13 +772,6 @@ TEST_F_TIMEOUT(flight, snapshot_hotplug, 120)
 
 /* ---- module unload with a trigger pending ------------------------------- */
 
-static const char *netlat_ko(void)
-{
-	const char *path = getenv("NETLAT_KO");
-
-	return path ? path : "/netlat.ko";
-}
-
 /*
  * rmmod while the post window runs: the delayed work must be gone with
  * the module (else its timer fires into freed memory: the kernel is not
@@ -789,9 +782,9 @@ TEST_F_TIMEOUT(flight, unload_pending, 60)
 	struct netlat_snapshot s;
 	struct netlat_triggers t;
 	struct netlat_info info;
-	int i, fd, ret = -EBUSY;
+	int i, ret = -EBUSY;
 
-	if (access(netlat_ko(), R_OK))
+	if (access(nl_ko_path(), R_OK))
 		SKIP(return, "no netlat.ko to load again");
 	ASSERT_EQ(0, setup_rings(self->fd, NETLAT_MODE_OVERWRITE, 16 * KiB));
 	ASSERT_EQ(0, trig_marker(self->fd, 0, 1500));
@@ -801,17 +794,14 @@ TEST_F_TIMEOUT(flight, unload_pending, 60)
 	close(self->fd);
 	self->fd = -1;
 	for (i = 0; i < 100 && ret; i++) {
-		ret = syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
+		ret = nl_unload_netlat();
 		if (ret)
 			nl_sleep_ms(20);
 	}
 	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
 	/* past the end of the post window, with the module gone */
 	nl_sleep_ms(2000);
-	fd = open(netlat_ko(), O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
+	ret = nl_load_netlat("");
 	ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
 	for (i = 0; i < 100 && (self->fd = nl_open(O_NONBLOCK)) < 0; i++)
 		nl_sleep_ms(20);

@@ -29,7 +29,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #pragma GCC diagnostic push
@@ -197,34 +196,6 @@ static int count_marker(struct nl_log *l, const struct netlat_rec_marker *m)
 	return 0;
 }
 
-static int load_netlat(void)
-{
-	const char *path = getenv("NETLAT_KO");
-	int fd, ret;
-
-	fd = open(path ? path : "/netlat.ko", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload_netlat(void)
-{
-	return syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
-}
-
-static bool wait_path(const char *path, bool present, unsigned int ms)
-{
-	while (ms--) {
-		if (!access(path, F_OK) == present)
-			return true;
-		nl_sleep_ms(1);
-	}
-	return !access(path, F_OK) == present;
-}
-
 TEST_F_TIMEOUT(life, reload, 300)
 {
 	const uint64_t cycles = env_u64("NETLAT_RELOAD_CYCLES", 5);
@@ -234,8 +205,7 @@ TEST_F_TIMEOUT(life, reload, 300)
 	struct wcount wc;
 	int ret, tries;
 
-	if (access(getenv("NETLAT_KO") ? getenv("NETLAT_KO") : "/netlat.ko",
-		   R_OK))
+	if (access(nl_ko_path(), R_OK))
 		SKIP(return, "no netlat.ko to load again");
 	for (cyc = 0; cyc < cycles; cyc++) {
 		struct writer w = { 0 };
@@ -279,7 +249,7 @@ TEST_F_TIMEOUT(life, reload, 300)
 			nl_sleep_ms(10);
 		}
 		/* the open reader pins the module */
-		ret = unload_netlat();
+		ret = nl_unload_netlat();
 		EXPECT_TRUE(ret == -EAGAIN || ret == -EBUSY)
 			TH_LOG("rmmod with a reader attached: %s", strerror(-ret));
 		if (!ret)
@@ -314,17 +284,17 @@ TEST_F_TIMEOUT(life, reload, 300)
 		ASSERT_EQ(0, pthread_create(&o.th, NULL, opener_main, &o));
 		close(fd);
 		for (tries = 0; tries < 2000; tries++) {
-			ret = unload_netlat();
+			ret = nl_unload_netlat();
 			if (ret != -EAGAIN && ret != -EBUSY)
 				break;
 			nl_sleep_ms(2);
 		}
 		ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
-		EXPECT_TRUE(wait_path("/sys/module/netlat", false, 5000));
+		EXPECT_TRUE(nl_wait_path("/sys/module/netlat", false, 5000));
 		nl_sleep_ms(20);
-		ret = load_netlat();
+		ret = nl_load_netlat("");
 		ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
-		ASSERT_TRUE(wait_path(NETLAT_DEVICE_PATH, true, 10000));
+		ASSERT_TRUE(nl_wait_path(NETLAT_DEVICE_PATH, true, 10000));
 		reloads++;
 	}
 	if (o.th) {

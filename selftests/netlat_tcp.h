@@ -76,6 +76,48 @@ static inline int nl_ns_veth(int ns_a, const char *dev_a, const char *addr_a,
 	return ret;
 }
 
+/*
+ * The retransmission tests' topology: new namespaces *@a and *@b joined by
+ * a veth pair, @dev_a (@addr_a/24) in A and @dev_b (@addr_b/24) in B. On
+ * @dev_a TSO/GSO are off and gso_max_segs is 1, so that every skb is one
+ * segment (TCP always builds GSO skbs, bounded by the device's
+ * gso_max_segs) and a netem root qdisc, losing @loss_pct, drops segments.
+ * 0, or -errno with the failed step in @why.
+ */
+static inline int nl_lossy_pair(int *a, const char *dev_a, const char *addr_a,
+				int *b, const char *dev_b, const char *addr_b,
+				double loss_pct, char *why, size_t len)
+{
+	const char *step = "namespaces";
+	int ret;
+
+	*a = ret = nl_ns_new();
+	if (ret >= 0)
+		*b = ret = nl_ns_new();
+	if (ret < 0)
+		goto fail;
+	step = "veth";
+	ret = nl_ns_veth(*a, dev_a, addr_a, *b, dev_b, addr_b);
+	if (ret)
+		goto fail;
+	step = "gso off";
+	ret = nl_ns_enter(*a);
+	if (!ret)
+		ret = nlr_no_gso(dev_a);
+	if (!ret)
+		ret = nlr_gso_max_segs(dev_a, 1);
+	if (!ret) {
+		step = "netem";
+		ret = nlr_netem(dev_a, loss_pct);
+	}
+	nl_ns_enter(nl_ns_home);
+	if (!ret)
+		return 0;
+fail:
+	snprintf(why, len, "%s: %s", step, strerror(-ret));
+	return ret;
+}
+
 /* Value of @name in the "@prefix:" table of /proc/net/@file in @ns. */
 static inline long long nl_mib(int ns, const char *file,
 				 const char *prefix, const char *name)
@@ -209,10 +251,10 @@ static inline void *nl_conn_rx_main(void *arg)
 
 /*
  * Connect from namespace @ns_cli to @addr:@port (0: any port) listened on
- * in namespace @ns_srv.
+ * in namespace @ns_srv: both ends and their ports in @c, no thread yet.
  */
-static inline int nl_conn_open(struct nl_conn *c, int ns_cli, int ns_srv,
-			       const char *addr, uint16_t port)
+static inline int nl_conn_connect(struct nl_conn *c, int ns_cli, int ns_srv,
+				  const char *addr, uint16_t port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
@@ -240,17 +282,25 @@ static inline int nl_conn_open(struct nl_conn *c, int ns_cli, int ns_srv,
 		goto out;
 	c->sport = ntohs(a.sin_port);
 	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (c->srv < 0)
-		goto out;
-	if (pthread_create(&c->rx, NULL, nl_conn_rx_main, c))
-		goto out;
-	c->rx_started = true;
-	ret = 0;
+	if (c->srv >= 0)
+		ret = 0;
 out:
 	if (lfd >= 0)
 		close(lfd);
 	nl_ns_enter(nl_ns_home);
 	return ret;
+}
+
+/* nl_conn_connect(), and a thread counting what the receiver reads. */
+static inline int nl_conn_open(struct nl_conn *c, int ns_cli, int ns_srv,
+			       const char *addr, uint16_t port)
+{
+	if (nl_conn_connect(c, ns_cli, ns_srv, addr, port))
+		return -1;
+	if (pthread_create(&c->rx, NULL, nl_conn_rx_main, c))
+		return -1;
+	c->rx_started = true;
+	return 0;
 }
 
 static inline int nl_send_all(int fd, const void *buf, size_t len)

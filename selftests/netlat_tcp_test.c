@@ -36,53 +36,15 @@ static struct netlat_info g_def;
 
 static void __attribute__((constructor)) tcp_topology(void)
 {
-	const char *step;
-	int fd, ret;
+	int fd = nl_open(0);
 
-	fd = nl_open(0);
 	if (fd < 0 || nl_get_info(fd, &g_def))
 		snprintf(g_dev_skip, sizeof(g_dev_skip), "%s: %s",
 			 NETLAT_DEVICE_PATH, strerror(errno));
 	if (fd >= 0)
 		close(fd);
-
-	step = "unshare";
-	ret = nl_ns_new();
-	if (ret < 0)
-		goto fail;
-	g_ns_a = ret;
-	ret = nl_ns_new();
-	if (ret < 0)
-		goto fail;
-	g_ns_b = ret;
-	step = "veth";
-	ret = nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
-	if (ret)
-		goto fail;
-	ret = nl_ns_enter(g_ns_a);
-	if (ret)
-		goto fail;
-	/*
-	 * One segment per skb, so that netem drops segments: TCP always
-	 * builds GSO skbs, bounded by the device's gso_max_segs.
-	 */
-	step = "gso off";
-	ret = nlr_no_gso(DEV_A);
-	if (!ret)
-		ret = nlr_gso_max_segs(DEV_A, 1);
-	if (ret)
-		goto fail;
-	step = "netem";
-	ret = nlr_netem(DEV_A, 0);
-	if (ret)
-		goto fail;
-	nl_ns_enter(nl_ns_home);
-	return;
-fail:
-	snprintf(g_net_skip, sizeof(g_net_skip), "%s: %s", step,
-		 strerror(-ret));
-	if (nl_ns_home >= 0)
-		nl_ns_enter(nl_ns_home);
+	nl_lossy_pair(&g_ns_a, DEV_A, ADDR_A, &g_ns_b, DEV_B, ADDR_B, 0,
+		      g_net_skip, sizeof(g_net_skip));
 }
 
 /* ---- MIB counters of namespace A ------------------------------------- */

@@ -46,7 +46,6 @@ static struct netlat_info g_def;
 
 static void __attribute__((constructor)) trigger_topology(void)
 {
-	const char *step = "open " NETLAT_DEVICE_PATH;
 	int fd, ret;
 
 	fd = nl_open(0);
@@ -54,33 +53,11 @@ static void __attribute__((constructor)) trigger_topology(void)
 	if (fd >= 0)
 		close(fd);
 	if (ret)
-		goto fail;
-	step = "namespaces";
-	g_ns_a = ret = nl_ns_new();
-	if (ret >= 0)
-		g_ns_b = ret = nl_ns_new();
-	if (ret < 0)
-		goto fail;
-	step = "veth";
-	ret = nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
-	if (ret)
-		goto fail;
-	/* One segment per skb, so that netem drops and queues segments. */
-	step = "gso off";
-	ret = nl_ns_enter(g_ns_a);
-	if (!ret)
-		ret = nlr_no_gso(DEV_A);
-	if (!ret)
-		ret = nlr_gso_max_segs(DEV_A, 1);
-	if (!ret) {
-		step = "netem";
-		ret = nlr_netem(DEV_A, 0);
-	}
-	nl_ns_enter(nl_ns_home);
-	if (!ret)
-		return;
-fail:
-	snprintf(g_skip, sizeof(g_skip), "%s: %s", step, strerror(-ret));
+		snprintf(g_skip, sizeof(g_skip), NETLAT_DEVICE_PATH ": %s",
+			 strerror(-ret));
+	else
+		nl_lossy_pair(&g_ns_a, DEV_A, ADDR_A, &g_ns_b, DEV_B, ADDR_B, 0,
+			      g_skip, sizeof(g_skip));
 }
 
 /* netem on A: @loss_pct loss, @delay_ms delay, queue of @limit (0: big). */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include <linux/netlat.h>
@@ -217,6 +218,47 @@ static inline ssize_t nl_write(int fd, const void *buf, size_t len)
 	ssize_t n = write(fd, buf, len);
 
 	return n < 0 ? -errno : n;
+}
+
+/* ---- loading and unloading the module ---------------------------------- */
+
+/* The netlat.ko to load again: $NETLAT_KO, default /netlat.ko. */
+static inline const char *nl_ko_path(void)
+{
+	const char *p = getenv("NETLAT_KO");
+
+	return p && *p ? p : "/netlat.ko";
+}
+
+/* insmod nl_ko_path() with module parameters @params ("" for none). */
+static inline int nl_load_netlat(const char *params)
+{
+	int fd, ret;
+
+	fd = open(nl_ko_path(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* rmmod netlat, failing at once (-EWOULDBLOCK) while it is in use. */
+static inline int nl_unload_netlat(void)
+{
+	return syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Wait up to @ms for @path to exist (@present) or not. */
+static inline bool nl_wait_path(const char *path, bool present,
+				unsigned int ms)
+{
+	while (ms--) {
+		if (!access(path, F_OK) == present)
+			return true;
+		nl_sleep_ms(1);
+	}
+	return !access(path, F_OK) == present;
 }
 
 /* Deterministic payload bytes, zeros and 0xff included. */

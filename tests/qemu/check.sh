@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: for each supported kernel, build netlat.ko with W=1, boot it
-# in qemu with the selftests (job=check) and judge the console. Each TAP
-# result counts, plus one "kernel clean" result per kernel (warning-free
-# build, the VM finished, no kernel trouble, clean unload). Ends with the
+# in qemu with the selftests (job=check, and job=check-single for the few
+# that run under single-threaded TCG, see lib.sh) and judge the consoles.
+# Each TAP result counts, plus one "kernel clean" result per kernel
+# (warning-free build, the VMs finished, no kernel trouble, clean unload). Ends with the
 # plain line "N passed, N failed[, N skipped]"; exits non-zero on failure.
 
 set -euo pipefail
@@ -43,22 +44,26 @@ tap_results() {
 	}' counts="$2" "$1"
 }
 
-# kernel_trouble <kver>: print why the kernel run was not clean (nothing
-# if it was).
+# kernel_trouble <kver> <job>...: print why the kernel's runs in the VMs
+# of the given jobs were not clean (nothing if they were).
 kernel_trouble() {
-	local k=$1 log status
-	log=$(vm_log "$k" check)
+	local k=$1 job log status
+	shift
 	if module_warnings "$k" >/dev/null; then
 		echo "W=1 build warnings (see $(moddir "$k")/build.log)"
 	fi
-	status=$(vm_status "$k" check)
-	if [[ -z $status ]]; then
-		echo "no NETLAT-VM-DONE line: the VM crashed or hung (see $log)"
-	elif ((status & ~1)); then
-		echo "VM status $status"
-	fi
-	{ grep -E '^NETLAT-(HOST|VM-TROUBLE)' "$log"
-	  grep -E "$TROUBLE_RE" "$log" | head -n 20 | sed 's/^/console: /'; } || true
+	for job; do
+		log=$(vm_log "$k" "$job")
+		status=$(vm_status "$k" "$job")
+		if [[ -z $status ]]; then
+			echo "$job: no NETLAT-VM-DONE line: the VM crashed or hung (see $log)"
+		elif ((status & ~1)); then
+			echo "$job: VM status $status"
+		fi
+		{ grep -E '^NETLAT-(HOST|VM-TROUBLE)' "$log"
+		  grep -E "$TROUBLE_RE" "$log" | head -n 20 |
+			sed "s/^/$job console: /"; } || true
+	done
 }
 
 # count <passed> <failed> <skipped>: add to the totals.
@@ -66,9 +71,12 @@ count() {
 	PASSED=$((PASSED + $1)) FAILED=$((FAILED + $2)) SKIPPED=$((SKIPPED + $3))
 }
 
+# check_kernel <kver>: build, then boot the check VM and, for the tests
+# that need it, the single-threaded TCG VM (check-single, see lib.sh); each
+# is skipped when NETLAT_APPEND's netlat_tests= leaves it nothing to run.
 check_kernel() {
 	local k=$1 t0=$SECONDS initrd=$BUILD/initramfs-$1-check.cpio.gz
-	local p=0 f=0 s=0 why
+	local p=0 f=0 s=0 p1 f1 s1 why job jobs=()
 	echo
 	echo "=== kernel $k ==="
 	if ! build_module "$k"; then
@@ -78,10 +86,15 @@ check_kernel() {
 	fi
 	module_warnings "$k" || true
 	make_initramfs "$k" "$initrd" "${USER_BINS[@]}"
-	run_vm "$k" "$initrd" "$VM_TIMEOUT" check || true
-	tap_results "$(vm_log "$k" check)" "$BUILD/counts"
-	read -r p f s <"$BUILD/counts"
-	why=$(kernel_trouble "$k")
+	for job in check check-single; do
+		vm_has_tests "$job" || continue
+		jobs+=("$job")
+		run_vm "$k" "$initrd" "$VM_TIMEOUT" "$job" || true
+		tap_results "$(vm_log "$k" "$job")" "$BUILD/counts"
+		read -r p1 f1 s1 <"$BUILD/counts"
+		p=$((p + p1)) f=$((f + f1)) s=$((s + s1))
+	done
+	why=$(kernel_trouble "$k" "${jobs[@]}")
 	if [[ -z $why ]]; then
 		echo "ok - kernel clean"
 		p=$((p + 1))

@@ -3,11 +3,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the netlat test VM (busybox-static initramfs built by lib.sh).
-# The job comes from the kernel command line: netlat_job=check|demo|bench
-# (no dot in the name: "netlat.job" would be handed to the module as a
-# parameter). The last line is always "NETLAT-VM-DONE status=N"; the host
-# treats a missing line as a failure. Status bits: 1 tests failed,
-# 2 kernel trouble (module load/unload, dmesg, taint).
+# The job comes from the kernel command line: netlat_job=check|demo|bench,
+# or check-single for the selftests of the single-threaded TCG VM (no dot
+# in the name: "netlat.job" would be handed to the module as a parameter).
+# The last line is always "NETLAT-VM-DONE status=N"; the host treats a
+# missing line as a failure. Status bits: 1 tests failed, 2 kernel trouble
+# (module load/unload, dmesg, taint).
 #
 # Note: busybox sh runs its own applets before anything in PATH.
 
@@ -110,13 +111,20 @@ check_kernel() {
 
 # Each test prints TAP between markers that the host parses; exit code 4
 # is kselftest's "skipped". netlat_tests=a,b on the command line (set with
-# NETLAT_APPEND) runs only those tests, for quick iteration.
+# NETLAT_APPEND) runs only those tests, for quick iteration. The tests in
+# netlat_single_tests= run in job check-single (the single-threaded TCG
+# VM, see lib.sh), all others in job check.
 run_tests() {
 	only=$(cmdline_arg netlat_tests '')
+	single=$(cmdline_arg netlat_single_tests '')
 	for t in /bin/*_test; do
 		[ -x "$t" ] || continue
 		name=${t##*/}
 		case ",$only," in ,,|*",$name,"*) ;; *) continue ;; esac
+		case ",$single," in
+		*",$name,"*) [ "$job" = check-single ] || continue ;;
+		*) [ "$job" = check ] || continue ;;
+		esac
 		echo "NETLAT-TAP-BEGIN $name"
 		"$t"
 		rc=$?
@@ -224,7 +232,7 @@ echo	# the firmware leaves the console mid-line
 echo "NETLAT-VM-START job=$job kernel=$(uname -r)"
 load_virtio
 case $job in
-check) job_check ;;
+check|check-single) job_check ;;
 demo) job_demo ;;
 bench) job_bench ;;
 *) echo "unknown job $job"; status=$((status | 1)) ;;

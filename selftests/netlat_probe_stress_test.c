@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe groups under stress (issue #3): a bulk TCP transfer through a lossy
+ * link while netlat is rmmod/insmod-cycled with every available probe
+ * group enabled.
+ *
+ * Topology: nl_lossy_pair() (netlat_tcp.h) with netem dropping 5% on
+ * nla0. One connection A -> B runs for the whole test: a sender thread
+ * streams a position dependent byte pattern, a receiver thread checks
+ * every byte.
+ *
+ * Each of NETLAT_STRESS_CYCLES (4) cycles loads netlat afresh with
+ * ring_kb=4096 (the first one unloads the module the lane loaded), enables
+ * every available group (TCP and, with virtio_net loaded, virtio), reads
+ * and checks everything while the transfer runs, measures one window,
+ * stops tracing, drains, closes the reader and rmmods with the probes
+ * still enabled and the transfer running.
+ *
+ * Oracles, none of them netlat's own word:
+ *  - the transfer: bytes received equal bytes sent, pattern intact, and
+ *    the sender's namespace counted retransmissions (RetransSegs grows);
+ *  - a clean start per load: the stream header reports the new load's
+ *    ring size, nothing is enabled yet, every CPU's sequences start at 0,
+ *    every record is whole and of the test connection (either direction);
+ *  - a clean end per load: after STOP (probes still enabled, traffic still
+ *    flowing) the reader gets exactly the records each CPU's counters say
+ *    were stored, LOST ones included, and nothing more comes;
+ *  - retransmissions per window: the segments of the COUNTED retransmit
+ *    records in the window never exceed the RetransSegs delta of namespace
+ *    A; unless the group is partial on this kernel they fall short by at
+ *    most the records the capture may lack (kprobe misses, LOST), so with
+ *    neither they are equal. The window's edges are quiet: the sender
+ *    pauses until every byte is acknowledged before each counter read;
+ *  - rmmod succeeds at once whenever the reader is closed, and the kernel
+ *    stays clean (the lane checks dmesg, taint and kmemleak).
+ *
+ * The lane runs this test under single-threaded TCG (see lib.sh).
+ * netlat ends loaded with default parameters. Needs root, nl_ko_path(),
+ * veth and sch_netem; skips otherwise.
+ */
+#include "netlat_util.h"
+
+#include <stdarg.h>
+#include "netlat_tcp.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define MiB		(1024ull * 1024)
+#define LOSS_PCT	5
+#define RING_PARAM	"ring_kb=4096"	/* not the default: a new load */
+#define RING_BYTES	(4 * MiB)
+#define SYS_NETLAT	"/sys/module/netlat"
+
+#define ADDR_A		"192.0.2.1"
+#define ADDR_B		"192.0.2.2"
+#define DEV_A		"nla0"
+#define DEV_B		"nlb0"
+
+static int g_ns_a = -1, g_ns_b = -1;
+static char g_net_skip[128];
+
+static long long retrans_segs(void)
+{
+	return nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+}
+
+/* ---- the transfer ------------------------------------------------------ */
+
+static inline uint8_t pat(uint64_t off)
+{
+	return (uint8_t)(off ^ (off >> 8) * 31 ^ (off >> 16) * 7 ^ (off >> 24));
+}
+
+struct xfer {
+	int cli, srv;
+	uint16_t sport, dport;
+	pthread_t tx, rx;
+	bool tx_started, rx_started;
+	int stop, pause, idle;		/* atomics */
+	uint64_t tx_bytes, rx_bytes, bad, first_bad;
+	int tx_err;
+};
+
+static void *rx_main(void *arg)
+{
+	struct xfer *x = arg;
+	static unsigned char buf[65536];
+	ssize_t n, i;
+
+	while ((n = read(x->srv, buf, sizeof(buf))) > 0 ||
+	       (n < 0 && errno == EINTR)) {
+		for (i = 0; i < n; i++)
+			if (buf[i] != pat(x->rx_bytes + i) && !x->bad++)
+				x->first_bad = x->rx_bytes + i;
+		if (n > 0)
+			x->rx_bytes += n;
+	}
+	return NULL;
+}
+
+static void *tx_main(void *arg)
+{
+	struct xfer *x = arg;
+	static unsigned char buf[16384];
+	size_t i;
+
+	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
+		ssize_t n;
+
+		if (__atomic_load_n(&x->pause, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&x->idle, 1, __ATOMIC_SEQ_CST);
+			nl_sleep_ms(1);
+			continue;
+		}
+		/* idle before pause, seq-cst: the pauser sees one or the other */
+		__atomic_store_n(&x->idle, 0, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&x->pause, __ATOMIC_SEQ_CST))
+			continue;
+		for (i = 0; i < sizeof(buf); i++)
+			buf[i] = pat(x->tx_bytes + i);
+		n = send(x->cli, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			x->tx_err = n < 0 ? errno : EIO;
+			break;
+		}
+		x->tx_bytes += n;
+	}
+	__atomic_store_n(&x->idle, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int xfer_open(struct xfer *x)
+{
+	struct nl_conn c;
+	int ret = nl_conn_connect(&c, g_ns_a, g_ns_b, ADDR_B, 0);
+
+	x->cli = c.cli;
+	x->srv = c.srv;
+	x->sport = c.sport;
+	x->dport = c.dport;
+	if (ret)
+		return -1;
+	if (pthread_create(&x->rx, NULL, rx_main, x))
+		return -1;
+	x->rx_started = true;
+	if (pthread_create(&x->tx, NULL, tx_main, x))
+		return -1;
+	x->tx_started = true;
+	return 0;
+}
+
+static int outq(const struct xfer *x)
+{
+	int q = -1;
+
+	return ioctl(x->cli, SIOCOUTQ, &q) ? -1 : q;
+}
+
+static void xfer_resume(struct xfer *x)
+{
+	__atomic_store_n(&x->pause, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Stop sending, FIN, wait for the receiver to see EOF. */
+static void xfer_finish(struct xfer *x)
+{
+	__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
+	if (x->tx_started)
+		pthread_join(x->tx, NULL);
+	x->tx_started = false;
+	shutdown(x->cli, SHUT_WR);
+	if (x->rx_started)
+		pthread_join(x->rx, NULL);
+	x->rx_started = false;
+}
+
+static void xfer_close(struct xfer *x)
+{
+	__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
+	if (x->srv >= 0)
+		shutdown(x->srv, SHUT_RDWR);
+	if (x->cli >= 0)
+		shutdown(x->cli, SHUT_RDWR);
+	if (x->tx_started)
+		pthread_join(x->tx, NULL);
+	if (x->rx_started)
+		pthread_join(x->rx, NULL);
+	x->tx_started = x->rx_started = false;
+	if (x->cli >= 0)
+		close(x->cli);
+	if (x->srv >= 0)
+		close(x->srv);
+	x->cli = x->srv = -1;
+}
+
+/* A line in the kernel log: places a kernel report in the test's phases. */
+static void kmsg(const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, line, n) < 0)
+			n = 0;
+		close(fd);
+	}
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+struct cycle {
+	uint64_t t0, t1;		/* the measurement window */
+	uint64_t tcp, virtio, retrans;
+	long long counted_segs;		/* COUNTED RETRANS in the window */
+	unsigned int max_segs;		/* largest segs of a RETRANS record */
+	char why[256];			/* first stray record */
+};
+
+/* Check and count the kept records of @l, then forget them. */
+static int account(struct nl_log *l, const struct xfer *x, struct cycle *c)
+{
+	const struct netlat_rec_hdr *h;
+	int bad = 0;
+
+	nl_log_for_each(l, h) {
+		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+
+		if (h->type == NETLAT_REC_VIRTIO)
+			c->virtio++;
+		if (!nl_tcp_rec_size(h->type))
+			continue;
+		c->tcp++;
+		if (f->family != AF_INET ||
+		    !((f->sport == x->sport && f->dport == x->dport) ||
+		      (f->sport == x->dport && f->dport == x->sport))) {
+			if (!bad++)
+				snprintf(c->why, sizeof(c->why),
+					 "TCP record type %u cpu %u seq %llu: family %u ports %u -> %u, test connection %u <-> %u",
+					 h->type, h->cpu,
+					 (unsigned long long)h->seq, f->family,
+					 f->sport, f->dport, x->sport, x->dport);
+			continue;
+		}
+		if (h->type == NETLAT_REC_TCP_RETRANS &&
+		    f->sport == x->sport) {
+			const struct netlat_rec_tcp_retrans *r = (const void *)h;
+
+			c->retrans++;
+			if (r->segs > c->max_segs)
+				c->max_segs = r->segs;
+			if ((r->flags & NETLAT_TCP_COUNTED) && c->t0 &&
+			    h->ts_ns >= c->t0 && (!c->t1 || h->ts_ns <= c->t1))
+				c->counted_segs += r->segs;
+		}
+	}
+	nl_log_clear(l);
+	return bad;
+}
+
+/* Read and check for @ms while the transfer runs. */
+static int read_for(struct nl_log *l, int fd, const struct xfer *x,
+		    struct cycle *c, unsigned int ms)
+{
+	uint64_t end = nl_mono_ns() + ms * 1000000ull;
+	int ret;
+
+	do {
+		ret = nl_log_drain(l, fd);
+		if (ret)
+			return ret;
+		if (account(l, x, c))
+			return -EPROTO;
+		if (ms)
+			nl_sleep_ms(20);
+	} while (nl_mono_ns() < end);
+	return 0;
+}
+
+/*
+ * Pause the sender and wait until all it sent is acknowledged, reading
+ * (and checking) records meanwhile. 0, -ETIMEDOUT or a read_for() error.
+ */
+static int xfer_quiesce(struct xfer *x, struct nl_log *l, int fd,
+			struct cycle *c, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+	int ret;
+
+	__atomic_store_n(&x->pause, 1, __ATOMIC_SEQ_CST);
+	while (nl_mono_ns() < end) {
+		if (__atomic_load_n(&x->idle, __ATOMIC_SEQ_CST) && !outq(x)) {
+			nl_sleep_ms(50);	/* settle */
+			if (!outq(x))
+				return 0;
+		}
+		ret = read_for(l, fd, x, c, 0);
+		if (ret)
+			return ret;
+		nl_sleep_ms(20);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * The clean end: with tracing stopped, every CPU's stream as read ends
+ * exactly where the module's counters say, and a later drain finds
+ * nothing. 0, or -1 with the reason in @why.
+ */
+static int check_end(struct nl_log *l, int fd, const struct xfer *x,
+		     struct cycle *c, char *why, size_t len)
+{
+	struct netlat_cpu_stats st;
+	unsigned int cpu;
+	uint64_t nrec;
+
+	if (nl_control(fd, NETLAT_IOC_STOP))
+		return nl_fail(why, len, "STOP: %s", strerror(errno));
+	if (read_for(l, fd, x, c, 0))
+		return nl_fail(why, len, "drain after STOP: %s%s", l->why,
+			       c->why);
+	for (cpu = 0; cpu < l->nr_cpus; cpu++) {
+		const struct nl_cpu_track *t = &l->cpu[cpu];
+		uint64_t next = t->started ? t->next_seq : 0;
+
+		if (nl_get_stats(fd, cpu, &st))
+			return nl_fail(why, len, "cpu stats: %s",
+				       strerror(errno));
+		if (t->records != st.written || next != st.written + t->lost ||
+		    t->lost > st.dropped)
+			return nl_fail(why, len,
+				       "cpu %u: read %llu records up to seq %llu, LOST %llu; module: written %llu, dropped %llu",
+				       cpu, (unsigned long long)t->records,
+				       (unsigned long long)next,
+				       (unsigned long long)t->lost,
+				       (unsigned long long)st.written,
+				       (unsigned long long)st.dropped);
+	}
+	nrec = l->nrec;
+	nl_sleep_ms(100);		/* traffic and probes go on */
+	if (read_for(l, fd, x, c, 0))
+		return nl_fail(why, len, "drain: %s%s", l->why, c->why);
+	if (l->nrec != nrec)
+		return nl_fail(why, len, "%llu records after STOP",
+			       (unsigned long long)(l->nrec - nrec));
+	return 0;
+}
+
+/* ---- the test ----------------------------------------------------------- */
+
+FIXTURE(pstress) {
+	struct xfer x;
+	int fd;
+};
+
+FIXTURE_SETUP(pstress)
+{
+	self->x.cli = self->x.srv = -1;
+	self->fd = -1;
+	if (access(NETLAT_DEVICE_PATH, F_OK))
+		SKIP(return, "%s: %s", NETLAT_DEVICE_PATH, strerror(errno));
+	if (access(nl_ko_path(), R_OK))
+		SKIP(return, "no %s to load again", nl_ko_path());
+	if (g_ns_a < 0 &&
+	    nl_lossy_pair(&g_ns_a, DEV_A, ADDR_A, &g_ns_b, DEV_B, ADDR_B,
+			  LOSS_PCT, g_net_skip, sizeof(g_net_skip)))
+		SKIP(return, "topology: %s", g_net_skip);
+}
+
+FIXTURE_TEARDOWN(pstress)
+{
+	xfer_close(&self->x);
+	if (self->fd >= 0)
+		close(self->fd);
+	/* leave netlat loaded as the lane did, with no group enabled */
+	if (!access(SYS_NETLAT, F_OK)) {
+		int fd = nl_open(0);
+
+		if (fd >= 0) {
+			nl_probes(fd, true, 0, NULL);
+			close(fd);
+		}
+		nl_unload_netlat();
+		nl_wait_path(SYS_NETLAT, false, 5000);
+	}
+	nl_load_netlat("");
+	nl_wait_path(NETLAT_DEVICE_PATH, true, 10000);
+}
+
+TEST_F_TIMEOUT(pstress, netem_reload, 300)
+{
+	const unsigned int cycles = getenv("NETLAT_STRESS_CYCLES") ?
+		atoi(getenv("NETLAT_STRESS_CYCLES")) : 4;
+	long long total_d = 0, total_counted = 0;
+	unsigned int cyc, exact = 0;
+	uint64_t t_start = nl_mono_ns();
+	char why[256];
+	int ret;
+
+	ASSERT_EQ(0, xfer_open(&self->x)) TH_LOG("connect: %s", strerror(errno));
+	TH_LOG("connection %s:%u -> %s:%u, %d%% loss on %s",
+	       ADDR_A, self->x.sport, ADDR_B, self->x.dport, LOSS_PCT, DEV_A);
+	/* every cycle starts on a load of its own */
+	ASSERT_EQ(0, nl_unload_netlat());
+	ASSERT_TRUE(nl_wait_path(SYS_NETLAT, false, 5000));
+
+	for (cyc = 0; cyc < cycles; cyc++) {
+		struct netlat_probes pr, pr_end;
+		struct netlat_info info;
+		struct cycle c = { 0 };
+		struct nl_log l;
+		long long b, a, d, missed;
+		uint64_t lost = 0, want;
+		unsigned int cpu;
+		bool partial;
+
+		kmsg("netlat_probe_stress: cycle %u: insmod\n", cyc);
+		ret = nl_load_netlat(RING_PARAM);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %u: insmod: %s", cyc,
+					 strerror(-ret));
+		ASSERT_TRUE(nl_wait_path(NETLAT_DEVICE_PATH, true, 10000));
+
+		/* a clean start: this load's rings, nothing enabled yet */
+		self->fd = nl_open(O_NONBLOCK);
+		ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+		ASSERT_EQ(0, nl_get_info(self->fd, &info));
+		ASSERT_EQ(RING_BYTES, info.ring_bytes);
+		ASSERT_EQ(0ull, info.probe_groups_enabled);
+		ASSERT_EQ(0, nl_log_init(&l, info.nr_cpus, true));
+		l.expect_stream = true;
+		l.seq_from_zero = true;
+		ASSERT_EQ(0, read_for(&l, self->fd, &self->x, &c, 0))
+			TH_LOG("cycle %u: %s%s", cyc, l.why, c.why);
+		ASSERT_EQ(RING_BYTES, l.stream.ring_bytes);
+
+		ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+		want = pr.available & NETLAT_PROBE_ALL;
+		ASSERT_NE(0ull, want & NETLAT_PROBE_TCP_RETRANS);
+		partial = pr.partial & NETLAT_PROBE_TCP_RETRANS;
+		kmsg("netlat_probe_stress: cycle %u: enabling 0x%llx\n", cyc,
+		     (unsigned long long)want);
+		ASSERT_EQ(0, nl_probes(self->fd, true, want, &pr));
+		ASSERT_EQ(want, pr.enabled);
+
+		/* traffic, probes on, reader attached */
+		ret = read_for(&l, self->fd, &self->x, &c, 1000);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %u: %s%s", cyc, l.why, c.why);
+
+		/* the window: quiet edges, probes on throughout */
+		ret = xfer_quiesce(&self->x, &l, self->fd, &c, 60);
+		ASSERT_EQ(0, ret)
+			TH_LOG("cycle %u: quiesce: %s (outq %d) %s%s", cyc,
+			       strerror(-ret), outq(&self->x), l.why, c.why);
+		c.t0 = nl_mono_ns();
+		b = retrans_segs();
+		ASSERT_LE(0, b);
+		xfer_resume(&self->x);
+		ASSERT_EQ(0, read_for(&l, self->fd, &self->x, &c, 1500))
+			TH_LOG("cycle %u: %s%s", cyc, l.why, c.why);
+		ret = xfer_quiesce(&self->x, &l, self->fd, &c, 60);
+		ASSERT_EQ(0, ret)
+			TH_LOG("cycle %u: quiesce: %s (outq %d) %s%s", cyc,
+			       strerror(-ret), outq(&self->x), l.why, c.why);
+		a = retrans_segs();
+		c.t1 = nl_mono_ns();
+		nl_sleep_ms(50);
+		ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr_end));
+		EXPECT_EQ(want, pr_end.enabled);
+		xfer_resume(&self->x);
+
+		/* a clean end, the probes enabled and the traffic on */
+		nl_sleep_ms(100);
+		ASSERT_EQ(0, check_end(&l, self->fd, &self->x, &c, why,
+				       sizeof(why)))
+			TH_LOG("cycle %u: %s", cyc, why);
+
+		d = a - b;
+		missed = pr_end.nmissed - pr.nmissed;
+		for (cpu = 0; cpu < l.nr_cpus; cpu++)
+			lost += l.cpu[cpu].lost;
+		TH_LOG("cycle %u: groups 0x%llx%s; %llu TCP, %llu virtio records, %llu lost, %lld kprobe misses; RetransSegs +%lld, counted retransmit segs %lld (%llu retransmit records)",
+		       cyc, (unsigned long long)want,
+		       partial ? " (retrans partial)" : "",
+		       (unsigned long long)c.tcp,
+		       (unsigned long long)c.virtio, (unsigned long long)lost,
+		       missed, d, c.counted_segs,
+		       (unsigned long long)c.retrans);
+		EXPECT_LT(0ull, c.tcp);
+		/* records are never invented ... */
+		EXPECT_LE(c.counted_segs, d)
+			TH_LOG("cycle %u: more retransmitted segments recorded than counted", cyc);
+		/* ... and only missed or lost ones are missing */
+		if (!partial) {
+			EXPECT_LE(d, c.counted_segs + (missed + (long long)lost) *
+				     (c.max_segs ? c.max_segs : 1))
+				TH_LOG("cycle %u: RetransSegs delta vs records", cyc);
+			exact += !missed && !lost;
+		}
+		total_d += d;
+		total_counted += c.counted_segs;
+		nl_log_free(&l);
+
+		/* unload with the probes enabled and the transfer running */
+		close(self->fd);
+		self->fd = -1;
+		kmsg("netlat_probe_stress: cycle %u: rmmod, groups 0x%llx enabled\n",
+		     cyc, (unsigned long long)want);
+		ret = nl_unload_netlat();
+		kmsg("netlat_probe_stress: cycle %u: rmmod returned %d\n", cyc, ret);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %u: rmmod after the reader closed: %s",
+					 cyc, strerror(-ret));
+		ASSERT_TRUE(nl_wait_path(SYS_NETLAT, false, 5000));
+		nl_sleep_ms(100);	/* traffic without netlat */
+	}
+
+	xfer_finish(&self->x);
+	TH_LOG("%u cycles in %.1f s (%u with an exact comparison); sent %llu bytes, received %llu, %llu bad; RetransSegs +%lld in the windows, counted %lld",
+	       cycles, (nl_mono_ns() - t_start) / 1e9, exact,
+	       (unsigned long long)self->x.tx_bytes,
+	       (unsigned long long)self->x.rx_bytes,
+	       (unsigned long long)self->x.bad, total_d, total_counted);
+	EXPECT_EQ(0, self->x.tx_err) TH_LOG("send: %s", strerror(self->x.tx_err));
+	EXPECT_LT(0ull, self->x.tx_bytes);
+	EXPECT_EQ(self->x.tx_bytes, self->x.rx_bytes);
+	EXPECT_EQ(0ull, self->x.bad)
+		TH_LOG("first bad byte at offset %llu",
+		       (unsigned long long)self->x.first_bad);
+	/* 5% loss over seconds of bulk traffic: retransmissions happened */
+	EXPECT_LT(0, total_d);
+}
+
+TEST_HARNESS_MAIN

@@ -416,7 +416,10 @@ static int fuzz_leave_nothing(int fd)
 {
 	struct netlat_snapshot snap = { .flags = NETLAT_SNAPSHOT_RELEASE };
 	struct netlat_triggers trig = { .flags = NETLAT_TRIGGERS_SET };
-	struct netlat_filters filt = { .flags = NETLAT_FILTERS_SET };
+	struct netlat_filters filt = {
+		.flags = NETLAT_FILTERS_SET,
+		.rule_size = sizeof(struct netlat_filter_rule),
+	};
 	struct netlat_config cfg = { .flags = NETLAT_CONFIG_MODE,
 				     .mode = NETLAT_MODE_STREAM };
 	int ret;
@@ -424,11 +427,8 @@ static int fuzz_leave_nothing(int fd)
 	ret = nl_ioctl(fd, NETLAT_IOC_SNAPSHOT, &snap, sizeof(snap));
 	if (!ret)
 		ret = nl_ioctl(fd, NETLAT_IOC_TRIGGERS, &trig, sizeof(trig));
-	if (!ret) {
+	if (!ret)
 		ret = nl_ioctl(fd, NETLAT_IOC_FILTERS, &filt, sizeof(filt));
-		if (ret == -EOPNOTSUPP)	/* a module without filters */
-			ret = 0;
-	}
 	if (!ret)
 		ret = nl_control(fd, NETLAT_IOC_STOP);
 	if (!ret)

@@ -2,11 +2,14 @@
 /*
  * netlat_tcp_bench: TCP bulk throughput between two network namespaces
  * (veth) with the module unloaded, loaded but idle, and with every TCP
- * probe group enabled while a reader drains the rings. Figures, not
- * asserts: each mode runs -k times, the modes alternating, and the medians
- * and their ratios to "unloaded" are printed; once with the veth's default
- * GSO skbs ("gso") and once with one segment per skb ("1seg"). With probes on, records/s
- * and lost records (LOST counts, ring drops and kprobe misses) are exact.
+ * probe group enabled while a reader drains the rings; then with every
+ * probe on but an in-kernel filter keeping all records out ("filtered":
+ * the cost of a filtered-out event), and as a flight recorder (overwrite
+ * mode, a trigger armed, no reader). Figures, not asserts: each mode runs
+ * -k times, the modes alternating, and the medians and their ratios to
+ * "unloaded" are printed; once with the veth's default GSO skbs ("gso") and
+ * once with one segment per skb ("1seg"). With probes on, records/s and
+ * lost records (LOST counts, ring drops and kprobe misses) are exact.
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
  * finit_module/delete_module; it is left loaded at exit.
@@ -20,6 +23,8 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include "netlat_nl.h"
+#include "netlat_snap.h"
+#include "netlat_filter.h"
 
 #define ADDR_B "198.51.100.2"
 
@@ -187,30 +192,58 @@ static void *drain_main(void *arg)
 
 struct probe_run {
 	double bps, rec_per_s;
-	uint64_t records, lost, dropped, missed;
+	uint64_t records, lost, dropped, missed, filtered, overwritten;
 };
 
-static void run_probes(double secs, struct probe_run *r)
+enum probe_mode {
+	PROBES_READ,		/* stream mode, a reader drains */
+	PROBES_FILTERED,	/* as READ, a filter keeps every record out */
+	PROBES_FLIGHT,		/* overwrite mode, a trigger armed, no reader */
+};
+
+/* Every probe on for one transfer of @secs in @mode. */
+static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 {
+	struct netlat_filter_rule none = {
+		.groups = NETLAT_PROBE_ALL,
+		.match = NETLAT_MATCH_PORT,
+		.port = 9,	/* discard: no traffic here uses it */
+	};
+	struct netlat_triggers trig = {
+		.armed = NETLAT_TRIG_MARKER,
+		.marker_tag_len = 5,
+		.marker_tag = "never",
+	};
 	struct netlat_probes pr0, pr1;
 	struct netlat_info info;
 	struct drain d = { 0 };
 	pthread_t th;
-	uint64_t t0, dropped = 0;
+	uint64_t t0;
 	unsigned int cpu;
 	int err;
 
+	memset(r, 0, sizeof(*r));
 	d.fd = nl_open(O_NONBLOCK);
 	if (d.fd < 0)
 		die(NETLAT_DEVICE_PATH, errno);
-	err = nl_reconfigure(d.fd, 4 << 20, 1 << 20, 50, true);
+	err = nl_control(d.fd, NETLAT_IOC_STOP);
+	if (!err)
+		err = set_mode(d.fd, mode == PROBES_FLIGHT ?
+			       NETLAT_MODE_OVERWRITE : NETLAT_MODE_STREAM);
+	if (!err)
+		err = nl_reconfigure(d.fd, 4 << 20, 1 << 20, 50, true);
+	if (!err && mode == PROBES_FILTERED)
+		err = nl_set_rules(d.fd, &none, 1);
+	if (!err && mode == PROBES_FLIGHT)
+		err = trig_set(d.fd, &trig);
 	if (!err)
 		err = nl_get_info(d.fd, &info);
 	if (!err)
 		err = nl_probes(d.fd, true, info.probe_groups, &pr0);
 	if (err)
 		die("probes on", -err);
-	pthread_create(&th, NULL, drain_main, &d);
+	if (mode != PROBES_FLIGHT)
+		pthread_create(&th, NULL, drain_main, &d);
 	t0 = nl_mono_ns();
 	r->bps = transfer(secs);
 	err = nl_probes(d.fd, true, 0, &pr1);
@@ -218,56 +251,88 @@ static void run_probes(double secs, struct probe_run *r)
 		die("probes off", -err);
 	t0 = nl_mono_ns() - t0;
 	d.stop = true;
-	pthread_join(th, NULL);
+	if (mode != PROBES_FLIGHT)
+		pthread_join(th, NULL);
 	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
 		struct netlat_cpu_stats st;
 
-		if (!nl_get_stats(d.fd, cpu, &st))
-			dropped += st.dropped;
+		if (nl_get_stats(d.fd, cpu, &st))
+			continue;
+		r->dropped += st.dropped;
+		r->filtered += st.filtered;
+		r->overwritten += st.overwritten;
+		/* no reader: what the rings took is what the probes wrote */
+		if (mode == PROBES_FLIGHT)
+			d.records += st.written;
 	}
 	r->records = d.records;
 	r->lost = d.lost;
-	r->dropped = dropped;
 	r->missed = pr1.nmissed - pr0.nmissed;
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
+	err = trig_off(d.fd);
+	if (!err)
+		err = nl_set_rules(d.fd, NULL, 0);
+	if (!err)
+		err = nl_control(d.fd, NETLAT_IOC_STOP);
+	if (!err)
+		err = set_mode(d.fd, NETLAT_MODE_STREAM);
+	if (!err)
+		err = nl_control(d.fd, NETLAT_IOC_START);
+	if (err)
+		die("restore", -err);
 	close(d.fd);
 }
 
-/* k alternating runs of the three modes; medians, ratios, losses. */
+/* k alternating runs of the five modes; medians, ratios, losses. */
 static void series(const char *label, unsigned int k, double secs)
 {
-	double un[16], idle[16], on[16], rps[16];
+	double un[16], idle[16], on[16], rps[16], filt[16], fl[16];
 	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0;
-	double mu, mi, mo;
+	uint64_t filtered = 0, fl_recs = 0, overwritten = 0;
+	double mu, mi, mo, mf, mfl;
 	unsigned int i;
 
 	transfer(0.5);		/* warm up: ARP, caches */
 	for (i = 0; i < k; i++) {
-		struct probe_run r;
+		struct probe_run r, rf, rfl;
 
 		module_set(false);
 		un[i] = transfer(secs);
 		module_set(true);
 		idle[i] = transfer(secs);
-		run_probes(secs, &r);
+		run_probes(secs, PROBES_READ, &r);
+		run_probes(secs, PROBES_FILTERED, &rf);
+		run_probes(secs, PROBES_FLIGHT, &rfl);
 		on[i] = r.bps;
+		filt[i] = rf.bps;
+		fl[i] = rfl.bps;
 		rps[i] = r.rec_per_s;
 		recs += r.records;
 		lost += r.lost;
 		dropped += r.dropped;
-		missed += r.missed;
-		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu\n",
+		missed += r.missed + rf.missed + rfl.missed;
+		filtered += rf.filtered;
+		fl_recs += rfl.records;
+		overwritten += rfl.overwritten;
+		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s\n",
 		       label, i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6,
 		       rps[i], (unsigned long long)(r.lost + r.dropped),
-		       (unsigned long long)r.missed);
+		       (unsigned long long)r.missed, filt[i] * 8e-6,
+		       (unsigned long long)rf.records, fl[i] * 8e-6);
 	}
 	mu = nl_median(un, k);
 	mi = nl_median(idle, k);
 	mo = nl_median(on, k);
-	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s\n",
-	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6);
-	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f\n",
-	       label, mi / mu, mo / mu);
+	mf = nl_median(filt, k);
+	mfl = nl_median(fl, k);
+	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s, all filtered out %.1f Mbit/s, flight recorder %.1f Mbit/s\n",
+	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6, mf * 8e-6,
+	       mfl * 8e-6);
+	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f\n",
+	       label, mi / mu, mo / mu, mf / mu, mfl / mu);
+	printf("bench: tcp %s filtered: %llu probe hits kept out in-kernel; flight: %llu records written, %llu overwritten\n",
+	       label, (unsigned long long)filtered,
+	       (unsigned long long)fl_recs, (unsigned long long)overwritten);
 	printf("bench: tcp %s probes: %.0f records/s (median), %llu records, %llu lost in LOST records, %llu dropped by rings, %llu kprobe misses\n",
 	       label, nl_median(rps, k), (unsigned long long)recs,
 	       (unsigned long long)lost, (unsigned long long)dropped,

@@ -858,8 +858,9 @@ struct netlat_cpu_stats {
  * @ring_bytes: new ring size per CPU: a power of two between
  *	NETLAT_RING_BYTES_MIN and NETLAT_RING_BYTES_MAX. Only while stopped,
  *	unmapped and with no snapshot pending or frozen (else -EBUSY); the
- *	rings are emptied and counters and sequences reset. If the watermark exceeds the new size without a new
- *	@watermark in the same call, it becomes a quarter of the new size.
+ *	rings are emptied and counters and sequences reset. If the watermark
+ *	exceeds the new size without a new @watermark in the same call, it
+ *	becomes a quarter of the new size.
  *	-ENOMEM if the memory cannot be had (never by invoking the OOM killer).
  * @watermark: wake a waiting reader when a ring holds at least this many
  *	bytes: 1 to ring_bytes.

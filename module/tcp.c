@@ -21,6 +21,7 @@
 #include <linux/kprobes.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <net/ipv6.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
 #include "netlat.h"
@@ -49,7 +50,11 @@ static notrace void *netlat_rec_reserve(struct netlat_writer *w, u16 type,
 }
 NOKPROBE_SYMBOL(netlat_rec_reserve);
 
-/* The flow of @sk: a full socket or a request socket (sock_common). */
+/*
+ * The flow of @sk: a full socket or a request socket (sock_common). Both
+ * the records and the filters see it, so an AF_INET6 socket talking to a
+ * v4-mapped peer (IPv4 on the wire) reads as the AF_INET flow it is.
+ */
 static notrace void netlat_sk_flow(struct netlat_tcp_flow *f,
 				   const struct sock *sk)
 {
@@ -61,6 +66,11 @@ static notrace void netlat_sk_flow(struct netlat_tcp_flow *f,
 		memcpy(f->saddr, &sk->sk_rcv_saddr, 4);
 		memcpy(f->daddr, &sk->sk_daddr, 4);
 #if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk->sk_family == AF_INET6 &&
+		   ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		f->family = AF_INET;
+		memcpy(f->saddr, &sk->sk_v6_rcv_saddr.s6_addr32[3], 4);
+		memcpy(f->daddr, &sk->sk_v6_daddr.s6_addr32[3], 4);
 	} else if (sk->sk_family == AF_INET6) {
 		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
 		memcpy(f->daddr, &sk->sk_v6_daddr, 16);

@@ -43,4 +43,20 @@ static inline uint64_t nl_filtered(int fd, unsigned int nr_cpus)
 	return sum;
 }
 
+/*
+ * After a filter test: no rule left behind (cleared, none read back), then
+ * nl_restore(). 0, -EEXIST if rules stayed, or -errno.
+ */
+static inline int nl_filters_done(int fd, const struct netlat_info *def)
+{
+	uint32_t nr = 1;
+	int ret = nl_set_rules(fd, NULL, 0);
+
+	if (!ret)
+		ret = nl_filters(fd, 0, NULL, 0, 64, &nr);
+	if (!ret && nr)
+		ret = -EEXIST;
+	return ret ? ret : nl_restore(fd, def);
+}
+
 #endif /* NETLAT_FILTER_H */

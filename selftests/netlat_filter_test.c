@@ -51,34 +51,21 @@ static struct netlat_info g_def;
 
 static void __attribute__((constructor)) filter_topology(void)
 {
-	const char *step = "unshare";
+	static const struct nl_pair ab = { "nfa0", ADDR_A, "nfb0", ADDR_B1 };
+	static const struct nl_pair cb = { "nfc0", ADDR_C, "nfd0", ADDR_B2 };
+	const char *step = "namespaces and veths";
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	fd = nl_open(0);
-	if (fd < 0 || nl_get_info(fd, &g_def))
-		snprintf(g_dev_skip, sizeof(g_dev_skip), "%s: %s",
-			 NETLAT_DEVICE_PATH, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	ret = g_ns_a = nl_ns_new();
-	if (ret >= 0)
-		ret = g_ns_b = nl_ns_new();
-	if (ret >= 0)
-		ret = g_ns_c = nl_ns_new();
-	if (ret < 0)
+	nl_device_info(&g_def, g_dev_skip, sizeof(g_dev_skip));
+	ret = nl_two_senders(&g_ns_a, &g_ns_b, &g_ns_c, &ab, &cb);
+	if (ret)
 		goto fail;
 	step = "fstat";
 	ret = fstat(g_ns_a, &st) ? -errno : 0;
 	if (ret)
 		goto fail;
 	g_ino_a = st.st_ino;
-	step = "veth";
-	ret = nl_ns_veth(g_ns_a, "nfa0", ADDR_A, g_ns_b, "nfb0", ADDR_B1);
-	if (!ret)
-		ret = nl_ns_veth(g_ns_c, "nfc0", ADDR_C, g_ns_b, "nfd0", ADDR_B2);
-	if (ret)
-		goto fail;
 	step = "netem";
 	ret = nl_ns_enter(g_ns_a);
 	if (!ret)
@@ -150,16 +137,10 @@ FIXTURE_SETUP(filter)
 
 FIXTURE_TEARDOWN(filter)
 {
-	uint32_t nr = 1;
-
 	nl_conn_close(&self->c1);
 	nl_conn_close(&self->c2);
 	if (self->fd >= 0) {
-		/* no rule left behind */
-		EXPECT_EQ(0, nl_set_rules(self->fd, NULL, 0));
-		EXPECT_EQ(0, nl_filters(self->fd, 0, NULL, 0, 64, &nr));
-		EXPECT_EQ(0u, nr);
-		EXPECT_EQ(0, nl_restore(self->fd, &g_def));
+		EXPECT_EQ(0, nl_filters_done(self->fd, &g_def));
 		close(self->fd);
 	}
 	set_delay(0);
@@ -250,30 +231,38 @@ static void two_flows(struct __test_metadata *_metadata,
 	EXPECT_EQ(s[1].bytes, self->c2.rx_bytes);
 }
 
-/*
- * Enable @groups, run both flows and collect their records. A kprobe hit
- * the kernel skipped (a probe firing inside another probe's handler, e.g.
- * from a softirq run on interrupt exit) voids the comparison with what was
- * sent: then try again, up to three times.
- */
+struct flows_run {
+	struct __test_metadata *_metadata;
+	FIXTURE_DATA(filter) *self;
+	uint64_t *f0;
+};
+
+static void flows_traffic(void *arg)
+{
+	struct flows_run *r = arg;
+
+	two_flows(r->_metadata, r->self, r->f0);
+}
+
+static void flows_undo(void *arg)
+{
+	struct flows_run *r = arg;
+
+	nl_conn_close(&r->self->c1);
+	nl_conn_close(&r->self->c2);
+}
+
+/* Enable @groups, run both flows and collect their records (retried). */
 static void flows_collected(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(filter) *self, uint64_t groups,
 			    uint64_t *f0)
 {
-	int attempt;
+	struct flows_run r = { _metadata, self, f0 };
 
-	for (attempt = 1;; attempt++) {
-		need_groups(_metadata, self, groups);
-		two_flows(_metadata, self, f0);
-		if (!nl_collect(self->fd, &self->log, self->pr.nmissed))
-			return;
-		ASSERT_GT(3, attempt) TH_LOG("%s", self->log.why);
-		TH_LOG("attempt %d void (%s): again", attempt, self->log.why);
-		nl_conn_close(&self->c1);
-		nl_conn_close(&self->c2);
-		nl_log_free(&self->log);
-		ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
-	}
+	need_groups(_metadata, self, groups);
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, groups, &self->log,
+				      3, flows_traffic, flows_undo, &r))
+		TH_LOG("%s", self->log.why);
 }
 
 /* TCP records of either side of @c, of @type (0: any TCP type). */

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/veth.h>
 #include <linux/pkt_sched.h>
@@ -154,25 +155,40 @@ static inline int nlr_gso_max_segs(const char *dev, uint32_t segs)
 	return nlr_talk(&m);
 }
 
-static inline int nlr_addr4(const char *dev, const char *addr, int plen)
+/* @addr/@plen of @family on @dev, with IFA_F_* @flags. */
+static inline int nlr_addr(const char *dev, int family, const char *addr,
+			   int plen, unsigned int flags)
 {
 	struct nlr_msg m;
 	struct ifaddrmsg *ifa;
-	struct in_addr in;
+	unsigned char in[16];
+	size_t len = family == AF_INET6 ? 16 : 4;
 	int idx = if_nametoindex(dev);
 
 	if (!idx)
 		return -ENODEV;
-	if (inet_pton(AF_INET, addr, &in) != 1)
+	if (inet_pton(family, addr, in) != 1)
 		return -EINVAL;
 	ifa = nlr_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
 		       sizeof(*ifa));
-	ifa->ifa_family = AF_INET;
+	ifa->ifa_family = family;
 	ifa->ifa_prefixlen = plen;
+	ifa->ifa_flags = flags;
 	ifa->ifa_index = idx;
-	nlr_attr(&m, IFA_LOCAL, &in, sizeof(in));
-	nlr_attr(&m, IFA_ADDRESS, &in, sizeof(in));
+	nlr_attr(&m, IFA_LOCAL, in, len);
+	nlr_attr(&m, IFA_ADDRESS, in, len);
 	return nlr_talk(&m);
+}
+
+static inline int nlr_addr4(const char *dev, const char *addr, int plen)
+{
+	return nlr_addr(dev, AF_INET, addr, plen, 0);
+}
+
+/* No duplicate address detection: usable once the link has carrier. */
+static inline int nlr_addr6(const char *dev, const char *addr, int plen)
+{
+	return nlr_addr(dev, AF_INET6, addr, plen, IFA_F_NODAD);
 }
 
 /*

@@ -45,13 +45,38 @@ static inline int nl_ns_new(void)
 	return fd;
 }
 
-/* Bring up @dev with @addr/24 (and lo) in namespace @ns. */
+/* An IPv6 address (a colon in it), not IPv4? */
+static inline bool nl_is_v6(const char *addr)
+{
+	return strchr(addr, ':');
+}
+
+/* @addr (IPv4, IPv6 or v4-mapped IPv6):@port in *@a; its length. */
+static inline socklen_t nl_sockaddr(struct sockaddr_in6 *a, const char *addr,
+				    uint16_t port)
+{
+	struct sockaddr_in *a4 = (void *)a;
+
+	memset(a, 0, sizeof(*a));
+	if (nl_is_v6(addr)) {
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		return inet_pton(AF_INET6, addr, &a->sin6_addr) == 1 ?
+		       sizeof(*a) : 0;
+	}
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons(port);
+	return inet_pton(AF_INET, addr, &a4->sin_addr) == 1 ? sizeof(*a4) : 0;
+}
+
+/* Bring up @dev with @addr/24 or IPv6 @addr/64 (and lo) in namespace @ns. */
 static inline int nl_ns_addr_up(int ns, const char *dev, const char *addr)
 {
 	int ret = nl_ns_enter(ns);
 
 	if (!ret)
-		ret = nlr_addr4(dev, addr, 24);
+		ret = nl_is_v6(addr) ? nlr_addr6(dev, addr, 64) :
+				       nlr_addr4(dev, addr, 24);
 	if (!ret)
 		ret = nlr_link_up(dev);
 	if (!ret)
@@ -73,6 +98,57 @@ static inline int nl_ns_veth(int ns_a, const char *dev_a, const char *addr_a,
 		ret = nl_ns_addr_up(ns_a, dev_a, addr_a);
 	if (!ret)
 		ret = nl_ns_addr_up(ns_b, dev_b, addr_b);
+	return ret;
+}
+
+/* A veth pair: @dev_a with @addr_a in one namespace, @dev_b, @addr_b. */
+struct nl_pair {
+	const char *dev_a, *addr_a, *dev_b, *addr_b;
+};
+
+/*
+ * Two senders and a receiver: new namespaces *@a, *@b and *@c, the veth
+ * pair @ab from A to B and @cb from C to B.
+ */
+static inline int nl_two_senders(int *a, int *b, int *c,
+				 const struct nl_pair *ab,
+				 const struct nl_pair *cb)
+{
+	int ret = *a = nl_ns_new();
+
+	if (ret >= 0)
+		ret = *b = nl_ns_new();
+	if (ret >= 0)
+		ret = *c = nl_ns_new();
+	if (ret < 0)
+		return ret;
+	ret = nl_ns_veth(*a, ab->dev_a, ab->addr_a, *b, ab->dev_b, ab->addr_b);
+	if (!ret)
+		ret = nl_ns_veth(*c, cb->dev_a, cb->addr_a, *b, cb->dev_b,
+				 cb->addr_b);
+	return ret;
+}
+
+/* Wait until @addr can be bound in namespace @ns (an IPv6 address stays
+ * tentative until its link has carrier, even without DAD). */
+static inline int nl_addr_ready(int ns, const char *addr, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+	struct sockaddr_in6 a;
+	socklen_t alen = nl_sockaddr(&a, addr, 0);
+	int ret = nl_ns_enter(ns), fd;
+
+	while (!ret) {
+		fd = socket(a.sin6_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ret = fd < 0 || bind(fd, (void *)&a, alen) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (ret != -EADDRNOTAVAIL || nl_mono_ns() > end)
+			break;
+		ret = 0;
+		nl_sleep_ms(10);
+	}
+	nl_ns_enter(nl_ns_home);
 	return ret;
 }
 
@@ -219,19 +295,46 @@ static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
 	return 0;
 }
 
-/* After a test: probes off, ring settings of @def, tracing on. */
-static inline int nl_restore(int fd, const struct netlat_info *def)
+/*
+ * Enable @groups (their state in *@pr), run @traffic(@arg), then every
+ * record into @l; up to @tries times. A kprobe hit the kernel skipped (a
+ * probe firing inside another probe's handler, e.g. from a softirq run on
+ * interrupt exit) voids a comparison with what the test did: then
+ * @undo(@arg), a fresh @l (the stream goes on), and again. 0, or the last
+ * failure (reason in @l->why).
+ */
+static inline int nl_collect_retry(int fd, struct netlat_probes *pr,
+				   uint64_t groups, struct nl_log *l,
+				   int tries, void (*traffic)(void *),
+				   void (*undo)(void *), void *arg)
 {
-	int ret = nl_probes(fd, true, 0, NULL);
+	int attempt, ret;
 
-	return ret ? ret : nl_reconfigure(fd, def->ring_bytes, def->watermark,
-					  def->flush_ms, true);
+	for (attempt = 1;; attempt++) {
+		ret = nl_probes(fd, true, groups, pr);
+		if (ret)
+			return nl_fail(l->why, sizeof(l->why),
+				       "probes 0x%llx: %d",
+				       (unsigned long long)groups, ret);
+		traffic(arg);
+		ret = nl_collect(fd, l, pr->nmissed);
+		if (!ret || attempt >= tries)
+			return ret;
+		fprintf(stderr, "# attempt %d void (%s): again\n", attempt,
+			l->why);
+		undo(arg);
+		nl_log_free(l);
+		ret = nl_log_init(l, l->nr_cpus, true);
+		if (ret)
+			return ret;
+	}
 }
 
 /* ---- one connection, receiver thread counting bytes ------------------ */
 
 struct nl_conn {
 	int cli, srv;
+	uint16_t family;	/* of its flow: AF_INET6 unless IPv4 on the wire */
 	uint16_t sport, dport;
 	pthread_t rx;
 	bool rx_started;
@@ -252,35 +355,37 @@ static inline void *nl_conn_rx_main(void *arg)
 /*
  * Connect from namespace @ns_cli to @addr:@port (0: any port) listened on
  * in namespace @ns_srv: both ends and their ports in @c, no thread yet.
+ * An IPv6 @addr makes AF_INET6 sockets (a v4-mapped one, IPv4 on the wire).
  */
 static inline int nl_conn_connect(struct nl_conn *c, int ns_cli, int ns_srv,
 				  const char *addr, uint16_t port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
+	struct sockaddr_in6 a;
+	socklen_t alen = nl_sockaddr(&a, addr, port), len = alen;
 	int lfd = -1, ret = -1, one = 1;
 
 	memset(c, 0, sizeof(*c));
 	c->cli = c->srv = -1;
-	if (nl_ns_enter(ns_srv))
+	if (!alen || nl_ns_enter(ns_srv))
 		return -1;
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	inet_pton(AF_INET, addr, &a.sin_addr);
-	a.sin_port = htons(port);
+	c->family = alen == sizeof(a) &&
+		    !IN6_IS_ADDR_V4MAPPED(&a.sin6_addr) ? AF_INET6 : AF_INET;
+	lfd = socket(a.sin6_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
-	    getsockname(lfd, (void *)&a, &alen))
+	if (lfd < 0 || bind(lfd, (void *)&a, alen) || listen(lfd, 1) ||
+	    getsockname(lfd, (void *)&a, &len))
 		goto out;
-	c->dport = ntohs(a.sin_port);
+	/* the port is at the same offset in both families */
+	c->dport = ntohs(a.sin6_port);
 	if (nl_ns_enter(ns_cli))
 		goto out;
-	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->cli < 0 || connect(c->cli, (void *)&a, sizeof(a)))
+	c->cli = socket(a.sin6_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->cli < 0 || connect(c->cli, (void *)&a, alen))
 		goto out;
-	alen = sizeof(a);
-	if (getsockname(c->cli, (void *)&a, &alen))
+	len = alen;
+	if (getsockname(c->cli, (void *)&a, &len))
 		goto out;
-	c->sport = ntohs(a.sin_port);
+	c->sport = ntohs(a.sin6_port);
 	c->srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (c->srv >= 0)
 		ret = 0;
@@ -377,11 +482,11 @@ static inline void nl_conn_close(struct nl_conn *c)
 	c->cli = c->srv = -1;
 }
 
-/* Is @f the sending side of @c (AF_INET, its ports)? */
+/* Is @f the sending side of @c (its family and ports)? */
 static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
 			      const struct nl_conn *c)
 {
-	return f->family == AF_INET && f->sport == c->sport &&
+	return f->family == c->family && f->sport == c->sport &&
 	       f->dport == c->dport;
 }
 
@@ -389,7 +494,7 @@ static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
 static inline bool nl_flow_of(const struct netlat_tcp_flow *f,
 			      const struct nl_conn *c)
 {
-	return f->family == AF_INET &&
+	return f->family == c->family &&
 	       ((f->sport == c->sport && f->dport == c->dport) ||
 		(f->sport == c->dport && f->dport == c->sport));
 }

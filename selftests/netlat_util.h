@@ -162,6 +162,22 @@ static inline int nl_get_info(int fd, struct netlat_info *info)
 	return nl_ioctl(fd, NETLAT_IOC_GET_INFO, info, sizeof(*info));
 }
 
+/* The device's info in *@info, for a test's setup: 0, or -errno and the
+ * reason (a skip) in @why. */
+static inline int nl_device_info(struct netlat_info *info, char *why,
+				 size_t len)
+{
+	int fd = nl_open(0);
+	int ret = fd < 0 ? -errno : nl_get_info(fd, info);
+
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		snprintf(why, len, "%s: %s", NETLAT_DEVICE_PATH,
+			 strerror(-ret));
+	return ret;
+}
+
 static inline int nl_get_stats(int fd, unsigned int cpu,
 			       struct netlat_cpu_stats *st)
 {
@@ -321,6 +337,15 @@ static inline int nl_probes(int fd, bool set, uint64_t enable,
 	if (!ret && out)
 		*out = pr;
 	return ret;
+}
+
+/* After a test: probes off, ring settings of @def, tracing on. */
+static inline int nl_restore(int fd, const struct netlat_info *def)
+{
+	int ret = nl_probes(fd, true, 0, NULL);
+
+	return ret ? ret : nl_reconfigure(fd, def->ring_bytes, def->watermark,
+					  def->flush_ms, true);
 }
 
 static inline int nl_check_rec(const void *p, size_t avail,

@@ -233,17 +233,10 @@ out:
 static void __attribute__((constructor)) virtio_topology(void)
 {
 	const char *step = "unshare";
-	int fd, ret;
+	int ret;
 
-	fd = nl_open(0);
-	if (fd < 0 || nl_get_info(fd, &g_def)) {
-		snprintf(g_skip, sizeof(g_skip), "%s: %s", NETLAT_DEVICE_PATH,
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (nl_device_info(&g_def, g_skip, sizeof(g_skip)))
 		return;
-	}
-	close(fd);
 	g_ns_orig = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	ret = g_ns_orig < 0 ? -errno : new_ns();
 	if (ret < 0)

@@ -318,7 +318,9 @@ struct netlat_rec_snap_cpu {
  *	at the same address gets the same value, so join on (cookie, ports,
  *	addresses). Zero when the record has no full socket (NETLAT_REC_TCP_DEV
  *	of a request or time-wait socket's segment).
- * @family: AF_INET (2) or AF_INET6 (10).
+ * @family: AF_INET (2) or AF_INET6 (10). An AF_INET6 socket connected to
+ *	a v4-mapped address (::ffff:a.b.c.d) is reported as AF_INET with the
+ *	4-byte addresses, as on the wire, and filters see it so.
  * @sport: local (sending) port, host byte order.
  * @dport: remote port, host byte order.
  * @reserved: zero.

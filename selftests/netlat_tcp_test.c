@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TCP probe tests (NETLAT_PROBE_TCP_*), against oracles netlat does not
- * produce: the bytes this program sends and receives, and the MIB counters
- * of the sender's network namespace (/proc/net/snmp RetransSegs,
- * /proc/net/netstat TCPRetransFail, TCPTimeouts, TCPFastRetrans).
+ * produce: the bytes this program sends and receives, the kernel's own
+ * sequence numbers (TCP_REPAIR), and the MIB counters of the namespace that
+ * retransmits (/proc/net/snmp RetransSegs, /proc/net/netstat TCPRetransFail,
+ * TCPTimeouts, TCPFastRetrans, TCPSynRetrans).
  *
  * Topology, built once at program start: namespaces A and B joined by a
  * veth pair (nla0 192.0.2.1 in A, nlb0 192.0.2.2 in B), TSO/GSO off and
  * gso_max_segs 1 on nla0 so that every skb is one segment; loss comes from a netem root
- * qdisc on nla0. Each test connects A -> B over it and is the
- * only TCP traffic in A. Needs root, the module, veth and sch_netem; skips
- * otherwise.
+ * qdisc on nla0 (and on nlb0 for the SYN-ACK test). Each test connects
+ * A -> B over it and is the only TCP traffic in A and B. Needs root, the
+ * module, veth and sch_netem; skips otherwise.
  */
 #include "netlat_util.h"
 
@@ -47,18 +48,25 @@ static void __attribute__((constructor)) tcp_topology(void)
 		      g_net_skip, sizeof(g_net_skip));
 }
 
-/* ---- MIB counters of namespace A ------------------------------------- */
+/* ---- MIB counters of namespace A (or B) ------------------------------ */
 
 struct mibs {
 	long long retrans_segs, retrans_fail, timeouts, fast_retrans;
+	long long syn_retrans;
 };
+
+static void mibs_read_ns(int ns, struct mibs *m)
+{
+	m->retrans_segs = nl_mib(ns, "snmp", "Tcp", "RetransSegs");
+	m->retrans_fail = nl_mib(ns, "netstat", "TcpExt", "TCPRetransFail");
+	m->timeouts = nl_mib(ns, "netstat", "TcpExt", "TCPTimeouts");
+	m->fast_retrans = nl_mib(ns, "netstat", "TcpExt", "TCPFastRetrans");
+	m->syn_retrans = nl_mib(ns, "netstat", "TcpExt", "TCPSynRetrans");
+}
 
 static void mibs_read(struct mibs *m)
 {
-	m->retrans_segs = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
-	m->retrans_fail = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPRetransFail");
-	m->timeouts = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPTimeouts");
-	m->fast_retrans = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPFastRetrans");
+	mibs_read_ns(g_ns_a, m);
 }
 
 /* ---- one connection A -> B ------------------------------------------- */
@@ -68,14 +76,19 @@ static int conn_open(struct nl_conn *c)
 	return nl_conn_open(c, g_ns_a, g_ns_b, ADDR_B, 0);
 }
 
-static int set_loss(double pct)
+static int set_loss_on(int ns, const char *dev, double pct)
 {
-	int ret = nl_ns_enter(g_ns_a);
+	int ret = nl_ns_enter(ns);
 
 	if (!ret)
-		ret = nlr_netem(DEV_A, pct);
+		ret = nlr_netem(dev, pct);
 	nl_ns_enter(nl_ns_home);
 	return ret;
+}
+
+static int set_loss(double pct)
+{
+	return set_loss_on(g_ns_a, DEV_A, pct);
 }
 
 /* ---- records --------------------------------------------------------- */
@@ -121,6 +134,8 @@ static bool retrans_partial;
 
 FIXTURE(tcp) {
 	int fd;
+	int lfd;		/* handshake tests: B's listener */
+	bool netem_b;		/* a test put a netem qdisc on B's device */
 	struct nl_log log;
 	struct nl_conn c;
 	struct netlat_probes pr;
@@ -129,6 +144,7 @@ FIXTURE(tcp) {
 FIXTURE_SETUP(tcp)
 {
 	self->fd = -1;
+	self->lfd = -1;
 	self->c.cli = self->c.srv = -1;
 	if (g_dev_skip[0])
 		SKIP(longjmp(_metadata->env, 1), "%s", g_dev_skip);
@@ -142,11 +158,15 @@ FIXTURE_SETUP(tcp)
 FIXTURE_TEARDOWN(tcp)
 {
 	nl_conn_close(&self->c);
+	if (self->lfd >= 0)
+		close(self->lfd);
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, nl_restore(self->fd, &g_def));
 		close(self->fd);
 	}
 	set_loss(0);
+	if (self->netem_b)
+		set_loss_on(g_ns_b, DEV_B, 0);
 	nl_log_free(&self->log);
 }
 
@@ -367,14 +387,14 @@ struct rtx_sum {
 	long long counted_segs, ok_segs, fail_mib_segs, fast_ok_segs;
 };
 
-/* Sum the RETRANS records of the flow; check each. */
+/* Sum the RETRANS records of flow @c (its ports as the sender sees them). */
 static void rtx_sum(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self,
-		    struct rtx_sum *s)
+		    const struct nl_conn *c, struct rtx_sum *s)
 {
 	const struct netlat_rec_hdr *h;
 
 	memset(s, 0, sizeof(*s));
-	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, &self->c) {
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, c) {
 		const struct netlat_rec_tcp_retrans *r = (const void *)h;
 
 		ASSERT_LE(r->kind, NETLAT_RETRANS_SYNACK);
@@ -398,14 +418,16 @@ static void rtx_sum(struct __test_metadata *_metadata, FIXTURE_DATA(tcp) *self,
 			s->ebusy++;
 		else if (r->ret == 1)
 			s->xmit_drop++;
-		if (r->ret != -EBUSY)
+		/* a failed SYN-ACK counts in neither MIB counter */
+		if (r->ret != -EBUSY && r->kind != NETLAT_RETRANS_SYNACK)
 			s->fail_mib_segs += r->flags & NETLAT_TCP_COUNTED ?
 					    r->segs : r->segs_req;
 	}
-	TH_LOG("retransmits: ok %zu (%lld segs), failed %zu (EBUSY %zu, qdisc drop %zu); kinds rto %zu fast %zu tlp %zu other %zu syn %zu",
+	TH_LOG("retransmits: ok %zu (%lld segs), failed %zu (EBUSY %zu, qdisc drop %zu); kinds rto %zu fast %zu tlp %zu other %zu syn %zu synack %zu",
 	       s->ok, s->ok_segs, s->failed, s->ebusy, s->xmit_drop, s->kind[NETLAT_RETRANS_RTO],
 	       s->kind[NETLAT_RETRANS_FAST], s->kind[NETLAT_RETRANS_TLP],
-	       s->kind[NETLAT_RETRANS_OTHER], s->kind[NETLAT_RETRANS_SYN]);
+	       s->kind[NETLAT_RETRANS_OTHER], s->kind[NETLAT_RETRANS_SYN],
+	       s->kind[NETLAT_RETRANS_SYNACK]);
 }
 
 /* Bulk transfer of @bytes with @loss percent dropped on A's egress. */
@@ -473,7 +495,7 @@ TEST_F_TIMEOUT(tcp, retransmits_match_mib, 120)
 
 	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
 	bulk(_metadata, self, 4 * MiB, 3, &b, &a);
-	rtx_sum(_metadata, self, &s);
+	rtx_sum(_metadata, self, &self->c, &s);
 	EXPECT_LT(0ull, s.ok);
 	check_mib(_metadata, &s, &b, &a);
 }
@@ -507,7 +529,7 @@ TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
 	mibs_read(&a);
 	ASSERT_EQ(0, set_loss(0));
 	collect(_metadata, self);
-	rtx_sum(_metadata, self, &s);
+	rtx_sum(_metadata, self, &self->c, &s);
 	EXPECT_LT(0ull, s.ok);
 	/* a 2-packet queue behind a 20 ms delay refuses some retransmits */
 	EXPECT_LT(0ull, s.failed);
@@ -521,7 +543,7 @@ TEST_F_TIMEOUT(tcp, fast_retransmit_kind, 120)
 
 	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
 	bulk(_metadata, self, 4 * MiB, 2, &b, &a);
-	rtx_sum(_metadata, self, &s);
+	rtx_sum(_metadata, self, &self->c, &s);
 	check_mib(_metadata, &s, &b, &a);
 	EXPECT_LT(0ull, s.kind[NETLAT_RETRANS_FAST]);
 	/* TCPFastRetrans: successes from the ACK path outside Loss state */
@@ -554,11 +576,263 @@ TEST_F_TIMEOUT(tcp, rto_kind, 120)
 	EXPECT_EQ(sizeof(buf) + sent, self->c.rx_bytes);
 	mibs_read(&a);
 	collect(_metadata, self);
-	rtx_sum(_metadata, self, &s);
+	rtx_sum(_metadata, self, &self->c, &s);
 	TH_LOG("TCPTimeouts +%lld", a.timeouts - b.timeouts);
 	EXPECT_LT(0, a.timeouts - b.timeouts);
 	EXPECT_LT(0ull, s.kind[NETLAT_RETRANS_RTO]);
 	check_mib(_metadata, &s, &b, &a);
+}
+
+/* ---- handshake retransmissions --------------------------------------- */
+
+/*
+ * A datagram A -> B and its echo B -> A, so that both neighbour entries are
+ * resolved before a test drops everything one way (ARP included): else a
+ * SYN could wait in the neighbour queue instead of reaching the wire.
+ */
+static int udp_ping(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, from;
+	struct timeval tv = { .tv_sec = 5 };
+	socklen_t alen = sizeof(a);
+	int fd[2] = { -1, -1 };	/* A's, B's */
+	int i, ret = -1;
+	char byte = 'p';
+
+	if (nl_ns_enter(g_ns_b))
+		return -1;
+	fd[1] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	if (fd[1] < 0 || bind(fd[1], (void *)&a, sizeof(a)) ||
+	    getsockname(fd[1], (void *)&a, &alen) || nl_ns_enter(g_ns_a))
+		goto out;
+	fd[0] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd[0] < 0 || connect(fd[0], (void *)&a, sizeof(a)))
+		goto out;
+	for (i = 0; i < 2; i++)
+		setsockopt(fd[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	alen = sizeof(from);
+	if (send(fd[0], &byte, 1, 0) == 1 &&
+	    recvfrom(fd[1], &byte, 1, 0, (void *)&from, &alen) == 1 &&
+	    sendto(fd[1], &byte, 1, 0, (void *)&from, alen) == 1 &&
+	    recv(fd[0], &byte, 1, 0) == 1)
+		ret = 0;
+out:
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+/* Listen in B (self->lfd) and start a non-blocking connect from A. */
+static int hs_start(FIXTURE_DATA(tcp) *self)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct nl_conn *c = &self->c;
+	int ret = -1;
+
+	if (nl_ns_enter(g_ns_b))
+		return -1;
+	self->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	if (self->lfd < 0 || bind(self->lfd, (void *)&a, sizeof(a)) ||
+	    listen(self->lfd, 1) || getsockname(self->lfd, (void *)&a, &alen) ||
+	    nl_ns_enter(g_ns_a))
+		goto out;
+	c->dport = ntohs(a.sin_port);
+	c->cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c->cli < 0 || !connect(c->cli, (void *)&a, sizeof(a)) ||
+	    errno != EINPROGRESS)
+		goto out;
+	alen = sizeof(a);
+	if (!getsockname(c->cli, (void *)&a, &alen)) {
+		c->sport = ntohs(a.sin_port);
+		ret = 0;
+	}
+out:
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+/* The connect completes without error and B accepts it. */
+static bool hs_finish(FIXTURE_DATA(tcp) *self, int ms)
+{
+	struct pollfd p = { .fd = self->c.cli, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = -1;
+
+	if (poll(&p, 1, ms) != 1 ||
+	    getsockopt(self->c.cli, SOL_SOCKET, SO_ERROR, &err, &len) || err)
+		return false;
+	p.fd = self->lfd;
+	p.events = POLLIN;
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	self->c.srv = accept4(self->lfd, NULL, NULL, SOCK_CLOEXEC);
+	return self->c.srv >= 0;
+}
+
+/* Wait until RetransSegs of @ns exceeds @from. */
+static bool wait_retrans(int ns, long long from, unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+
+	while (nl_mono_ns() < end) {
+		if (nl_mib(ns, "snmp", "Tcp", "RetransSegs") > from)
+			return true;
+		nl_sleep_ms(10);
+	}
+	return false;
+}
+
+/*
+ * A handshake whose first retransmission is lost: everything leaving
+ * @dev (in @ns) is dropped until RetransSegs of @ns has grown, then the
+ * link heals and the connect completes. The MIB counters of @ns before
+ * and after in @b, @a. A kprobe miss voids the run: up to three tries.
+ */
+static void lossy_handshake(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(tcp) *self, int ns, const char *dev,
+			    struct mibs *b, struct mibs *a)
+{
+	uint64_t t0;
+	int attempt;
+
+	for (attempt = 1;; attempt++) {
+		need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+		ASSERT_EQ(0, udp_ping());
+		mibs_read_ns(ns, b);
+		ASSERT_LE(0, b->retrans_segs);
+		ASSERT_LE(0, b->syn_retrans);
+		ASSERT_EQ(0, set_loss_on(ns, dev, 100));
+		t0 = nl_mono_ns();
+		ASSERT_EQ(0, hs_start(self));
+		ASSERT_TRUE(wait_retrans(ns, b->retrans_segs, 10));
+		ASSERT_EQ(0, set_loss_on(ns, dev, 0));
+		TH_LOG("healed at %.2f s", (nl_mono_ns() - t0) / 1e9);
+		ASSERT_TRUE(hs_finish(self, 15000));
+		TH_LOG("connected at %.2f s", (nl_mono_ns() - t0) / 1e9);
+		mibs_read_ns(ns, a);
+		if (!nl_collect(self->fd, &self->log, self->pr.nmissed))
+			return;
+		ASSERT_GT(3, attempt) TH_LOG("%s: the comparison is void",
+					     self->log.why);
+		TH_LOG("attempt %d void (%s): again", attempt, self->log.why);
+		nl_conn_close(&self->c);
+		close(self->lfd);
+		self->lfd = -1;
+		nl_log_free(&self->log);
+		ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
+		nl_sleep_ms(200);	/* the closed connection's FINs */
+	}
+}
+
+/*
+ * Sequence number of @fd's @queue (TCP_SEND_QUEUE: write_seq,
+ * TCP_RECV_QUEUE: rcv_nxt), read in repair mode; -1 on error.
+ */
+static int64_t queue_seq(int fd, int queue)
+{
+	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP;
+	socklen_t len = sizeof(uint32_t);
+	int64_t ret = -1;
+	uint32_t seq;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+		return -1;
+	if (!setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &queue, sizeof(queue)) &&
+	    !getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, &len))
+		ret = seq;
+	setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off));
+	return ret;
+}
+
+/*
+ * Every RETRANS record of @c is a successful retransmit of kind @kind of
+ * the segment at @isn; the COUNTED ones add up to RetransSegs and to
+ * TCPSynRetrans (which counts handshake retransmits only). Exactly, even
+ * with the group partial: the ".part" clone that bypasses the probes is
+ * local to tcp_output.c, while a SYN is retransmitted from
+ * tcp_retransmit_timer() (tcp_timer.c) through the probed
+ * tcp_retransmit_skb(), and a SYN-ACK by an indirect call of
+ * tcp_rtx_synack().
+ */
+static void check_handshake(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(tcp) *self, const struct nl_conn *c,
+			    uint8_t kind, uint32_t isn, const struct mibs *b,
+			    const struct mibs *a)
+{
+	const struct netlat_rec_hdr *h;
+	struct rtx_sum s;
+
+	rtx_sum(_metadata, self, c, &s);
+	TH_LOG("ISN %u; TCPSynRetrans +%lld", isn, a->syn_retrans - b->syn_retrans);
+	EXPECT_LT(0ull, s.kind[kind]);
+	EXPECT_EQ(s.ok + s.failed, s.kind[kind]);
+	EXPECT_EQ(0ull, s.failed);
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, c) {
+		const struct netlat_rec_tcp_retrans *r = (const void *)h;
+
+		EXPECT_EQ(kind, r->kind);
+		EXPECT_EQ(0, r->ret);
+		EXPECT_EQ(isn, r->seq);
+		EXPECT_EQ(isn + 1, r->end_seq);
+		EXPECT_EQ(1, r->segs);
+	}
+	check_mib(_metadata, &s, b, a);
+	EXPECT_EQ(a->retrans_segs - b->retrans_segs, s.counted_segs);
+	EXPECT_EQ(a->syn_retrans - b->syn_retrans, s.counted_segs);
+}
+
+/*
+ * SYN retransmit: A's SYN and its first retransmission are lost. Records
+ * of kind SYN for A's socket, at A's ISN (rcv_nxt - 1 of B's end).
+ */
+TEST_F_TIMEOUT(tcp, syn_retransmit, 90)
+{
+	struct mibs b, a;
+	int64_t seq;
+
+	lossy_handshake(_metadata, self, g_ns_a, DEV_A, &b, &a);
+	seq = queue_seq(self->c.srv, TCP_RECV_QUEUE);
+	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
+	check_handshake(_metadata, self, &self->c, NETLAT_RETRANS_SYN,
+			(uint32_t)seq - 1, &b, &a);
+}
+
+/*
+ * SYN-ACK retransmit: B's SYN-ACKs are lost until B's listener has
+ * retransmitted one (its request timer, or A's SYN retransmit). Records of
+ * kind SYNACK with the request's flow (B's side: the listening port is
+ * the source) at B's ISN (rcv_nxt - 1 of A's end), counted in B.
+ */
+TEST_F_TIMEOUT(tcp, synack_retransmit, 90)
+{
+	const struct netlat_rec_hdr *h;
+	struct nl_conn req = {};
+	struct mibs b, a;
+	uint64_t cookie = 0;
+	int64_t seq;
+
+	self->netem_b = true;
+	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
+	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
+	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
+	req.sport = self->c.dport;
+	req.dport = self->c.sport;
+	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,
+			(uint32_t)seq - 1, &b, &a);
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, &req) {
+		const struct netlat_rec_tcp_retrans *r = (const void *)h;
+
+		EXPECT_EQ(0, memcmp(r->flow.saddr, "\xc0\x00\x02\x02", 4));
+		EXPECT_EQ(0, memcmp(r->flow.daddr, "\xc0\x00\x02\x01", 4));
+		EXPECT_EQ(0ull, r->skb_id);
+		EXPECT_TRUE(!cookie || cookie == r->flow.cookie);
+		cookie = r->flow.cookie;
+	}
 }
 
 TEST_F(tcp, disable_stops_records)

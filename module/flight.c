@@ -24,6 +24,7 @@
 #include <linux/cpu.h>
 #include <linux/smp.h>
 #include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/workqueue.h>
 #include <linux/uaccess.h>
 #include <linux/kprobes.h>
@@ -375,6 +376,21 @@ static void netlat_snap_work_fn(struct work_struct *work)
 {
 	struct netlat_trig_hit hit;
 	bool frozen = false;
+	u64 end, now;
+
+	/*
+	 * Jiffies can lag the monotonic clock (a vCPU held up by its host):
+	 * the window is post_ms of record time, so wait out what is left.
+	 */
+	end = READ_ONCE(netlat_snap.hit.ts) +
+	      (u64)READ_ONCE(netlat_snap.hit.post_ms) * NSEC_PER_MSEC;
+	now = ktime_get_mono_fast_ns();
+	if (atomic_read(&netlat_snap.state) == NETLAT_SNAP_PENDING &&
+	    now < end) {
+		schedule_delayed_work(&netlat_snap.work,
+				      nsecs_to_jiffies(end - now) + 1);
+		return;
+	}
 
 	mutex_lock(&netlat_lock);
 	/* PENDING here is the trigger's: a TAKE holds netlat_lock throughout. */

@@ -658,6 +658,7 @@ static int hs_start(FIXTURE_DATA(tcp) *self)
 		goto out;
 	alen = sizeof(a);
 	if (!getsockname(c->cli, (void *)&a, &alen)) {
+		c->family = AF_INET;
 		c->sport = ntohs(a.sin_port);
 		ret = 0;
 	}
@@ -830,6 +831,7 @@ TEST_F_TIMEOUT(tcp, synack_retransmit, 90)
 	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
 	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
 	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
+	req.family = AF_INET;
 	req.sport = self->c.dport;
 	req.dport = self->c.sport;
 	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,

@@ -86,24 +86,29 @@ NOKPROBE_SYMBOL(netlat_sk_flow);
 static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 					u16 type, u32 len, const struct sock *sk)
 {
-	struct netlat_tcp_flow *f;
+	struct netlat_tcp_flow flow;
+	bool have_flow = false;
 	void *rec;
 
 	if (netlat_filter_on(group)) {
-		struct netlat_tcp_flow flow = {};
 		struct netlat_filter_in in = {
 			.flow = &flow, .sk = sk, .net = sock_net(sk),
 		};
 
+		memset(&flow, 0, sizeof(flow));
 		netlat_sk_flow(&flow, sk);
 		if (!netlat_filter_keep(group, &in))
 			return NULL;
+		have_flow = true;
 	}
 	rec = netlat_rec_reserve(w, type, len);
 	if (!rec)
 		return NULL;
-	f = rec + sizeof(struct netlat_rec_hdr);
-	netlat_sk_flow(f, sk);
+	/* the filters computed it already (its cookie is a SipHash) */
+	if (have_flow)
+		memcpy(rec + sizeof(struct netlat_rec_hdr), &flow, sizeof(flow));
+	else
+		netlat_sk_flow(rec + sizeof(struct netlat_rec_hdr), sk);
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_tcp_reserve);

@@ -87,7 +87,7 @@ void netlat_rings_reset(struct netlat_rings *rs);
 void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len);
 void netlat_commit(struct netlat_writer *w);
 u64 netlat_ring_used(const struct netlat_ring *r);
-bool netlat_rings_pending(struct netlat_rings *rs, u64 at_least);
+bool netlat_rings_pending(struct netlat_rings *rs, u64 min_bytes);
 
 /* Global state, owned by main.c / dev.c */
 extern struct netlat_rings __rcu *netlat_rings;

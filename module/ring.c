@@ -153,12 +153,12 @@ u64 netlat_ring_used(const struct netlat_ring *r)
 	return smp_load_acquire(&r->prod->prod) - cons;
 }
 
-bool netlat_rings_pending(struct netlat_rings *rs, u64 at_least)
+bool netlat_rings_pending(struct netlat_rings *rs, u64 min_bytes)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (netlat_ring_used(rs->ring[cpu]) >= at_least)
+		if (netlat_ring_used(rs->ring[cpu]) >= min_bytes)
 			return true;
 	return false;
 }

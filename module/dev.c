@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/netlat: read(), write() markers, poll(), mmap() and the ioctls.
- *
- * Locking:
- *  netlat_lock   serialises read() draining with configuration changes;
- *                copy_to_user() under it may take mmap_lock.
- *  netlat_map_lock  excludes mmap() (which runs under mmap_lock) from a
- *                ring swap; taken inside netlat_lock, never the reverse.
- *  Writers take neither: they run with interrupts off and find the rings
- *  through RCU, so a swap waits for them with synchronize_rcu().
- *  flight.c copies rings into the snapshot under netlat_lock, and changes
- *  the snapshot's mapping state under netlat_map_lock.
+ * /dev/netlat: the file operations and the ioctl dispatch. The rings,
+ * their locks and wakeups are ring.c's (locking rules in ring.h); this
+ * file knows which file consumes and what each ioctl does with the units
+ * below it.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -20,130 +13,24 @@
 #include <linux/poll.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include <linux/wait.h>
-#include <linux/timer.h>
-#include <linux/irq_work.h>
-#include <linux/capability.h>
-#include <linux/timekeeping.h>
 #include <linux/slab.h>
 #include <linux/nospec.h>
-#include "netlat.h"
-#include "compat.h"
+#include "dev.h"
+#include "ring.h"
+#include "record.h"
+#include "flight.h"
 #include "probes.h"
+#include "filter.h"
+#include "uarg.h"
+#include "compat.h"
 
-struct netlat_rings __rcu *netlat_rings;
-bool netlat_running;
-u32 netlat_watermark;
-u32 netlat_mode = NETLAT_MODE_STREAM;
-
-static u32 netlat_flush_ms = 50;
-DEFINE_MUTEX(netlat_lock);
-DEFINE_MUTEX(netlat_map_lock);
-atomic_t netlat_nr_maps = ATOMIC_INIT(0);
 static struct file *netlat_consumer;	/* cmpxchg'd: the one consuming file */
-static unsigned int netlat_read_start;	/* round-robin first CPU of read() */
-static DECLARE_WAIT_QUEUE_HEAD(netlat_wq);
-static struct timer_list netlat_flush_timer;
-static struct irq_work netlat_wake_work;
 
 struct netlat_file {
 	bool stream_sent;	/* read() gave the stream header already */
 	bool mapped_cons;	/* consumes through mmap, not read() */
 	struct netlat_snap_reader snap;	/* under netlat_lock */
 };
-
-/* Rings as seen by process context holding netlat_lock or netlat_map_lock. */
-struct netlat_rings *netlat_rings_locked(void)
-{
-	return rcu_dereference_protected(netlat_rings,
-					 lockdep_is_held(&netlat_lock) ||
-					 lockdep_is_held(&netlat_map_lock));
-}
-
-bool netlat_capable(void)
-{
-	return capable(CAP_NET_ADMIN) || perfmon_capable();
-}
-
-/* ---- wakeups: never from the write path itself ---- */
-
-static void netlat_wake_work_fn(struct irq_work *work)
-{
-	wake_up_interruptible_all(&netlat_wq);
-}
-
-bool netlat_readers_waiting(void)
-{
-	return wq_has_sleeper(&netlat_wq);
-}
-
-void netlat_wake_readers(void)
-{
-	irq_work_queue(&netlat_wake_work);
-}
-
-/* Process context only: a snapshot was frozen. */
-void netlat_wake_pri(void)
-{
-	wake_up_interruptible_poll(&netlat_wq, EPOLLPRI);
-}
-
-static bool netlat_data_pending(void)
-{
-	struct netlat_rings *rs;
-	bool pending;
-
-	rcu_read_lock();
-	rs = rcu_dereference(netlat_rings);
-	pending = rs && netlat_rings_pending(rs, 1);
-	rcu_read_unlock();
-	return pending;
-}
-
-static void netlat_arm_flush(void)
-{
-	u32 ms = READ_ONCE(netlat_flush_ms);
-
-	if (ms && !timer_pending(&netlat_flush_timer))
-		mod_timer(&netlat_flush_timer, jiffies + msecs_to_jiffies(ms));
-}
-
-static void netlat_flush_timer_fn(struct timer_list *t)
-{
-	/* Overwrite mode: pollers wait for snapshots, not data. */
-	if (READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
-		return;
-	if (netlat_data_pending())
-		wake_up_interruptible_all(&netlat_wq);
-	if (wq_has_sleeper(&netlat_wq))
-		netlat_arm_flush();
-}
-
-/*
- * Sleep until a ring has data. The flush timer is armed only after we are
- * on the queue, so it either sees us and re-arms, or we see it pending.
- */
-static int netlat_wait_for_data(void)
-{
-	DEFINE_WAIT(wait);
-	int err = 0;
-
-	for (;;) {
-		prepare_to_wait(&netlat_wq, &wait, TASK_INTERRUPTIBLE);
-		netlat_arm_flush();
-		/* Overwrite mode: read() finds -EBUSY under the lock. */
-		if (netlat_data_pending() ||
-		    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
-			break;
-		if (signal_pending(current)) {
-			err = -ERESTARTSYS;
-			break;
-		}
-		schedule();
-	}
-	finish_wait(&netlat_wq, &wait);
-	return err;
-}
 
 /* ---- consumer ownership ---- */
 
@@ -155,7 +42,7 @@ static int netlat_claim_consumer(struct file *file)
 }
 
 /* NETLAT_SNAPSHOT_READ: a file reading snapshots gives up read() of live data. */
-void netlat_stop_live_reader(struct file *file)
+static void netlat_stop_live_reader(struct file *file)
 {
 	struct netlat_file *nf = file->private_data;
 
@@ -187,98 +74,13 @@ static int netlat_release(struct inode *inode, struct file *file)
 
 /* ---- read ---- */
 
-void netlat_fill_stream_hdr(struct netlat_rec_stream *s,
-			    const struct netlat_rings *rs)
-{
-	u64 mono_before;
-
-	memset(s, 0, sizeof(*s));
-	s->abi_version = NETLAT_ABI_VERSION;
-	s->nr_cpus = nr_cpu_ids;
-	s->clock_id = CLOCK_MONOTONIC;
-	s->flags = READ_ONCE(netlat_running) ? NETLAT_STREAM_RUNNING : 0;
-	s->ring_bytes = rs->bytes;
-	/* The pair must describe one instant: bracket the realtime read. */
-	mono_before = ktime_get_mono_fast_ns();
-	s->realtime_ns = ktime_get_real_ns();
-	s->mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
-	netlat_init_hdr(&s->hdr, NETLAT_REC_STREAM, sizeof(*s),
-			raw_smp_processor_id(), s->mono_ns);
-	s->probe_groups = netlat_probes_available();
-}
-
 static int netlat_copy_stream_hdr(char __user *buf)
 {
 	struct netlat_rec_stream s;
 
-	netlat_fill_stream_hdr(&s, netlat_rings_locked());
+	netlat_fill_stream_hdr(&s, netlat_rings_locked(),
+			       netlat_probes_available());
 	return copy_to_user(buf, &s, sizeof(s)) ? -EFAULT : sizeof(s);
-}
-
-/*
- * Copy whole records of one ring to @buf. Returns bytes copied or -EFAULT
- * when nothing could be copied.
- */
-static ssize_t netlat_drain_ring(struct netlat_rings *rs, struct netlat_ring *r,
-				 char __user *buf, size_t room)
-{
-	u64 prod = smp_load_acquire(&r->prod->prod);
-	u64 cons = READ_ONCE(r->cons->cons);
-	u64 start = cons;
-	size_t copied = 0;
-	bool fault = false;
-
-	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN)) {
-		/* A consumer index from userspace we cannot use: start over. */
-		r->resyncs++;
-		cons = prod;
-	}
-	while (cons != prod) {
-		const struct netlat_rec_hdr *h = r->data + (cons & rs->mask);
-		u32 size = READ_ONCE(h->size);
-
-		if (!netlat_rec_valid(h, size, prod - cons)) {
-			r->resyncs++;
-			cons = prod;
-			break;
-		}
-		if (size > room - copied)
-			break;
-		if (copy_to_user(buf + copied, h, size)) {
-			fault = true;
-			break;
-		}
-		copied += size;
-		cons += size;
-	}
-	/* The producer may reuse the bytes once it sees this. */
-	if (cons != start)
-		smp_store_release(&r->cons->cons, cons);
-	return fault && !copied ? -EFAULT : copied;
-}
-
-static ssize_t netlat_drain(char __user *buf, size_t room)
-{
-	struct netlat_rings *rs = netlat_rings_locked();
-	unsigned int i, cpu, start = netlat_read_start;
-	size_t copied = 0;
-	ssize_t n;
-
-	/* Rotate the first CPU so one busy CPU cannot starve the others. */
-	netlat_read_start = (start + 1) % nr_cpu_ids;
-	for (i = 0; i < nr_cpu_ids; i++) {
-		cpu = (start + i) % nr_cpu_ids;
-		if (!rs->ring[cpu])
-			continue;
-		n = netlat_drain_ring(rs, rs->ring[cpu], buf + copied,
-				      room - copied);
-		if (n < 0)
-			return copied ? copied : n;
-		copied += n;
-		if (room - copied < sizeof(struct netlat_rec_hdr))
-			break;
-	}
-	return copied;
 }
 
 static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
@@ -321,7 +123,7 @@ static ssize_t netlat_read(struct file *file, char __user *buf, size_t count,
 			}
 			WRITE_ONCE(nf->stream_sent, true);
 		}
-		n = netlat_drain(buf + copied, count - copied);
+		n = netlat_rings_drain(buf + copied, count - copied);
 		mutex_unlock(&netlat_lock);
 		if (n < 0)
 			return copied ? copied : n;
@@ -372,7 +174,7 @@ static __poll_t netlat_poll(struct file *file, poll_table *wait)
 	struct file *owner = READ_ONCE(netlat_consumer);
 	__poll_t pri;
 
-	poll_wait(file, &netlat_wq, wait);
+	netlat_poll_wait(file, wait);
 	/* Queued before the check: a freeze after it wakes us (EPOLLPRI). */
 	smp_mb();
 	pri = netlat_snap_frozen() ? EPOLLPRI : 0;
@@ -416,7 +218,6 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 cpu = off >> NETLAT_MMAP_CPU_SHIFT;
 	u64 area = off & ((1ULL << NETLAT_MMAP_CPU_SHIFT) - 1);
 	struct netlat_rings *rs;
-	struct netlat_ring *r;
 	struct page **pages;
 	unsigned long nr;
 	int err;
@@ -434,7 +235,6 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 
 	mutex_lock(&netlat_map_lock);
 	rs = netlat_rings_locked();
-	r = rs->ring[cpu];
 	switch (area) {
 	case NETLAT_MMAP_SNAPSHOT:
 		err = -EINVAL;
@@ -461,8 +261,6 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 			goto out;
 		WRITE_ONCE(((struct netlat_file *)file->private_data)->mapped_cons,
 			   true);
-		pages = &r->cons_page;
-		nr = 1;
 		break;
 	case NETLAT_MMAP_DATA:
 		err = -EINVAL;
@@ -472,13 +270,14 @@ static int netlat_mmap(struct file *file, struct vm_area_struct *vma)
 		if (vma->vm_flags & VM_WRITE)
 			goto out;
 		vm_flags_clear(vma, VM_MAYWRITE);
-		pages = r->map_pages;
-		nr = r->nr_map_pages;
 		break;
 	default:
 		err = -EINVAL;
 		goto out;
 	}
+	err = netlat_ring_pages(rs, cpu, area, &pages, &nr);
+	if (err)
+		goto out;
 	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	err = vm_map_pages_zero(vma, pages, nr);
@@ -493,34 +292,6 @@ out:
 }
 
 /* ---- ioctls ---- */
-
-/*
- * Size-first argument: shorter than the first published version or larger
- * than a page is -EINVAL; bytes beyond what this kernel knows must be zero.
- */
-int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
-			   void __user *uarg, u32 *usize)
-{
-	u32 size;
-	int err;
-
-	if (get_user(size, (u32 __user *)uarg))
-		return -EFAULT;
-	if (size < min_size || size > PAGE_SIZE)
-		return -EINVAL;
-	err = copy_struct_from_user(karg, ksize, uarg, size);
-	if (err == -E2BIG)
-		return -EINVAL;
-	*usize = size;
-	return err;
-}
-
-int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
-			   u32 usize)
-{
-	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ?
-	       -EFAULT : 0;
-}
 
 static long netlat_ioc_get_info(void __user *uarg)
 {
@@ -559,8 +330,6 @@ static long netlat_ioc_get_info(void __user *uarg)
 static long netlat_ioc_get_cpu_stats(void __user *uarg)
 {
 	struct netlat_cpu_stats st;
-	struct netlat_rings *rs;
-	struct netlat_ring *r;
 	u32 usize;
 	int err;
 
@@ -575,26 +344,10 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 		return -EINVAL;
 	if (mutex_lock_interruptible(&netlat_lock))
 		return -ERESTARTSYS;
-	rs = netlat_rings_locked();
-	r = rs->ring[st.cpu];
-	st.written = READ_ONCE(r->prod->written);
-	st.dropped = READ_ONCE(r->prod->dropped);
-	st.prod = smp_load_acquire(&r->prod->prod);
-	st.cons = READ_ONCE(r->cons->cons);
-	st.resyncs = r->resyncs;
-	st.overwritten = READ_ONCE(r->prod->overwritten);
+	netlat_ring_stats(netlat_rings_locked(), st.cpu, &st);
 	st.filtered = netlat_filtered(st.cpu);
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &st, sizeof(st), usize);
-}
-
-/* Stop writers and wait until none is inside netlat_reserve/commit. */
-static void netlat_stop_writers(void)
-{
-	if (!READ_ONCE(netlat_running))
-		return;
-	WRITE_ONCE(netlat_running, false);
-	synchronize_rcu();
 }
 
 /*
@@ -622,9 +375,7 @@ static int netlat_resize(u64 bytes, u32 mode)
 		err = -EBUSY;
 		goto err_snap;
 	}
-	old = netlat_rings_locked();
-	rcu_assign_pointer(netlat_rings, new);
-	WRITE_ONCE(netlat_mode, mode);
+	old = netlat_rings_replace(new, mode);
 	old_sb = netlat_snap_swap_buf(sb);
 	mutex_unlock(&netlat_map_lock);
 	synchronize_rcu();	/* timer and pollers may still look */
@@ -636,22 +387,6 @@ err_snap:
 	netlat_snapbuf_free(sb);
 err_rings:
 	netlat_rings_free(new);
-	return err;
-}
-
-/* Same rings, another mode: emptied, counters and sequences reset. */
-static int netlat_set_mode(u32 mode)
-{
-	int err = 0;
-
-	mutex_lock(&netlat_map_lock);
-	if (atomic_read(&netlat_nr_maps)) {
-		err = -EBUSY;
-	} else {
-		WRITE_ONCE(netlat_mode, mode);
-		netlat_rings_reset(netlat_rings_locked());
-	}
-	mutex_unlock(&netlat_map_lock);
 	return err;
 }
 
@@ -710,13 +445,13 @@ static long netlat_ioc_set_config(void __user *uarg)
 		if (netlat_watermark > bytes)
 			WRITE_ONCE(netlat_watermark, bytes / 4);
 	} else if (new_mode) {
-		err = netlat_set_mode(mode);
+		err = netlat_rings_set_mode(mode);
 		if (err)
 			goto out;
 	}
 	/* A reader asleep for live data gets its -EBUSY now. */
 	if (new_mode)
-		wake_up_interruptible_all(&netlat_wq);
+		netlat_wake_all();
 	if (cfg.flags & NETLAT_CONFIG_WATERMARK)
 		WRITE_ONCE(netlat_watermark, cfg.watermark);
 	if (cfg.flags & NETLAT_CONFIG_FLUSH_MS)
@@ -743,11 +478,10 @@ static long netlat_ioc_control(unsigned int cmd, void __user *uarg)
 		return -ERESTARTSYS;
 	switch (cmd) {
 	case NETLAT_IOC_START:
-		/* Writers see the reset ring state before they see "running". */
-		smp_store_release(&netlat_running, true);
+		netlat_rings_start();
 		break;
 	case NETLAT_IOC_STOP:
-		netlat_stop_writers();
+		netlat_rings_stop();
 		break;
 	case NETLAT_IOC_RESET:
 		/* A mapped consumer would keep a stale index: see uapi. */
@@ -785,6 +519,16 @@ static long netlat_ioc_probes(void __user *uarg)
 	return netlat_copy_out(uarg, &pr, sizeof(pr), usize);
 }
 
+static long netlat_ioc_snapshot_file(struct file *file, void __user *uarg)
+{
+	struct netlat_file *nf = file->private_data;
+	long err = netlat_ioc_snapshot(&nf->snap, uarg);
+
+	if (!err && READ_ONCE(nf->snap.active))
+		netlat_stop_live_reader(file);
+	return err;
+}
+
 static long netlat_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -798,9 +542,7 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 	case NETLAT_IOC_PROBES:
 		return netlat_ioc_probes(uarg);
 	case NETLAT_IOC_SNAPSHOT:
-		return netlat_ioc_snapshot(file,
-				&((struct netlat_file *)file->private_data)->snap,
-				uarg);
+		return netlat_ioc_snapshot_file(file, uarg);
 	case NETLAT_IOC_TRIGGERS:
 		return netlat_ioc_triggers(uarg);
 	case NETLAT_IOC_FILTERS:
@@ -839,47 +581,12 @@ static struct miscdevice netlat_misc = {
 	.mode = 0600,
 };
 
-int netlat_dev_init(u64 ring_bytes)
+int netlat_dev_init(void)
 {
-	struct netlat_rings *rs;
-	int err;
-
-	rs = netlat_rings_alloc(ring_bytes);
-	if (IS_ERR(rs))
-		return PTR_ERR(rs);
-	rcu_assign_pointer(netlat_rings, rs);
-	netlat_watermark = ring_bytes / 4;
-	init_irq_work(&netlat_wake_work, netlat_wake_work_fn);
-	timer_setup(&netlat_flush_timer, netlat_flush_timer_fn, 0);
-	err = netlat_flight_init();
-	if (err)
-		goto err_rings;
-
-	err = misc_register(&netlat_misc);
-	if (err)
-		goto err_flight;
-	WRITE_ONCE(netlat_running, true);
-	return 0;
-
-err_flight:
-	netlat_flight_exit();
-err_rings:
-	RCU_INIT_POINTER(netlat_rings, NULL);
-	netlat_rings_free(rs);
-	return err;
+	return misc_register(&netlat_misc);
 }
 
 void netlat_dev_exit(void)
 {
-	struct netlat_rings *rs;
-
 	misc_deregister(&netlat_misc);
-	netlat_stop_writers();
-	/* No writer can fire a trigger now; the snapshot work reads the rings. */
-	netlat_flight_exit();
-	timer_shutdown_sync(&netlat_flush_timer);
-	irq_work_sync(&netlat_wake_work);
-	rs = rcu_dereference_protected(netlat_rings, true);
-	RCU_INIT_POINTER(netlat_rings, NULL);
-	netlat_rings_free(rs);
 }

@@ -19,8 +19,9 @@
 #include <linux/socket.h>
 #include <net/sock.h>
 #include <net/net_namespace.h>
-#include "netlat.h"
 #include "filter.h"
+#include "ring.h"
+#include "uarg.h"
 #include "compat.h"
 
 struct netlat_filter_set {

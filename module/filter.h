@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * In-kernel filters (filter.c), called by the probe handlers before they
- * reserve a record. netlat_filter_on() is the only cost for a group
- * without rules: one load and a test.
+ * In-kernel filters (NETLAT_IOC_FILTERS), checked by the probe families
+ * before they reserve a record. netlat_filter_on() is the only cost for a
+ * group without rules: one load and a test.
  */
 #ifndef _NETLAT_FILTER_H
 #define _NETLAT_FILTER_H
@@ -32,7 +32,12 @@ static __always_inline bool netlat_filter_on(u64 group)
 /* Whether a record of @group about @in is stored; counts it if not. */
 bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
 
-/* Drops the rules; no handler may run any more (probes.c). */
+/* Records kept out on @cpu since load (netlat_cpu_stats.filtered). */
+u64 netlat_filtered(int cpu);
+
+long netlat_ioc_filters(void __user *uarg);
+
+/* Drops the rules; no handler may run any more. */
 void netlat_filter_exit(void);
 
 #endif /* _NETLAT_FILTER_H */

@@ -29,7 +29,10 @@
 #include <linux/uaccess.h>
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
-#include "netlat.h"
+#include "ring.h"
+#include "flight.h"
+#include "probes.h"
+#include "uarg.h"
 
 /* Internal: RELEASE is cancelling a pending trigger; reported as PENDING. */
 #define NETLAT_SNAP_CANCEL	3
@@ -229,62 +232,12 @@ struct netlat_snap_copy {
 	u64 len;		/* out: bytes written at dst */
 };
 
-/*
- * Runs on c->cpu with interrupts off (an IPI, or a direct call there), or
- * anywhere for an offline CPU: either way no writer of that ring runs.
- * Walks from the consumer index like read() does, trusting nothing a
- * stream-mode consumer may have written there.
- */
+/* On c->cpu with interrupts off (IPI), or anywhere for an offline CPU. */
 static void netlat_snap_copy_cpu(void *arg)
 {
 	struct netlat_snap_copy *c = arg;
-	struct netlat_rings *rs = c->rs;
-	struct netlat_ring *r = rs->ring[c->cpu];
-	struct netlat_rec_snap_cpu *sc = c->dst;
-	u64 room = c->room - sizeof(*sc);
-	u64 prod, cons, start, pos;
 
-	memset(sc, 0, sizeof(*sc));
-	netlat_init_hdr(&sc->hdr, NETLAT_REC_SNAP_CPU, sizeof(*sc), c->cpu,
-			ktime_get_mono_fast_ns());
-	prod = smp_load_acquire(&r->prod->prod);
-	cons = READ_ONCE(r->cons->cons);
-	sc->written = READ_ONCE(r->prod->written);
-	sc->overwritten = READ_ONCE(r->prod->overwritten);
-	sc->dropped = READ_ONCE(r->prod->dropped);
-	/* Nothing kept: the next record's number (a pending LOST comes first). */
-	sc->first_seq = r->lost_pending ? r->lost_first_seq : r->seq;
-
-	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN))
-		cons = prod;
-	start = cons;
-	for (pos = cons; pos != prod;) {
-		const struct netlat_rec_hdr *h = r->data + (pos & rs->mask);
-		const struct netlat_rec_lost *lost = (const void *)h;
-		u32 size = READ_ONCE(h->size);
-
-		if (!netlat_rec_valid(h, size, prod - pos))
-			break;
-		if (!sc->records && h->ts_ns < c->start_ns) {
-			sc->skipped++;
-			pos += size;
-			start = pos;
-			continue;
-		}
-		if (pos + size - start > room)
-			break;
-		/* What a reader compares: for LOST, the start of the gap. */
-		if (!sc->records)
-			sc->first_seq = h->type == NETLAT_REC_LOST &&
-					size >= sizeof(*lost) ?
-					lost->first_seq : h->seq;
-		sc->records++;
-		pos += size;
-	}
-	sc->bytes = pos - start;
-	/* The data is mapped twice in a row: [start, pos) is contiguous. */
-	memcpy(sc + 1, r->data + (start & rs->mask), sc->bytes);
-	c->len = sizeof(*sc) + sc->bytes;
+	c->len = netlat_ring_snap(c->rs, c->cpu, c->dst, c->room, c->start_ns);
 }
 
 /*
@@ -306,7 +259,7 @@ static int netlat_snap_take(const struct netlat_trig_hit *hit)
 	if (cap < netlat_snap_capacity(rs->bytes))
 		return -ENOMEM;
 
-	netlat_fill_stream_hdr(sb->va, rs);
+	netlat_fill_stream_hdr(sb->va, rs, netlat_probes_available());
 	off = sizeof(struct netlat_rec_stream);
 	snap = sb->va + off;
 	memset(snap, 0, sizeof(*snap));
@@ -554,8 +507,7 @@ out:
 	return err;
 }
 
-long netlat_ioc_snapshot(struct file *file, struct netlat_snap_reader *sr,
-			 void __user *uarg)
+long netlat_ioc_snapshot(struct netlat_snap_reader *sr, void __user *uarg)
 {
 	const u32 known = NETLAT_SNAPSHOT_RELEASE | NETLAT_SNAPSHOT_TAKE |
 			  NETLAT_SNAPSHOT_READ;
@@ -594,7 +546,6 @@ long netlat_ioc_snapshot(struct file *file, struct netlat_snap_reader *sr,
 		sr->id = netlat_snap.id;
 		sr->pos = 0;
 		WRITE_ONCE(sr->active, true);
-		netlat_stop_live_reader(file);
 	}
 	s.state = state == NETLAT_SNAP_CANCEL ? NETLAT_SNAP_PENDING : state;
 	s.bytes = state == NETLAT_SNAP_FROZEN ? netlat_snap.bytes : 0;
@@ -769,10 +720,12 @@ int netlat_flight_init(void)
 	return 0;
 }
 
-/* Writers stopped (no trigger fires), no file open (no ioctl runs). */
+/* No file open (no ioctl runs). */
 void netlat_flight_exit(void)
 {
 	WRITE_ONCE(netlat_trig_armed, 0);
+	/* a writer that saw triggers armed is done firing (interrupts off) */
+	synchronize_rcu();
 	irq_work_sync(&netlat_snap.irq_work);
 	cancel_delayed_work_sync(&netlat_snap.work);
 	netlat_snapbuf_free(netlat_snap.buf);

@@ -4,8 +4,15 @@
  */
 #include <linux/module.h>
 #include <linux/log2.h>
-#include "netlat.h"
+#include <linux/netlat.h>
+#include "ring.h"
+#include "flight.h"
+#include "dev.h"
 #include "probes.h"
+#include "filter.h"
+#include "pkt.h"
+#include "tcp.h"
+#include "virtio.h"
 
 static unsigned int ring_kb = 1024;
 module_param(ring_kb, uint, 0444);
@@ -31,25 +38,56 @@ static int __init netlat_init(void)
 		       NETLAT_RING_BYTES_MAX >> 10);
 		return -EINVAL;
 	}
-	err = netlat_dev_init(bytes);
+	err = netlat_rings_init(bytes);
 	if (err)
 		return err;
+	err = netlat_flight_init();
+	if (err)
+		goto err_rings;
+	err = netlat_dev_init();
+	if (err)
+		goto err_flight;
 	/* Probes write into the rings: registered after, removed before. */
-	err = netlat_probes_init(probes, test_missing);
+	netlat_pkt_init();
+	err = netlat_probes_init(test_missing);
 	if (err)
 		goto err_dev;
+	err = netlat_tcp_init();
+	if (err)
+		goto err_probes;
+	/* without virtio_net's family netlat still traces TCP */
+	if (netlat_virtio_init())
+		pr_warn("virtio_net probes unavailable\n");
+	err = netlat_probes_set(probes & netlat_probes_available());
+	if (err)
+		goto err_families;
 	pr_info("loaded, ABI %d, %u KiB per CPU\n", NETLAT_ABI_VERSION, ring_kb);
 	return 0;
 
+err_families:
+	netlat_virtio_exit();
+	netlat_tcp_exit();
+err_probes:
+	netlat_probes_exit();
 err_dev:
 	netlat_dev_exit();
+err_flight:
+	netlat_flight_exit();
+err_rings:
+	netlat_rings_exit();
 	return err;
 }
 
 static void __exit netlat_exit(void)
 {
+	netlat_virtio_exit();
+	netlat_tcp_exit();
 	netlat_probes_exit();
+	/* no handler reads the filter rules any more */
+	netlat_filter_exit();
 	netlat_dev_exit();
+	netlat_flight_exit();
+	netlat_rings_exit();
 }
 
 module_init(netlat_init);

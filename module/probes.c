@@ -1,28 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe registry. At load every probe of the table is looked up and, if
- * found, registered disabled (kprobes, kretprobes) or remembered
- * (tracepoints, registered only while enabled, so an idle module costs
- * nothing on their sites). NETLAT_IOC_PROBES switches whole groups.
+ * Probe registry (see probes.h). A family's probes are looked up when it
+ * is attached and, if found, registered disabled (kprobes, kretprobes) or
+ * remembered (tracepoints, registered only while enabled, so an idle
+ * module costs nothing on their sites). A family bound to a module is
+ * attached when the module becomes live (module notifier) and detached
+ * when it goes: the kernel's kprobe layer only disarms the kprobes of a
+ * departing module, and a kprobe never pins the module it probes.
  *
- * Handlers never run after netlat_probes_exit() returns: kprobes are
+ * Handlers never run after a family is detached: kprobes are
  * unregistered (which waits for running handlers, and for kretprobe
- * instances in flight), tracepoints unregistered and synchronised. The
- * module's exit runs this before the rings are freed; it frees the filter
- * rules too, which only the handlers read.
+ * instances in flight), tracepoints unregistered and synchronised.
  */
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/kprobes.h>
-#include "netlat.h"
+#include <linux/netlat.h>
 #include "probes.h"
-#include "filter.h"
 
 u64 netlat_probes_on;
 static DEFINE_MUTEX(netlat_probes_lock);
-static u64 netlat_groups_avail, netlat_groups_partial, netlat_groups_enabled;
+static LIST_HEAD(netlat_families);
+static u64 netlat_groups_avail;		/* READ_ONCE outside the mutex */
+static u64 netlat_groups_enabled;
+static bool netlat_test_missing;
 
 static void netlat_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -37,6 +42,9 @@ static int netlat_probe_register(struct netlat_probe *p)
 	/* Blocked senders hold an instance while they sleep in sendmsg. */
 	int maxactive = max_t(int, 256, 32 * num_possible_cpus());
 
+	/* a probe struct is registered afresh after every detach */
+	memset(&p->kp, 0, sizeof(p->kp));
+	memset(&p->krp, 0, sizeof(p->krp));
 	switch (p->kind) {
 	case NETLAT_KPROBE:
 		p->kp.symbol_name = p->name;
@@ -52,7 +60,8 @@ static int netlat_probe_register(struct netlat_probe *p)
 		p->krp.maxactive = maxactive;
 		return register_kretprobe(&p->krp);
 	case NETLAT_TRACEPOINT:
-		for_each_kernel_tracepoint(netlat_find_tp, p);
+		if (!p->tp)
+			for_each_kernel_tracepoint(netlat_find_tp, p);
 		return p->tp ? 0 : -ENOENT;
 	}
 	return -EINVAL;
@@ -85,6 +94,17 @@ static int netlat_probe_switch(struct netlat_probe *p, bool on)
 	return err;
 }
 
+static u64 netlat_probe_missed(const struct netlat_probe *p)
+{
+	if (!p->avail)
+		return 0;
+	if (p->kind == NETLAT_KPROBE)
+		return p->kp.nmissed;
+	if (p->kind == NETLAT_KRETPROBE)
+		return p->krp.nmissed + p->krp.kp.nmissed;
+	return 0;
+}
+
 static void netlat_probe_unregister(struct netlat_probe *p)
 {
 	if (!p->avail)
@@ -105,10 +125,161 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 	p->avail = false;
 }
 
-/* Caller holds netlat_probes_lock. */
-static int netlat_probes_apply(u64 enable)
+/* Under the mutex: the union of what the attached families give. */
+static void netlat_update_avail(void)
+{
+	struct netlat_family *f;
+	u64 avail = 0;
+
+	list_for_each_entry(f, &netlat_families, node)
+		avail |= f->avail;
+	WRITE_ONCE(netlat_groups_avail, avail);
+}
+
+/* Groups of module-bound families whose module is not live now. */
+static u64 netlat_groups_deferred(void)
+{
+	struct netlat_family *f;
+	u64 deferred = 0;
+
+	list_for_each_entry(f, &netlat_families, node)
+		if (f->module && !f->attached)
+			deferred |= f->groups;
+	return deferred;
+}
+
+/* Under the mutex: each probe of @f on or off as @enable says. */
+static int netlat_family_switch(struct netlat_family *f, u64 enable)
 {
 	unsigned int i;
+	int err = 0, e;
+
+	if (!f->attached)
+		return 0;
+	/* table order: a family lists context probes before their users */
+	for (i = 0; i < f->nr_probes; i++) {
+		struct netlat_probe *p = &f->probes[i];
+
+		e = netlat_probe_switch(p, p->group & enable);
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+static bool netlat_symbol_probeable(const char *sym)
+{
+	struct kprobe kp = { .symbol_name = sym };
+
+	if (register_kprobe(&kp))
+		return false;
+	unregister_kprobe(&kp);
+	return true;
+}
+
+/* Under the mutex: register @f's probes, then switch on what is enabled. */
+static void netlat_family_attach(struct netlat_family *f)
+{
+	u64 avail = 0, partial = 0, outside_tp = 0;
+	unsigned int i;
+
+	if (f->attached || (f->attach && f->attach()))
+		return;
+	for (i = 0; i < f->nr_probes; i++) {
+		struct netlat_probe *p = &f->probes[i];
+		int err;
+
+		if (p->test_only && !netlat_test_missing)
+			continue;
+		err = netlat_probe_register(p);
+		if (err) {
+			if (!f->module)
+				pr_info("probe %s unavailable (%d)\n", p->name,
+					err);
+			partial |= p->group;
+			continue;
+		}
+		p->avail = true;
+		avail |= p->group;
+		if (p->kind != NETLAT_TRACEPOINT)
+			outside_tp |= p->group;
+	}
+	/* A module-bound family needs a probe in its module: is it there? */
+	if (f->module && !outside_tp) {
+		for (i = 0; i < f->nr_probes; i++)
+			netlat_probe_unregister(&f->probes[i]);
+		if (f->detach)
+			f->detach();
+		return;
+	}
+	for (i = 0; i < f->nr_bypass; i++) {
+		if (!netlat_symbol_probeable(f->bypass[i].sym))
+			continue;
+		pr_info("%s exists: its callers bypass the probes\n",
+			f->bypass[i].sym);
+		partial |= f->bypass[i].group;
+	}
+	f->avail = avail;
+	f->partial = partial & avail;
+	f->attached = true;
+	netlat_update_avail();
+	netlat_family_switch(f, netlat_groups_enabled);
+	if (f->module)
+		pr_info("attached to %s (groups 0x%llx)\n", f->module, avail);
+}
+
+/* Under the mutex. */
+static void netlat_family_detach(struct netlat_family *f)
+{
+	unsigned int i;
+
+	if (!f->attached)
+		return;
+	for (i = 0; i < f->nr_probes; i++) {
+		f->missed_gone += netlat_probe_missed(&f->probes[i]);
+		netlat_probe_unregister(&f->probes[i]);
+	}
+	/* No tracepoint handler still runs once this returns. */
+	tracepoint_synchronize_unregister();
+	f->attached = false;
+	f->avail = 0;
+	f->partial = 0;
+	netlat_update_avail();
+	if (f->detach)
+		f->detach();
+	if (f->module)
+		pr_info("detached from %s\n", f->module);
+}
+
+static int netlat_module_event(struct notifier_block *nb, unsigned long state,
+			       void *data)
+{
+	struct module *mod = data;
+	struct netlat_family *f;
+
+	if (state != MODULE_STATE_LIVE && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&netlat_probes_lock);
+	list_for_each_entry(f, &netlat_families, node) {
+		if (!f->module || strcmp(f->module, mod->name))
+			continue;
+		if (state == MODULE_STATE_LIVE)
+			netlat_family_attach(f);
+		else
+			netlat_family_detach(f);
+	}
+	mutex_unlock(&netlat_probes_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block netlat_module_nb = {
+	.notifier_call = netlat_module_event,
+};
+
+/* Caller holds the mutex. */
+static int netlat_probes_apply(u64 enable)
+{
+	struct netlat_family *f;
 	int err = 0, e;
 
 	/*
@@ -119,20 +290,15 @@ static int netlat_probes_apply(u64 enable)
 		WRITE_ONCE(netlat_probes_on, netlat_probes_on & enable);
 		synchronize_rcu();
 	}
-	if ((enable & NETLAT_PROBE_TCP_SENDMSG) &&
-	    !(netlat_groups_enabled & NETLAT_PROBE_TCP_SENDMSG))
-		netlat_tcp_reset_slots();
-	for (i = 0; i < netlat_tcp_nr_probes; i++) {
-		struct netlat_probe *p = &netlat_tcp_probes[i];
+	list_for_each_entry(f, &netlat_families, node) {
+		u64 newly = enable & f->groups & ~netlat_groups_enabled;
 
-		e = netlat_probe_switch(p, p->group & enable);
-
+		if (newly && f->groups_on)
+			f->groups_on(newly);
+		e = netlat_family_switch(f, enable);
 		if (e && !err)
 			err = e;
 	}
-	e = netlat_virtio_switch(enable & NETLAT_PROBE_VIRTIO_ALL);
-	if (e && !err)
-		err = e;
 	netlat_groups_enabled = enable;
 	WRITE_ONCE(netlat_probes_on, enable);
 	return err;
@@ -146,9 +312,7 @@ int netlat_probes_set(u64 enable)
 		return -EINVAL;
 	if (mutex_lock_interruptible(&netlat_probes_lock))
 		return -ERESTARTSYS;
-	/* virtio groups stay enabled while virtio_net is away */
-	if (enable & ~(netlat_probes_available() |
-		       (netlat_groups_enabled & NETLAT_PROBE_VIRTIO_ALL)))
+	if (enable & ~(netlat_groups_avail | netlat_groups_deferred()))
 		err = -EOPNOTSUPP;
 	else
 		err = netlat_probes_apply(enable);
@@ -158,110 +322,65 @@ int netlat_probes_set(u64 enable)
 
 u64 netlat_probes_available(void)
 {
-	return READ_ONCE(netlat_groups_avail) | netlat_virtio_available();
+	return READ_ONCE(netlat_groups_avail);
 }
 
 void netlat_probes_state(struct netlat_probes *st)
 {
+	struct netlat_family *f;
 	unsigned int i;
-	u64 missed = 0;
+	u64 missed = 0, partial = 0;
 
 	mutex_lock(&netlat_probes_lock);
-	for (i = 0; i < netlat_tcp_nr_probes; i++) {
-		struct netlat_probe *p = &netlat_tcp_probes[i];
-
-		if (!p->avail)
-			continue;
-		if (p->kind == NETLAT_KPROBE)
-			missed += p->kp.nmissed;
-		else if (p->kind == NETLAT_KRETPROBE)
-			missed += p->krp.nmissed + p->krp.kp.nmissed;
+	list_for_each_entry(f, &netlat_families, node) {
+		missed += f->missed_gone;
+		partial |= f->partial;
+		for (i = 0; i < f->nr_probes; i++)
+			missed += netlat_probe_missed(&f->probes[i]);
 	}
-	st->available = netlat_probes_available();
-	st->partial = netlat_groups_partial | netlat_virtio_partial();
+	st->available = netlat_groups_avail;
+	st->partial = partial;
 	st->enabled = netlat_groups_enabled;
-	st->nmissed = missed + netlat_virtio_nmissed();
+	st->deferred = netlat_groups_deferred();
+	st->nmissed = missed;
 	mutex_unlock(&netlat_probes_lock);
 }
 
-/*
- * GCC may split a probed function into a head inlined into its callers and
- * a ".part" clone that some callers enter directly, bypassing the probe on
- * the original (seen with __tcp_retransmit_skb in KASAN builds). Where such
- * a clone exists, the group does not see every call: report it partial.
- */
-static const struct {
-	const char *sym;
-	u64 group;
-} netlat_bypass_syms[] = {
-	{ "__tcp_retransmit_skb.part.0", NETLAT_PROBE_TCP_RETRANS },
-};
-
-static bool netlat_symbol_probeable(const char *sym)
-{
-	struct kprobe kp = { .symbol_name = sym };
-
-	if (register_kprobe(&kp))
-		return false;
-	unregister_kprobe(&kp);
-	return true;
-}
-
-int netlat_probes_init(u64 initial, bool test_missing)
+/* A family's probes register now, or when its module becomes live. */
+int netlat_family_add(struct netlat_family *f)
 {
 	unsigned int i;
-	int err;
 
-	netlat_tcp_init();
-	if (netlat_virtio_init())
-		pr_warn("virtio_net probes unavailable\n");
-	for (i = 0; i < netlat_tcp_nr_probes; i++) {
-		struct netlat_probe *p = &netlat_tcp_probes[i];
-
-		if (p->test_only && !test_missing)
-			continue;
-		err = netlat_probe_register(p);
-		if (err) {
-			pr_info("probe %s unavailable (%d)\n", p->name, err);
-			netlat_groups_partial |= p->group;
-			continue;
-		}
-		p->avail = true;
-		netlat_groups_avail |= p->group;
-	}
-	for (i = 0; i < ARRAY_SIZE(netlat_bypass_syms); i++) {
-		if (!netlat_symbol_probeable(netlat_bypass_syms[i].sym))
-			continue;
-		pr_info("%s exists: its callers bypass the probes\n",
-			netlat_bypass_syms[i].sym);
-		netlat_groups_partial |= netlat_bypass_syms[i].group;
-	}
-	netlat_groups_partial &= netlat_groups_avail;
-	initial &= netlat_probes_available();
-	if (!initial)
-		return 0;
+	f->groups = 0;
+	for (i = 0; i < f->nr_probes; i++)
+		f->groups |= f->probes[i].group;
 	mutex_lock(&netlat_probes_lock);
-	err = netlat_probes_apply(initial);
+	list_add_tail(&f->node, &netlat_families);
+	/* a module-bound family's module may be live already */
+	netlat_family_attach(f);
 	mutex_unlock(&netlat_probes_lock);
-	if (err)
-		netlat_probes_exit();
-	return err;
+	return 0;
 }
 
+/* No handler of @f runs once this returns. */
+void netlat_family_remove(struct netlat_family *f)
+{
+	mutex_lock(&netlat_probes_lock);
+	netlat_family_detach(f);
+	list_del(&f->node);
+	mutex_unlock(&netlat_probes_lock);
+}
+
+int netlat_probes_init(bool test_missing)
+{
+	netlat_test_missing = test_missing;
+	return register_module_notifier(&netlat_module_nb);
+}
+
+/* Every family was removed. */
 void netlat_probes_exit(void)
 {
-	unsigned int i;
-
-	mutex_lock(&netlat_probes_lock);
+	unregister_module_notifier(&netlat_module_nb);
 	WRITE_ONCE(netlat_probes_on, 0);
-	for (i = 0; i < netlat_tcp_nr_probes; i++)
-		netlat_probe_unregister(&netlat_tcp_probes[i]);
-	netlat_virtio_exit();
 	netlat_groups_enabled = 0;
-	netlat_groups_avail = 0;
-	mutex_unlock(&netlat_probes_lock);
-	/* No tracepoint handler still runs once this returns. */
-	tracepoint_synchronize_unregister();
-	/* so no handler reads the filter rules any more */
-	netlat_filter_exit();
 }

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Probe registry: probe groups (NETLAT_PROBE_* bits), each made of
- * kprobes, kretprobes and tracepoints found at load. A probe whose symbol
+ * Probe registry: every probe family (tcp.c, virtio.c, ...) hands it a
+ * table of kprobes, kretprobes and tracepoints grouped in NETLAT_PROBE_*
+ * groups; NETLAT_IOC_PROBES switches whole groups. A probe whose symbol
  * or tracepoint is missing leaves its group partial (or unavailable);
- * nothing about a missing probe is fatal.
+ * nothing about a missing probe is fatal. A family whose probes live in a
+ * kernel module is attached while that module is live: its groups can be
+ * enabled before, and stay enabled across an unload and reload.
  */
 #ifndef _NETLAT_PROBES_H
 #define _NETLAT_PROBES_H
 
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
+#include <linux/list.h>
 
 enum netlat_probe_kind {
 	NETLAT_KPROBE,
@@ -18,7 +22,7 @@ enum netlat_probe_kind {
 };
 
 struct netlat_probe {
-	const char *name;	/* symbol or tracepoint name */
+	const char *name;	/* symbol ("module:symbol") or tracepoint */
 	u64 group;		/* NETLAT_PROBE_* bit */
 	enum netlat_probe_kind kind;
 	/* NETLAT_KPROBE */
@@ -31,12 +35,54 @@ struct netlat_probe {
 	/* NETLAT_TRACEPOINT */
 	void *tp_fn;
 
-	/* state, under the registry mutex */
+	/* registry state, under its mutex */
 	struct kprobe kp;
 	struct kretprobe krp;
 	struct tracepoint *tp;
 	bool avail;
 	bool on;
+};
+
+#define NETLAT_KP(sym, grp, fn) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KPROBE, .pre = fn }
+#define NETLAT_KRP(sym, grp, en, rt, type) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
+	  .ret = rt, .data_size = sizeof(type) }
+#define NETLAT_TP(tpname, grp, fn) \
+	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
+	  .tp_fn = (void *)fn }
+
+/*
+ * A symbol whose existence means callers bypass a probe (a compiler's
+ * ".part" clone entered directly): its group is reported partial.
+ */
+struct netlat_bypass {
+	const char *sym;
+	u64 group;
+};
+
+struct netlat_family {
+	const char *name;
+	/* NULL: the core kernel; else attached while this module is live */
+	const char *module;
+	struct netlat_probe *probes;
+	unsigned int nr_probes;
+	const struct netlat_bypass *bypass;
+	unsigned int nr_bypass;
+	/* optional, under the registry mutex: before its probes register
+	 * (nonzero: not attached) and after they are gone */
+	int (*attach)(void);
+	void (*detach)(void);
+	/* optional: these of its groups go on, none of them was on */
+	void (*groups_on)(u64 groups);
+
+	/* registry state */
+	struct list_head node;
+	u64 groups;		/* every group of the table */
+	u64 avail;
+	u64 partial;
+	u64 missed_gone;	/* nmissed of probes detached */
+	bool attached;
 };
 
 /* Groups whose records may be written now (handlers check their bit). */
@@ -47,30 +93,12 @@ static __always_inline bool netlat_group_on(u64 group)
 	return READ_ONCE(netlat_probes_on) & group;
 }
 
-/* tcp.c: the probe table and per-load setup of the TCP records */
-extern struct netlat_probe netlat_tcp_probes[];
-extern const unsigned int netlat_tcp_nr_probes;
-void netlat_tcp_init(void);
-void netlat_tcp_reset_slots(void);
-
-/* tcp.c: skb and socket identities (SipHash under the load's keys) */
-struct sk_buff;
-struct sock;
-u64 netlat_skb_id(const struct sk_buff *skb);
-u64 netlat_sk_id(const struct sock *sk);
-
-/* virtio.c: virtio_net groups, attached while virtio_net is loaded */
-int netlat_virtio_init(void);
-void netlat_virtio_exit(void);
-int netlat_virtio_switch(u64 enable);
-u64 netlat_virtio_available(void);
-u64 netlat_virtio_partial(void);
-u64 netlat_virtio_nmissed(void);
-
-/* probes.c */
-int netlat_probes_init(u64 initial, bool test_missing);
-void netlat_probes_exit(void);
 struct netlat_probes;
+
+int netlat_probes_init(bool test_missing);
+void netlat_probes_exit(void);
+int netlat_family_add(struct netlat_family *f);
+void netlat_family_remove(struct netlat_family *f);
 int netlat_probes_set(u64 enable);
 void netlat_probes_state(struct netlat_probes *st);
 u64 netlat_probes_available(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU record rings: allocation and the write path.
+ * Per-CPU record rings: allocation, the write path, the readers' copies
+ * and their wakeups (locking rules in ring.h).
  *
  * A ring is a power-of-two data area with free-running byte indices: the
  * producer index lives in a page userspace may only read, the consumer
@@ -18,7 +19,51 @@
 #include <linux/sched.h>
 #include <linux/hardirq.h>
 #include <linux/kprobes.h>
-#include "netlat.h"
+#include <linux/wait.h>
+#include <linux/timer.h>
+#include <linux/irq_work.h>
+#include <linux/uaccess.h>
+#include "ring.h"
+
+/*
+ * One CPU's ring. Writer state is touched only by its own CPU with
+ * interrupts disabled, so nested writers (softirq or hardirq interrupting
+ * a process-context writer) are serialised without atomics.
+ */
+struct netlat_ring {
+	/* writer side, own CPU, interrupts off */
+	u64 seq;
+	u64 last_ts;
+	u64 lost_pending;
+	u64 lost_first_seq;
+	bool in_write;
+
+	/* shared with userspace through mmap */
+	struct netlat_mmap_prod *prod;
+	struct netlat_mmap_cons *cons;
+	void *data;		/* data pages mapped twice: no record wraps */
+
+	/* reader side, under netlat_lock */
+	u64 resyncs;
+
+	/* prod page, data pages twice: the DATA mmap area, in order */
+	struct page **map_pages;
+	unsigned int nr_map_pages;
+	struct page *cons_page;
+};
+
+static struct netlat_rings __rcu *netlat_rings;
+bool netlat_running;
+u32 netlat_watermark;
+u32 netlat_mode = NETLAT_MODE_STREAM;
+u32 netlat_flush_ms = 50;
+DEFINE_MUTEX(netlat_lock);
+DEFINE_MUTEX(netlat_map_lock);
+atomic_t netlat_nr_maps = ATOMIC_INIT(0);
+static unsigned int netlat_read_start;	/* round-robin first CPU of read() */
+static DECLARE_WAIT_QUEUE_HEAD(netlat_wq);
+static struct timer_list netlat_flush_timer;
+static struct irq_work netlat_wake_work;
 
 static void netlat_ring_free(struct netlat_ring *r)
 {
@@ -145,7 +190,7 @@ void netlat_rings_reset(struct netlat_rings *rs)
 }
 
 /* Bytes waiting in @r, or more than the ring size if userspace broke cons. */
-u64 netlat_ring_used(const struct netlat_ring *r)
+static u64 netlat_ring_used(const struct netlat_ring *r)
 {
 	/* cons first: a consumer moving between the loads must not inflate */
 	u64 cons = READ_ONCE(r->cons->cons);
@@ -219,16 +264,16 @@ reset:
 }
 
 /**
- * netlat_reserve() - start writing one record on this CPU's ring
- * @w: writer handle, passed on to netlat_commit()
+ * netlat_ring_reserve() - start writing one record on this CPU's ring
+ * @w: writer handle, passed on to netlat_ring_publish() and _finish()
  * @type: NETLAT_REC_* type
  * @len: record length, header included (at most NETLAT_REC_MAX_SIZE)
  *
  * Returns the record with its header filled in and its padding zeroed, or
  * NULL if tracing is off or the record had to be dropped (then it has been
- * counted). On success interrupts stay disabled until netlat_commit().
+ * counted). On success interrupts stay disabled until netlat_ring_finish().
  */
-void *netlat_reserve(struct netlat_writer *w, u16 type, u32 len)
+void *netlat_ring_reserve(struct netlat_writer *w, u16 type, u32 len)
 {
 	u32 size = ALIGN(len, NETLAT_REC_ALIGN);
 	struct netlat_rings *rs;
@@ -308,39 +353,391 @@ out:
 	local_irq_restore(w->irq_flags);
 	return NULL;
 }
-NOKPROBE_SYMBOL(netlat_reserve);
+NOKPROBE_SYMBOL(netlat_ring_reserve);
 /* Other modules may write records too (the stress test's irq writers). */
-EXPORT_SYMBOL_GPL(netlat_reserve);
+EXPORT_SYMBOL_GPL(netlat_ring_reserve);
 
-/**
- * netlat_commit() - publish the record returned by netlat_reserve()
- * @w: the writer handle
- *
- * The reader is never woken from here: that could be hardirq context
- * under scheduler locks. Above the watermark an irq_work does it later.
- */
-void netlat_commit(struct netlat_writer *w)
+/* Make the reserved record visible to readers (still in the write). */
+void netlat_ring_publish(struct netlat_writer *w)
 {
 	struct netlat_ring *r = w->ring;
-	u32 watermark = READ_ONCE(netlat_watermark);
-	u32 armed = READ_ONCE(netlat_trig_armed);
 
 	WRITE_ONCE(r->prod->written, r->prod->written + 1);
 	/* Record bytes must be visible before the index that covers them. */
 	smp_store_release(&r->prod->prod, w->next);
-	/* Still in_write: a probe hit inside the check is dropped, not nested. */
-	if (unlikely(armed))
-		netlat_trig_check(w, armed);
-	r->in_write = false;
+}
+NOKPROBE_SYMBOL(netlat_ring_publish);
+
+/**
+ * netlat_ring_finish() - end the write begun by netlat_ring_reserve()
+ * @w: the writer handle, its record published
+ *
+ * The reader is never woken from here: that could be hardirq context
+ * under scheduler locks. Above the watermark an irq_work does it later.
+ */
+void netlat_ring_finish(struct netlat_writer *w)
+{
+	u32 watermark = READ_ONCE(netlat_watermark);
+
+	w->ring->in_write = false;
 	/*
 	 * Readers sleep only when every ring is empty, so crossing the
 	 * watermark is the one moment worth a wakeup; wq_has_sleeper()
 	 * orders the prod store before its check of the queue.
 	 */
 	if (w->used >= watermark && w->used - w->size < watermark &&
-	    netlat_readers_waiting())
-		netlat_wake_readers();
+	    wq_has_sleeper(&netlat_wq))
+		irq_work_queue(&netlat_wake_work);
 	local_irq_restore(w->irq_flags);
 }
-NOKPROBE_SYMBOL(netlat_commit);
-EXPORT_SYMBOL_GPL(netlat_commit);
+NOKPROBE_SYMBOL(netlat_ring_finish);
+
+/* ---- readers: wakeups, never from the write path itself ---- */
+
+static void netlat_wake_work_fn(struct irq_work *work)
+{
+	wake_up_interruptible_all(&netlat_wq);
+}
+
+/* Process context: the mode changed, a reader asleep for data must see it. */
+void netlat_wake_all(void)
+{
+	wake_up_interruptible_all(&netlat_wq);
+}
+
+/* Process context only: a snapshot was frozen. */
+void netlat_wake_pri(void)
+{
+	wake_up_interruptible_poll(&netlat_wq, EPOLLPRI);
+}
+
+void netlat_poll_wait(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &netlat_wq, wait);
+}
+
+bool netlat_data_pending(void)
+{
+	struct netlat_rings *rs;
+	bool pending;
+
+	rcu_read_lock();
+	rs = rcu_dereference(netlat_rings);
+	pending = rs && netlat_rings_pending(rs, 1);
+	rcu_read_unlock();
+	return pending;
+}
+
+void netlat_arm_flush(void)
+{
+	u32 ms = READ_ONCE(netlat_flush_ms);
+
+	if (ms && !timer_pending(&netlat_flush_timer))
+		mod_timer(&netlat_flush_timer, jiffies + msecs_to_jiffies(ms));
+}
+
+static void netlat_flush_timer_fn(struct timer_list *t)
+{
+	/* Overwrite mode: pollers wait for snapshots, not data. */
+	if (READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+		return;
+	if (netlat_data_pending())
+		wake_up_interruptible_all(&netlat_wq);
+	if (wq_has_sleeper(&netlat_wq))
+		netlat_arm_flush();
+}
+
+/*
+ * Sleep until a ring has data. The flush timer is armed only after we are
+ * on the queue, so it either sees us and re-arms, or we see it pending.
+ */
+int netlat_wait_for_data(void)
+{
+	DEFINE_WAIT(wait);
+	int err = 0;
+
+	for (;;) {
+		prepare_to_wait(&netlat_wq, &wait, TASK_INTERRUPTIBLE);
+		netlat_arm_flush();
+		/* Overwrite mode: read() finds -EBUSY under the lock. */
+		if (netlat_data_pending() ||
+		    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+			break;
+		if (signal_pending(current)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(&netlat_wq, &wait);
+	return err;
+}
+
+/* ---- readers: copies ---- */
+
+/* Rings as seen by process context holding netlat_lock or netlat_map_lock. */
+struct netlat_rings *netlat_rings_locked(void)
+{
+	return rcu_dereference_protected(netlat_rings,
+					 lockdep_is_held(&netlat_lock) ||
+					 lockdep_is_held(&netlat_map_lock));
+}
+
+void netlat_fill_stream_hdr(struct netlat_rec_stream *s,
+			    const struct netlat_rings *rs, u64 probe_groups)
+{
+	u64 mono_before;
+
+	memset(s, 0, sizeof(*s));
+	s->abi_version = NETLAT_ABI_VERSION;
+	s->nr_cpus = nr_cpu_ids;
+	s->clock_id = CLOCK_MONOTONIC;
+	s->flags = READ_ONCE(netlat_running) ? NETLAT_STREAM_RUNNING : 0;
+	s->ring_bytes = rs->bytes;
+	/* The pair must describe one instant: bracket the realtime read. */
+	mono_before = ktime_get_mono_fast_ns();
+	s->realtime_ns = ktime_get_real_ns();
+	s->mono_ns = mono_before + (ktime_get_mono_fast_ns() - mono_before) / 2;
+	netlat_init_hdr(&s->hdr, NETLAT_REC_STREAM, sizeof(*s),
+			raw_smp_processor_id(), s->mono_ns);
+	s->probe_groups = probe_groups;
+}
+
+/*
+ * Copy whole records of one ring to @buf. Returns bytes copied or -EFAULT
+ * when nothing could be copied.
+ */
+static ssize_t netlat_drain_ring(struct netlat_rings *rs, struct netlat_ring *r,
+				 char __user *buf, size_t room)
+{
+	u64 prod = smp_load_acquire(&r->prod->prod);
+	u64 cons = READ_ONCE(r->cons->cons);
+	u64 start = cons;
+	size_t copied = 0;
+	bool fault = false;
+
+	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN)) {
+		/* A consumer index from userspace we cannot use: start over. */
+		r->resyncs++;
+		cons = prod;
+	}
+	while (cons != prod) {
+		const struct netlat_rec_hdr *h = r->data + (cons & rs->mask);
+		u32 size = READ_ONCE(h->size);
+
+		if (!netlat_rec_valid(h, size, prod - cons)) {
+			r->resyncs++;
+			cons = prod;
+			break;
+		}
+		if (size > room - copied)
+			break;
+		if (copy_to_user(buf + copied, h, size)) {
+			fault = true;
+			break;
+		}
+		copied += size;
+		cons += size;
+	}
+	/* The producer may reuse the bytes once it sees this. */
+	if (cons != start)
+		smp_store_release(&r->cons->cons, cons);
+	return fault && !copied ? -EFAULT : copied;
+}
+
+/* read(): whole records of every ring, under netlat_lock. */
+ssize_t netlat_rings_drain(char __user *buf, size_t room)
+{
+	struct netlat_rings *rs = netlat_rings_locked();
+	unsigned int i, cpu, start = netlat_read_start;
+	size_t copied = 0;
+	ssize_t n;
+
+	/* Rotate the first CPU so one busy CPU cannot starve the others. */
+	netlat_read_start = (start + 1) % nr_cpu_ids;
+	for (i = 0; i < nr_cpu_ids; i++) {
+		cpu = (start + i) % nr_cpu_ids;
+		if (!rs->ring[cpu])
+			continue;
+		n = netlat_drain_ring(rs, rs->ring[cpu], buf + copied,
+				      room - copied);
+		if (n < 0)
+			return copied ? copied : n;
+		copied += n;
+		if (room - copied < sizeof(struct netlat_rec_hdr))
+			break;
+	}
+	return copied;
+}
+
+/* NETLAT_IOC_GET_CPU_STATS, under netlat_lock; the filter count is not ours. */
+void netlat_ring_stats(struct netlat_rings *rs, unsigned int cpu,
+		       struct netlat_cpu_stats *st)
+{
+	struct netlat_ring *r = rs->ring[cpu];
+
+	st->written = READ_ONCE(r->prod->written);
+	st->dropped = READ_ONCE(r->prod->dropped);
+	st->prod = smp_load_acquire(&r->prod->prod);
+	st->cons = READ_ONCE(r->cons->cons);
+	st->resyncs = r->resyncs;
+	st->overwritten = READ_ONCE(r->prod->overwritten);
+}
+
+/* The pages of one mmap area of @cpu's ring (NETLAT_MMAP_CONS or _DATA). */
+int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
+		      struct page ***pages, unsigned long *nr)
+{
+	struct netlat_ring *r = rs->ring[cpu];
+
+	switch (area) {
+	case NETLAT_MMAP_CONS:
+		*pages = &r->cons_page;
+		*nr = 1;
+		return 0;
+	case NETLAT_MMAP_DATA:
+		*pages = r->map_pages;
+		*nr = r->nr_map_pages;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * netlat_ring_snap() - copy one CPU's ring into a snapshot
+ * @rs: the rings
+ * @cpu: whose ring
+ * @dst: room for a NETLAT_REC_SNAP_CPU record, then the records
+ * @room: bytes at @dst
+ * @start_ns: pre window: older records are skipped
+ *
+ * Runs on @cpu with interrupts off (an IPI, or a direct call there), or
+ * anywhere for an offline CPU: either way no writer of that ring runs.
+ * Walks from the consumer index like read() does, trusting nothing a
+ * stream-mode consumer may have written there. Returns the bytes written.
+ */
+u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
+		     u64 room, u64 start_ns)
+{
+	struct netlat_ring *r = rs->ring[cpu];
+	struct netlat_rec_snap_cpu *sc = dst;
+	u64 prod, cons, start, pos;
+
+	room -= sizeof(*sc);
+	memset(sc, 0, sizeof(*sc));
+	netlat_init_hdr(&sc->hdr, NETLAT_REC_SNAP_CPU, sizeof(*sc), cpu,
+			ktime_get_mono_fast_ns());
+	prod = smp_load_acquire(&r->prod->prod);
+	cons = READ_ONCE(r->cons->cons);
+	sc->written = READ_ONCE(r->prod->written);
+	sc->overwritten = READ_ONCE(r->prod->overwritten);
+	sc->dropped = READ_ONCE(r->prod->dropped);
+	/* Nothing kept: the next record's number (a pending LOST comes first). */
+	sc->first_seq = r->lost_pending ? r->lost_first_seq : r->seq;
+
+	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN))
+		cons = prod;
+	start = cons;
+	for (pos = cons; pos != prod;) {
+		const struct netlat_rec_hdr *h = r->data + (pos & rs->mask);
+		const struct netlat_rec_lost *lost = (const void *)h;
+		u32 size = READ_ONCE(h->size);
+
+		if (!netlat_rec_valid(h, size, prod - pos))
+			break;
+		if (!sc->records && h->ts_ns < start_ns) {
+			sc->skipped++;
+			pos += size;
+			start = pos;
+			continue;
+		}
+		if (pos + size - start > room)
+			break;
+		/* What a reader compares: for LOST, the start of the gap. */
+		if (!sc->records)
+			sc->first_seq = h->type == NETLAT_REC_LOST &&
+					size >= sizeof(*lost) ?
+					lost->first_seq : h->seq;
+		sc->records++;
+		pos += size;
+	}
+	sc->bytes = pos - start;
+	/* The data is mapped twice in a row: [start, pos) is contiguous. */
+	memcpy(sc + 1, r->data + (start & rs->mask), sc->bytes);
+	return sizeof(*sc) + sc->bytes;
+}
+
+/* ---- the set: start, stop, swap, mode ---- */
+
+void netlat_rings_start(void)
+{
+	/* Writers see the reset ring state before they see "running". */
+	smp_store_release(&netlat_running, true);
+}
+
+/* Stop writers and wait until none is inside a write. */
+void netlat_rings_stop(void)
+{
+	if (!READ_ONCE(netlat_running))
+		return;
+	WRITE_ONCE(netlat_running, false);
+	synchronize_rcu();
+}
+
+/*
+ * Under netlat_map_lock, stopped, nothing mapped: @rs and @mode replace
+ * the set in force, which is returned; free it after synchronize_rcu().
+ */
+struct netlat_rings *netlat_rings_replace(struct netlat_rings *rs, u32 mode)
+{
+	struct netlat_rings *old = netlat_rings_locked();
+
+	lockdep_assert_held(&netlat_map_lock);
+	rcu_assign_pointer(netlat_rings, rs);
+	WRITE_ONCE(netlat_mode, mode);
+	return old;
+}
+
+/* Same rings, another mode: emptied, counters and sequences reset. */
+int netlat_rings_set_mode(u32 mode)
+{
+	int err = 0;
+
+	mutex_lock(&netlat_map_lock);
+	if (atomic_read(&netlat_nr_maps)) {
+		err = -EBUSY;
+	} else {
+		WRITE_ONCE(netlat_mode, mode);
+		netlat_rings_reset(netlat_rings_locked());
+	}
+	mutex_unlock(&netlat_map_lock);
+	return err;
+}
+
+int netlat_rings_init(u64 bytes)
+{
+	struct netlat_rings *rs;
+
+	rs = netlat_rings_alloc(bytes);
+	if (IS_ERR(rs))
+		return PTR_ERR(rs);
+	rcu_assign_pointer(netlat_rings, rs);
+	netlat_watermark = bytes / 4;
+	init_irq_work(&netlat_wake_work, netlat_wake_work_fn);
+	timer_setup(&netlat_flush_timer, netlat_flush_timer_fn, 0);
+	WRITE_ONCE(netlat_running, true);
+	return 0;
+}
+
+/* No file is open and no snapshot work runs any more. */
+void netlat_rings_exit(void)
+{
+	struct netlat_rings *rs;
+
+	netlat_rings_stop();
+	timer_shutdown_sync(&netlat_flush_timer);
+	irq_work_sync(&netlat_wake_work);
+	rs = rcu_dereference_protected(netlat_rings, true);
+	RCU_INIT_POINTER(netlat_rings, NULL);
+	netlat_rings_free(rs);
+}

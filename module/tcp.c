@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TCP send path and retransmission records: the probe handlers and the
- * probe table (see probes.c for the registry, uapi/linux/netlat.h for the
- * records). Handlers run with preemption disabled (kprobe, kretprobe and
- * tracepoint contexts), take no lock, allocate nothing and read socket
- * fields directly; every record passes the filters (filter.h) before it
- * goes through netlat_reserve/commit.
+ * The TCP probe family: send path and retransmission records, their
+ * handlers and probe table (see probes.h for the registry,
+ * uapi/linux/netlat.h for the records). Handlers run with preemption
+ * disabled (kprobe, kretprobe and tracepoint contexts), take no lock,
+ * allocate nothing and read socket fields directly; every record passes
+ * the filters (filter.h) before it goes through netlat_reserve/commit.
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -14,8 +14,6 @@
 #include <linux/tcp.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
-#include <linux/siphash.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/percpu.h>
 #include <linux/kprobes.h>
@@ -24,60 +22,12 @@
 #include <net/ipv6.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
-#include "netlat.h"
+#include "record.h"
 #include "probes.h"
-#include "compat.h"
 #include "filter.h"
-
-static siphash_key_t netlat_sk_key, netlat_skb_key;
-
-static notrace u64 netlat_ptr_id(const void *p, const siphash_key_t *key)
-{
-	return siphash_1u64((u64)(unsigned long)p, key);
-}
-NOKPROBE_SYMBOL(netlat_ptr_id);
-
-/* Reserve a record and zero it past the header. */
-static notrace void *netlat_rec_reserve(struct netlat_writer *w, u16 type,
-					u32 len)
-{
-	void *rec = netlat_reserve(w, type, len);
-
-	if (rec)
-		memset(rec + sizeof(struct netlat_rec_hdr), 0,
-		       len - sizeof(struct netlat_rec_hdr));
-	return rec;
-}
-NOKPROBE_SYMBOL(netlat_rec_reserve);
-
-/*
- * The flow of @sk: a full socket or a request socket (sock_common). Both
- * the records and the filters see it, so an AF_INET6 socket talking to a
- * v4-mapped peer (IPv4 on the wire) reads as the AF_INET flow it is.
- */
-static notrace void netlat_sk_flow(struct netlat_tcp_flow *f,
-				   const struct sock *sk)
-{
-	f->cookie = netlat_ptr_id(sk, &netlat_sk_key);
-	f->family = sk->sk_family;
-	f->sport = sk->sk_num;
-	f->dport = ntohs(sk->sk_dport);
-	if (sk->sk_family == AF_INET) {
-		memcpy(f->saddr, &sk->sk_rcv_saddr, 4);
-		memcpy(f->daddr, &sk->sk_daddr, 4);
-#if IS_ENABLED(CONFIG_IPV6)
-	} else if (sk->sk_family == AF_INET6 &&
-		   ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
-		f->family = AF_INET;
-		memcpy(f->saddr, &sk->sk_v6_rcv_saddr.s6_addr32[3], 4);
-		memcpy(f->daddr, &sk->sk_v6_daddr.s6_addr32[3], 4);
-	} else if (sk->sk_family == AF_INET6) {
-		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
-		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
-#endif
-	}
-}
-NOKPROBE_SYMBOL(netlat_sk_flow);
+#include "pkt.h"
+#include "compat.h"
+#include "tcp.h"
 
 /*
  * Reserve a TCP record of @group about @sk, unless the filters keep it
@@ -101,7 +51,7 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 			return NULL;
 		have_flow = true;
 	}
-	rec = netlat_rec_reserve(w, type, len);
+	rec = netlat_reserve_zeroed(w, type, len);
 	if (!rec)
 		return NULL;
 	/* the filters computed it already (its cookie is a SipHash) */
@@ -136,10 +86,11 @@ static notrace struct netlat_slot *netlat_slot(void)
 }
 NOKPROBE_SYMBOL(netlat_slot);
 
-/* Called with the sendmsg group off: no slot is in use. */
-void netlat_tcp_reset_slots(void)
+/* The sendmsg group goes on, it was off: no slot is in use. */
+static void netlat_tcp_groups_on(u64 groups)
 {
-	memset(netlat_slots, 0, sizeof(netlat_slots));
+	if (groups & NETLAT_PROBE_TCP_SENDMSG)
+		memset(netlat_slots, 0, sizeof(netlat_slots));
 }
 
 static notrace bool netlat_sendmsg_id(const struct sock *sk, u32 *id)
@@ -290,7 +241,7 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 			       sizeof(*r), sk);
 	if (!r)
 		return 0;
-	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
+	r->skb_id = netlat_skb_id(skb);
 	/* tcp_skb_entail() itself gives the skb its sequence: write_seq */
 	r->seq = READ_ONCE(tcp_sk(sk)->write_seq);
 	if (netlat_sendmsg_id(sk, &r->sendmsg_id))
@@ -334,7 +285,7 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 			       sizeof(*r), sk);
 	if (!r)
 		return 0;
-	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
+	r->skb_id = netlat_skb_id(skb);
 	r->seq = cb->seq;
 	r->end_seq = cb->end_seq;
 	r->len = skb->len;
@@ -477,7 +428,7 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 			       NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
 	if (!r)
 		return 0;
-	r->skb_id = netlat_ptr_id(d->skb, &netlat_skb_key);
+	r->skb_id = netlat_skb_id(d->skb);
 	r->seq = cb->seq;
 	r->end_seq = cb->end_seq;
 	r->ret = (int)regs_return_value(regs);
@@ -596,75 +547,41 @@ NOKPROBE_SYMBOL(netlat_ack_ret);
 static notrace void netlat_dev(const struct sk_buff *skb,
 			       const struct net_device *dev, u8 stage)
 {
-	int off = skb_network_offset(skb), thoff, hlen;
-	struct netlat_tcp_flow flow = {};
 	struct netlat_rec_tcp_dev *r;
-	const struct tcphdr *th;
+	struct netlat_tcp_seg seg;
 	struct netlat_writer w;
-	struct tcphdr _th;
 	const struct sock *sk;
-	u32 payload;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
 		return;
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph;
-		struct iphdr _iph;
-
-		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
-		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
-			return;
-		flow.family = AF_INET;
-		memcpy(flow.saddr, &iph->saddr, 4);
-		memcpy(flow.daddr, &iph->daddr, 4);
-		thoff = off + iph->ihl * 4;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h;
-		struct ipv6hdr _ip6h;
-
-		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
-			return;
-		flow.family = AF_INET6;
-		memcpy(flow.saddr, &ip6h->saddr, 16);
-		memcpy(flow.daddr, &ip6h->daddr, 16);
-		thoff = off + sizeof(*ip6h);
-	} else {
+	if (!netlat_parse_tcp(skb, &seg))
 		return;
-	}
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th)
-		return;
-	hlen = thoff + th->doff * 4;
-	payload = skb->len > hlen ? skb->len - hlen : 0;
-
 	/* Not the per-CPU control socket that sends RSTs and TIME-WAIT ACKs */
 	sk = skb->sk && sk_fullsock(skb->sk) &&
 	     skb->sk->sk_type == SOCK_STREAM &&
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
-	flow.cookie = sk ? netlat_ptr_id(sk, &netlat_sk_key) : 0;
-	flow.sport = ntohs(th->source);
-	flow.dport = ntohs(th->dest);
+	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
 		struct netlat_filter_in in = {
-			.flow = &flow, .sk = sk, .net = dev ? dev_net(dev) : NULL,
+			.flow = &seg.flow, .sk = sk,
+			.net = dev ? dev_net(dev) : NULL,
 		};
 
 		if (!netlat_filter_keep(NETLAT_PROBE_TCP_DEV, &in))
 			return;
 	}
-	r = netlat_rec_reserve(&w, NETLAT_REC_TCP_DEV, sizeof(*r));
+	r = netlat_reserve_zeroed(&w, NETLAT_REC_TCP_DEV, sizeof(*r));
 	if (!r)
 		return;
-	r->flow = flow;
-	r->skb_id = netlat_ptr_id(skb, &netlat_skb_key);
-	r->seq = ntohl(th->seq);
-	r->end_seq = r->seq + payload + th->syn + th->fin;
-	r->len = payload;
+	r->flow = seg.flow;
+	r->skb_id = netlat_skb_id(skb);
+	r->seq = seg.seq;
+	r->end_seq = r->seq + seg.payload +
+		     !!(seg.tcp_flags & TCPHDR_SYN) + !!(seg.tcp_flags & TCPHDR_FIN);
+	r->len = seg.payload;
 	r->ifindex = dev ? dev->ifindex : 0;
 	r->stage = stage;
-	r->tcp_flags = tcp_flag_byte(th);
+	r->tcp_flags = seg.tcp_flags;
 	r->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	netlat_commit(&w);
 }
@@ -685,62 +602,64 @@ NOKPROBE_SYMBOL(netlat_tp_start_xmit);
 
 /* ---- the table ---- */
 
-#define KP(sym, grp, fn) \
-	{ .name = sym, .group = grp, .kind = NETLAT_KPROBE, .pre = fn }
-#define KRP(sym, grp, en, rt, type) \
-	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
-	  .ret = rt, .data_size = sizeof(type) }
-#define TP(tpname, grp, fn) \
-	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
-	  .tp_fn = (void *)fn }
-
-struct netlat_probe netlat_tcp_probes[] = {
-	KRP("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
-	    netlat_sendmsg_entry, netlat_sendmsg_ret,
-	    struct netlat_sendmsg_data),
-	KP("tcp_push", NETLAT_PROBE_TCP_PUSH, netlat_tcp_push_pre),
-	KP("__tcp_push_pending_frames", NETLAT_PROBE_TCP_PUSH,
-	   netlat_push_pending_pre),
-	KP("tcp_push_one", NETLAT_PROBE_TCP_PUSH, netlat_push_one_pre),
-	KP("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre),
-	KP("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT, netlat_xmit_pre),
+static struct netlat_probe netlat_tcp_probes[] = {
+	NETLAT_KRP("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
+		   netlat_sendmsg_entry, netlat_sendmsg_ret,
+		   struct netlat_sendmsg_data),
+	NETLAT_KP("tcp_push", NETLAT_PROBE_TCP_PUSH, netlat_tcp_push_pre),
+	NETLAT_KP("__tcp_push_pending_frames", NETLAT_PROBE_TCP_PUSH,
+		  netlat_push_pending_pre),
+	NETLAT_KP("tcp_push_one", NETLAT_PROBE_TCP_PUSH, netlat_push_one_pre),
+	NETLAT_KP("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre),
+	NETLAT_KP("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT, netlat_xmit_pre),
 	/* context first: enabled before the retransmit probe (table order) */
-	KRP("tcp_retransmit_timer", NETLAT_PROBE_TCP_RETRANS,
-	    netlat_rto_entry, netlat_timer_ret, long),
-	KRP("tcp_send_loss_probe", NETLAT_PROBE_TCP_RETRANS,
-	    netlat_tlp_entry, netlat_timer_ret, long),
-	KRP("tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
-	    netlat_rtx_outer_entry, netlat_rtx_ret, struct netlat_rtx_data),
-	KRP("__tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
-	    netlat_rtx_entry, netlat_rtx_ret, struct netlat_rtx_data),
-	KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
-	    netlat_synack_entry, netlat_synack_ret, struct request_sock *),
-	KRP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry, netlat_ack_ret,
-	    struct netlat_ack_data),
-	TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
-	TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV, netlat_tp_start_xmit),
+	NETLAT_KRP("tcp_retransmit_timer", NETLAT_PROBE_TCP_RETRANS,
+		   netlat_rto_entry, netlat_timer_ret, long),
+	NETLAT_KRP("tcp_send_loss_probe", NETLAT_PROBE_TCP_RETRANS,
+		   netlat_tlp_entry, netlat_timer_ret, long),
+	NETLAT_KRP("tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
+		   netlat_rtx_outer_entry, netlat_rtx_ret,
+		   struct netlat_rtx_data),
+	NETLAT_KRP("__tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
+		   netlat_rtx_entry, netlat_rtx_ret, struct netlat_rtx_data),
+	NETLAT_KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
+		   netlat_synack_entry, netlat_synack_ret,
+		   struct request_sock *),
+	NETLAT_KRP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry,
+		   netlat_ack_ret, struct netlat_ack_data),
+	NETLAT_TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
+	NETLAT_TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV,
+		  netlat_tp_start_xmit),
 	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
 	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,
 	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
 };
-const unsigned int netlat_tcp_nr_probes = ARRAY_SIZE(netlat_tcp_probes);
 
-void netlat_tcp_init(void)
+/*
+ * GCC may split a probed function into a head inlined into its callers and
+ * a ".part" clone that some callers enter directly, bypassing the probe on
+ * the original (seen with __tcp_retransmit_skb in KASAN builds). Where such
+ * a clone exists, the group does not see every call: report it partial.
+ */
+static const struct netlat_bypass netlat_tcp_bypass[] = {
+	{ "__tcp_retransmit_skb.part.0", NETLAT_PROBE_TCP_RETRANS },
+};
+
+static struct netlat_family netlat_tcp_family = {
+	.name = "tcp",
+	.probes = netlat_tcp_probes,
+	.nr_probes = ARRAY_SIZE(netlat_tcp_probes),
+	.bypass = netlat_tcp_bypass,
+	.nr_bypass = ARRAY_SIZE(netlat_tcp_bypass),
+	.groups_on = netlat_tcp_groups_on,
+};
+
+int netlat_tcp_init(void)
 {
-	get_random_bytes(&netlat_sk_key, sizeof(netlat_sk_key));
-	get_random_bytes(&netlat_skb_key, sizeof(netlat_skb_key));
-	netlat_tcp_reset_slots();
+	return netlat_family_add(&netlat_tcp_family);
 }
 
-/* Identities shared with other record families (virtio.c), same keys. */
-notrace u64 netlat_skb_id(const struct sk_buff *skb)
+void netlat_tcp_exit(void)
 {
-	return netlat_ptr_id(skb, &netlat_skb_key);
+	netlat_family_remove(&netlat_tcp_family);
 }
-NOKPROBE_SYMBOL(netlat_skb_id);
-
-notrace u64 netlat_sk_id(const struct sock *sk)
-{
-	return netlat_ptr_id(sk, &netlat_sk_key);
-}
-NOKPROBE_SYMBOL(netlat_sk_id);

@@ -3,9 +3,9 @@
  * virtio_net queue records (NETLAT_PROBE_VIRTIO_TX, NETLAT_PROBE_VIRTIO_RX;
  * struct netlat_rec_virtio).
  *
- * virtio_net is a module: its probes are registered when it becomes live
- * (module notifier) and unregistered when it goes; the groups are
- * available while it is loaded and stay enabled across a reload. The
+ * virtio_net is a module: the registry attaches this family while it is
+ * live (probes.h); the groups are available while it is loaded and can be
+ * enabled before it loads and across a reload. The
  * virtqueue state is read only through the public virtio API (struct
  * virtqueue, struct virtio_device, the exported virtqueue_*() helpers,
  * resolved with symbol_get() so that netlat does not depend on
@@ -16,13 +16,9 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <linux/tcp.h>
 #include <linux/siphash.h>
 #include <linux/random.h>
 #include <linux/percpu.h>
@@ -31,11 +27,12 @@
 #include <linux/virtio.h>
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
-#include <net/ip.h>
 #include <net/sock.h>
-#include "netlat.h"
+#include "record.h"
 #include "probes.h"
 #include "filter.h"
+#include "pkt.h"
+#include "virtio.h"
 
 #define NV_MOD	"virtio_net"
 
@@ -172,10 +169,9 @@ nv_reserve(struct netlat_writer *w, u8 event, u64 group,
 		if (!netlat_filter_keep(group, &in))
 			return NULL;
 	}
-	r = netlat_reserve(w, NETLAT_REC_VIRTIO, sizeof(*r));
+	r = netlat_reserve_zeroed(w, NETLAT_REC_VIRTIO, sizeof(*r));
 	if (!r)
 		return NULL;
-	memset((void *)r + sizeof(r->hdr), 0, sizeof(*r) - sizeof(r->hdr));
 	r->event = event;
 	return r;
 }
@@ -207,64 +203,6 @@ static notrace void nv_fill_vq(struct netlat_rec_virtio *r,
 }
 NOKPROBE_SYMBOL(nv_fill_vq);
 
-/* A TCP segment as parsed from an outgoing skb's headers. */
-struct nv_seg {
-	struct netlat_tcp_flow flow;
-	const struct sock *sk;
-	u32 seq;
-	u32 tcp_len;
-};
-
-/* Parse @skb's IP and TCP headers as tcp.c does; false if not TCP. */
-static notrace bool nv_tcp_flow(struct nv_seg *s, const struct sk_buff *skb)
-{
-	int off = skb_network_offset(skb), thoff, hlen;
-	struct netlat_tcp_flow *f = &s->flow;
-	const struct tcphdr *th;
-	struct tcphdr _th;
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph;
-		struct iphdr _iph;
-
-		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
-		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
-			return false;
-		f->family = AF_INET;
-		memcpy(f->saddr, &iph->saddr, 4);
-		memcpy(f->daddr, &iph->daddr, 4);
-		thoff = off + iph->ihl * 4;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h;
-		struct ipv6hdr _ip6h;
-
-		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
-			return false;
-		f->family = AF_INET6;
-		memcpy(f->saddr, &ip6h->saddr, 16);
-		memcpy(f->daddr, &ip6h->daddr, 16);
-		thoff = off + sizeof(*ip6h);
-	} else {
-		return false;
-	}
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th)
-		return false;
-	hlen = thoff + th->doff * 4;
-	if (skb->sk && sk_fullsock(skb->sk)) {
-		s->sk = skb->sk;
-		f->cookie = netlat_sk_id(skb->sk);
-	}
-	f->sport = ntohs(th->source);
-	f->dport = ntohs(th->dest);
-	s->seq = ntohl(th->seq);
-	s->tcp_len = skb->len > hlen ? skb->len - hlen : 0;
-	return true;
-}
-NOKPROBE_SYMBOL(nv_tcp_flow);
-
 /* start_xmit(skb, dev) */
 static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -272,16 +210,21 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	struct net_device *dev = (void *)regs_get_kernel_argument(regs, 1);
 	struct netlat_rec_virtio *r;
 	struct netlat_writer w;
+	const struct sock *sk = NULL;
+	struct netlat_tcp_seg seg;
 	struct virtqueue *vq;
-	struct nv_seg seg = {};
 	bool tcp;
 	u16 q;
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_TX))
 		return 0;
-	tcp = nv_tcp_flow(&seg, skb);
+	tcp = netlat_parse_tcp(skb, &seg);
+	if (tcp && skb->sk && sk_fullsock(skb->sk)) {
+		sk = skb->sk;
+		seg.flow.cookie = netlat_sk_id(sk);
+	}
 	r = nv_reserve(&w, NETLAT_VIRTIO_XMIT, NETLAT_PROBE_VIRTIO_TX,
-		       tcp ? &seg.flow : NULL, seg.sk, dev);
+		       tcp ? &seg.flow : NULL, sk, dev);
 	if (!r)
 		return 0;
 	q = skb_get_queue_mapping(skb);
@@ -297,7 +240,7 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	if (tcp) {
 		r->flow = seg.flow;
 		r->seq = seg.seq;
-		r->tcp_len = seg.tcp_len;
+		r->tcp_len = seg.payload;
 		r->flags |= NETLAT_VIRTIO_FLOW_VALID;
 	}
 	netlat_commit(&w);
@@ -451,134 +394,20 @@ static notrace void nv_gro_tp(void *data, const struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(nv_gro_tp);
 
-/* ---- probe table, attached while virtio_net is live ---- */
+/* ---- the family, attached while virtio_net is live ---- */
 
-enum nv_kind { NV_KP, NV_KRP, NV_TP };
-
-struct nv_probe {
-	const char *name;
-	u64 group;
-	enum nv_kind kind;
-	kprobe_pre_handler_t pre;
-	kretprobe_handler_t entry, ret;
-	size_t data_size;
-	void *tp_fn;
-	struct kprobe kp;
-	struct kretprobe krp;
-	struct tracepoint *tp;
-	bool avail, on;
-};
-
-static struct nv_probe nv_probes[] = {
-	{ .name = NV_MOD ":start_xmit", .group = NETLAT_PROBE_VIRTIO_TX,
-	  .kind = NV_KP, .pre = nv_xmit_pre },
-	{ .name = NV_MOD ":skb_xmit_done", .group = NETLAT_PROBE_VIRTIO_TX,
-	  .kind = NV_KP, .pre = nv_xmit_done_pre },
-	{ .name = NV_MOD ":skb_recv_done", .group = NETLAT_PROBE_VIRTIO_RX,
-	  .kind = NV_KP, .pre = nv_recv_done_pre },
+static struct netlat_probe nv_probes[] = {
+	NETLAT_KP(NV_MOD ":start_xmit", NETLAT_PROBE_VIRTIO_TX, nv_xmit_pre),
+	NETLAT_KP(NV_MOD ":skb_xmit_done", NETLAT_PROBE_VIRTIO_TX,
+		  nv_xmit_done_pre),
+	NETLAT_KP(NV_MOD ":skb_recv_done", NETLAT_PROBE_VIRTIO_RX,
+		  nv_recv_done_pre),
 	/* before receive_buf: it sets the per-CPU device */
-	{ .name = NV_MOD ":virtnet_poll", .group = NETLAT_PROBE_VIRTIO_RX,
-	  .kind = NV_KRP, .entry = nv_poll_entry, .ret = nv_poll_ret,
-	  .data_size = sizeof(struct nv_poll_data) },
-	{ .name = NV_MOD ":receive_buf", .group = NETLAT_PROBE_VIRTIO_RX,
-	  .kind = NV_KP, .pre = nv_recv_pre },
-	{ .name = "napi_gro_receive_entry", .group = NETLAT_PROBE_VIRTIO_RX,
-	  .kind = NV_TP, .tp_fn = nv_gro_tp },
+	NETLAT_KRP(NV_MOD ":virtnet_poll", NETLAT_PROBE_VIRTIO_RX,
+		   nv_poll_entry, nv_poll_ret, struct nv_poll_data),
+	NETLAT_KP(NV_MOD ":receive_buf", NETLAT_PROBE_VIRTIO_RX, nv_recv_pre),
+	NETLAT_TP("napi_gro_receive_entry", NETLAT_PROBE_VIRTIO_RX, nv_gro_tp),
 };
-
-static DEFINE_MUTEX(nv_lock);
-static bool nv_inited, nv_attached;
-static u64 nv_want;			/* groups enabled (registry's view) */
-static u64 nv_avail, nv_partial;	/* READ_ONCE outside nv_lock */
-static u64 nv_missed_gone;		/* nmissed of detached probes */
-
-static void nv_find_tp(struct tracepoint *tp, void *priv)
-{
-	struct nv_probe *p = priv;
-
-	if (!p->tp && !strcmp(tp->name, p->name))
-		p->tp = tp;
-}
-
-static int nv_register(struct nv_probe *p)
-{
-	memset(&p->kp, 0, sizeof(p->kp));
-	memset(&p->krp, 0, sizeof(p->krp));
-	switch (p->kind) {
-	case NV_KP:
-		p->kp.symbol_name = p->name;
-		p->kp.pre_handler = p->pre;
-		p->kp.flags = KPROBE_FLAG_DISABLED;
-		return register_kprobe(&p->kp);
-	case NV_KRP:
-		p->krp.kp.symbol_name = p->name;
-		p->krp.kp.flags = KPROBE_FLAG_DISABLED;
-		p->krp.entry_handler = p->entry;
-		p->krp.handler = p->ret;
-		p->krp.data_size = p->data_size;
-		p->krp.maxactive = max_t(int, 64, 8 * num_possible_cpus());
-		return register_kretprobe(&p->krp);
-	case NV_TP:
-		if (!p->tp)
-			for_each_kernel_tracepoint(nv_find_tp, p);
-		return p->tp ? 0 : -ENOENT;
-	}
-	return -EINVAL;
-}
-
-static int nv_switch_one(struct nv_probe *p, bool on)
-{
-	int err = 0;
-
-	if (!p->avail || p->on == on)
-		return 0;
-	switch (p->kind) {
-	case NV_KP:
-		err = on ? enable_kprobe(&p->kp) : disable_kprobe(&p->kp);
-		break;
-	case NV_KRP:
-		err = on ? enable_kretprobe(&p->krp) :
-			   disable_kretprobe(&p->krp);
-		break;
-	case NV_TP:
-		err = on ? tracepoint_probe_register(p->tp, p->tp_fn, NULL) :
-			   tracepoint_probe_unregister(p->tp, p->tp_fn, NULL);
-		break;
-	}
-	if (!err)
-		p->on = on;
-	else
-		pr_warn("%s %s: %d\n", on ? "enabling" : "disabling", p->name,
-			err);
-	return err;
-}
-
-static u64 nv_missed(const struct nv_probe *p)
-{
-	if (!p->avail)
-		return 0;
-	if (p->kind == NV_KP)
-		return p->kp.nmissed;
-	if (p->kind == NV_KRP)
-		return p->krp.nmissed + p->krp.kp.nmissed;
-	return 0;
-}
-
-/* Caller holds nv_lock. */
-static int nv_apply(void)
-{
-	unsigned int i;
-	int err = 0;
-
-	for (i = 0; i < ARRAY_SIZE(nv_probes); i++) {
-		struct nv_probe *p = &nv_probes[i];
-		int e = nv_switch_one(p, nv_attached && (p->group & nv_want));
-
-		if (e && !err)
-			err = e;
-	}
-	return err;
-}
 
 static void nv_put_helpers(void)
 {
@@ -593,144 +422,35 @@ static void nv_put_helpers(void)
 	nv_get_vring = NULL;
 }
 
-/* Caller holds nv_lock. Registers the probes on a live virtio_net. */
-static void nv_attach(void)
+/* Before the probes register: the virtqueue helpers they call. */
+static int nv_attach(void)
 {
-	u64 avail = 0, partial = 0;
-	unsigned int i;
-
-	if (nv_attached)
-		return;
 	nv_vring_size = symbol_get(virtqueue_get_vring_size);
 	nv_is_broken = symbol_get(virtqueue_is_broken);
 	nv_get_vring = symbol_get(virtqueue_get_vring);
 	if (!nv_vring_size || !nv_is_broken || !nv_get_vring) {
 		nv_put_helpers();
-		return;
+		return -ENOENT;
 	}
-	for (i = 0; i < ARRAY_SIZE(nv_probes); i++) {
-		struct nv_probe *p = &nv_probes[i];
-		int err = nv_register(p);
-
-		if (err) {
-			partial |= p->group;
-			continue;
-		}
-		p->avail = true;
-		if (p->kind != NV_TP)
-			avail |= p->group;
-	}
-	if (!avail) {
-		/* virtio_net is not (or no longer) there */
-		for (i = 0; i < ARRAY_SIZE(nv_probes); i++)
-			nv_probes[i].avail = false;
-		nv_put_helpers();
-		return;
-	}
-	nv_attached = true;
-	WRITE_ONCE(nv_partial, partial & avail);
-	WRITE_ONCE(nv_avail, avail);
-	nv_apply();
-	pr_info("attached to " NV_MOD " (groups 0x%llx)\n", avail);
+	return 0;
 }
 
-/* Caller holds nv_lock. */
+/* The probes are gone and no tracepoint handler still runs. */
 static void nv_detach(void)
 {
-	unsigned int i;
-
-	if (!nv_attached)
-		return;
-	WRITE_ONCE(nv_avail, 0);
-	WRITE_ONCE(nv_partial, 0);
-	for (i = 0; i < ARRAY_SIZE(nv_probes); i++) {
-		struct nv_probe *p = &nv_probes[i];
-
-		if (!p->avail)
-			continue;
-		switch (p->kind) {
-		case NV_KP:
-			unregister_kprobe(&p->kp);
-			break;
-		case NV_KRP:
-			unregister_kretprobe(&p->krp);
-			break;
-		case NV_TP:
-			if (p->on)
-				tracepoint_probe_unregister(p->tp, p->tp_fn,
-							    NULL);
-			break;
-		}
-		nv_missed_gone += nv_missed(p);
-		p->avail = false;
-		p->on = false;
-	}
-	/* no tracepoint handler still uses the helpers */
-	tracepoint_synchronize_unregister();
-	nv_attached = false;
 	nv_put_helpers();
-	pr_info("detached from " NV_MOD "\n");
 }
 
-/*
- * Attach when virtio_net is live (its init has run), detach when it
- * goes. The kernel's kprobe layer itself only disarms ("gone") kprobes of
- * a departing module; they stay registered until unregistered here, and
- * a kprobe never pins the module it probes.
- */
-static int nv_module_event(struct notifier_block *nb, unsigned long state,
-			   void *data)
-{
-	struct module *mod = data;
+static bool nv_inited;
 
-	if (strcmp(mod->name, NV_MOD))
-		return NOTIFY_DONE;
-	mutex_lock(&nv_lock);
-	if (state == MODULE_STATE_LIVE)
-		nv_attach();
-	else if (state == MODULE_STATE_GOING)
-		nv_detach();
-	mutex_unlock(&nv_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block nv_module_nb = {
-	.notifier_call = nv_module_event,
+static struct netlat_family nv_family = {
+	.name = "virtio_net",
+	.module = NV_MOD,
+	.probes = nv_probes,
+	.nr_probes = ARRAY_SIZE(nv_probes),
+	.attach = nv_attach,
+	.detach = nv_detach,
 };
-
-int netlat_virtio_switch(u64 enable)
-{
-	int err;
-
-	mutex_lock(&nv_lock);
-	nv_want = enable;
-	err = nv_apply();
-	mutex_unlock(&nv_lock);
-	return err;
-}
-
-u64 netlat_virtio_available(void)
-{
-	return READ_ONCE(nv_avail);
-}
-
-u64 netlat_virtio_partial(void)
-{
-	return READ_ONCE(nv_partial);
-}
-
-u64 netlat_virtio_nmissed(void)
-{
-	u64 n;
-	unsigned int i;
-
-	mutex_lock(&nv_lock);
-	n = nv_missed_gone;
-	for (i = 0; i < ARRAY_SIZE(nv_probes); i++)
-		n += nv_missed(&nv_probes[i]);
-	mutex_unlock(&nv_lock);
-	return n;
-}
 
 int netlat_virtio_init(void)
 {
@@ -740,29 +460,23 @@ int netlat_virtio_init(void)
 	err = register_netdevice_notifier(&nv_netdev_nb);
 	if (err)
 		return err;
-	err = register_module_notifier(&nv_module_nb);
-	if (err) {
-		unregister_netdevice_notifier(&nv_netdev_nb);
-		return err;
-	}
+	err = netlat_family_add(&nv_family);
+	if (err)
+		goto err_netdev;
 	nv_inited = true;
-	/* virtio_net may be loaded already: then its symbols resolve */
-	mutex_lock(&nv_lock);
-	nv_attach();
-	mutex_unlock(&nv_lock);
 	return 0;
+
+err_netdev:
+	unregister_netdevice_notifier(&nv_netdev_nb);
+	return err;
 }
 
 void netlat_virtio_exit(void)
 {
 	if (!nv_inited)
 		return;
-	unregister_module_notifier(&nv_module_nb);
-	mutex_lock(&nv_lock);
-	nv_want = 0;
-	nv_detach();
-	mutex_unlock(&nv_lock);
+	nv_inited = false;
+	netlat_family_remove(&nv_family);
 	unregister_netdevice_notifier(&nv_netdev_nb);
 	memset(nv_map, 0, sizeof(nv_map));
-	nv_inited = false;
 }

@@ -1014,4 +1014,68 @@ TEST_F(virtio, reload_reattaches)
 	traffic_check(_metadata, self);
 }
 
+/*
+ * Groups enabled while virtio_net is not loaded (every bare-metal host):
+ * they are deferred, the set is accepted, `netlat probes --enable all`
+ * arms them beside every available TCP group, and they attach, enabled,
+ * when virtio_net loads: its records match the NICs' counters again.
+ */
+TEST_F(virtio, enable_before_load)
+{
+	const char *dir = getenv("NETLAT_BIN_DIR");
+	char cmd[256], out[1024];
+	struct netlat_probes pr;
+	uint64_t tcp_avail;
+	size_t n;
+	FILE *p;
+	int i;
+
+	if (access(VIRTIO_NET_KO, R_OK))
+		SKIP(return, VIRTIO_NET_KO " not present");
+	if (access("/sys/module/virtio_net", F_OK))
+		SKIP(return, "virtio_net is not a module");
+	ASSERT_EQ(0, rm_virtio_net());
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(0ull, pr.available & NETLAT_PROBE_VIRTIO_ALL);
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL, pr.deferred);
+	EXPECT_EQ(0ull, pr.enabled);
+	tcp_avail = pr.available;
+
+	/* the README's command, as a new user types it */
+	snprintf(cmd, sizeof(cmd), "%s/netlat probes --enable all 2>&1",
+		 dir ? dir : "/bin");
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(p)) TH_LOG("%s", out);
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "waiting    virtio_tx,virtio_rx"));
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(tcp_avail | NETLAT_PROBE_VIRTIO_ALL, pr.enabled);
+
+	/* a deferred group alone, from nothing enabled */
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
+	EXPECT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_TX, &pr));
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_TX, pr.enabled);
+	EXPECT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_VIRTIO_ALL, &pr));
+
+	ASSERT_EQ(0, ins_virtio_net());
+	for (i = 0; i < 100 && (!if_nametoindex(DEV_A) ||
+				!if_nametoindex(DEV_B)); i++)
+		nl_sleep_ms(100);
+	ASSERT_NE(0u, if_nametoindex(DEV_A));
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL,
+		  pr.available & NETLAT_PROBE_VIRTIO_ALL);
+	EXPECT_EQ(0ull, pr.deferred);
+	EXPECT_EQ(NETLAT_PROBE_VIRTIO_ALL, pr.enabled);
+	need_topology(_metadata, self);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+		TH_LOG("%s", self->log.why);
+	nl_log_clear(&self->log);
+	traffic_check(_metadata, self);
+}
+
 TEST_HARNESS_MAIN

@@ -810,7 +810,7 @@ static int cmd_probes(int argc, char **argv)
 	const char *path = NETLAT_DEVICE_PATH;
 	struct netlat_probes pr;
 	uint64_t enable = 0;
-	bool set = false;
+	bool set = false, all = false;
 	int c, fd, r;
 
 	while ((c = next_option(argc, argv, "e:D:h", opts)) != -1) {
@@ -818,6 +818,7 @@ static int cmd_probes(int argc, char **argv)
 		case 'e':
 			if (netlat_parse_probes(optarg, &enable))
 				return usage_error("bad probe groups '%s'", optarg);
+			all = netlat_probes_spec_all(optarg);
 			set = true;
 			break;
 		default:
@@ -829,13 +830,20 @@ static int cmd_probes(int argc, char **argv)
 	r = device_args_done(argc, path, &fd);
 	if (r >= 0)
 		return r;
-	r = netlat_probes(fd, set, enable, &pr);
+	/* "all": what this kernel has, and the groups waiting for a module */
+	r = all ? netlat_probes(fd, false, 0, &pr) : 0;
+	if (!r && all)
+		enable &= pr.available | pr.deferred;
+	if (!r)
+		r = netlat_probes(fd, set, enable, &pr);
 	close(fd);
 	if (r < 0)
 		return ioctl_failed(path, "PROBES", -r);
 	print_probe_mask("available", pr.available);
 	print_probe_mask("partial", pr.partial);
 	print_probe_mask("enabled", pr.enabled);
+	print_probe_mask("deferred", pr.deferred);
+	print_probe_mask("waiting", pr.enabled & pr.deferred);
 	printf("%-10s %llu\n", "nmissed", (unsigned long long)pr.nmissed);
 	return 0;
 }

@@ -21,7 +21,7 @@
 #include <linux/cpumask.h>
 #include <linux/smp.h>
 #include <linux/cpu.h>
-#include "netlat.h"
+#include "record.h"
 #include "netlat_stress.h"
 
 static unsigned int count = 20000;

@@ -133,6 +133,16 @@ int netlat_parse_probes(const char *s, uint64_t *mask)
 	return 0;
 }
 
+bool netlat_probes_spec_all(const char *s)
+{
+	size_t n = strlen("all");
+
+	for (; *s; s += strcspn(s, ","), s += !!*s)
+		if (!strncmp(s, "all", n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
 const char *netlat_retrans_kind_name(unsigned int kind)
 {
 	static const char *const names[] = {

@@ -326,6 +326,11 @@ const char *netlat_probe_name(uint64_t bit);
  * names of netlat_probe_name) or a number. 0 or -EINVAL.
  */
 int netlat_parse_probes(const char *s, uint64_t *mask);
+/*
+ * Whether such a list says "all": then enable what the kernel has
+ * (available) and what waits for a module (deferred), nothing it cannot.
+ */
+bool netlat_probes_spec_all(const char *s);
 /* Name of a NETLAT_RETRANS_* kind ("rto", "fast", ...). */
 const char *netlat_retrans_kind_name(unsigned int kind);
 

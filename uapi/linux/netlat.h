@@ -909,8 +909,10 @@ struct netlat_control {
  *	0 only reports. Setting needs the capabilities of SET_CONFIG.
  * @enable: NETLAT_PROBE_* groups to have enabled (in, with
  *	NETLAT_PROBES_SET). Bits outside NETLAT_PROBE_ALL are -EINVAL; a
- *	group that is not available is -EOPNOTSUPP; nothing changes then.
- *	Enabling a partial group enables the probes it has.
+ *	group that is neither available nor deferred is -EOPNOTSUPP;
+ *	nothing changes then. Enabling a partial group enables the probes
+ *	it has; enabling a deferred group arms it: it attaches, enabled,
+ *	when its module loads.
  * @available: groups with at least one probe on this kernel (out).
  * @partial: available groups missing some probe (out).
  * @enabled: groups enabled (out, after the change).
@@ -918,6 +920,10 @@ struct netlat_control {
  *	(kprobe recursion, kretprobe instances exhausted): events that left
  *	no record and no NETLAT_REC_LOST (out).
  * @reserved: zero.
+ * @deferred: groups whose probes live in a kernel module that is not
+ *	loaded now (virtio_net's): they can be enabled, are not available,
+ *	and become available when the module loads (out). An enabled
+ *	deferred group is waiting for its module. Not in the size-56 version.
  */
 struct netlat_probes {
 	__u32 size;
@@ -928,6 +934,7 @@ struct netlat_probes {
 	__aligned_u64 enabled;
 	__aligned_u64 nmissed;
 	__aligned_u64 reserved;
+	__aligned_u64 deferred;
 };
 
 /* Flags of netlat_snapshot.flags, applied in this order */

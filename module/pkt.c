@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Packet and socket identities, socket flows and header parsing shared by
+ * the probe families (see pkt.h). Everything here runs in probe context:
+ * no lock, no allocation, no fault.
+ */
+#include <linux/kernel.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/skbuff.h>
+#include <linux/siphash.h>
+#include <linux/random.h>
+#include <linux/kprobes.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/ipv6.h>
+#include "pkt.h"
+
+static siphash_key_t netlat_sk_key, netlat_skb_key;
+
+notrace u64 netlat_skb_id(const struct sk_buff *skb)
+{
+	return siphash_1u64((u64)(unsigned long)skb, &netlat_skb_key);
+}
+NOKPROBE_SYMBOL(netlat_skb_id);
+
+notrace u64 netlat_sk_id(const struct sock *sk)
+{
+	return siphash_1u64((u64)(unsigned long)sk, &netlat_sk_key);
+}
+NOKPROBE_SYMBOL(netlat_sk_id);
+
+notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
+{
+	f->cookie = netlat_sk_id(sk);
+	f->family = sk->sk_family;
+	f->sport = sk->sk_num;
+	f->dport = ntohs(sk->sk_dport);
+	if (sk->sk_family == AF_INET) {
+		memcpy(f->saddr, &sk->sk_rcv_saddr, 4);
+		memcpy(f->daddr, &sk->sk_daddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk->sk_family == AF_INET6 &&
+		   ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+		f->family = AF_INET;
+		memcpy(f->saddr, &sk->sk_v6_rcv_saddr.s6_addr32[3], 4);
+		memcpy(f->daddr, &sk->sk_v6_daddr.s6_addr32[3], 4);
+	} else if (sk->sk_family == AF_INET6) {
+		memcpy(f->saddr, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
+#endif
+	}
+}
+NOKPROBE_SYMBOL(netlat_sk_flow);
+
+notrace bool netlat_parse_tcp(const struct sk_buff *skb,
+			      struct netlat_tcp_seg *seg)
+{
+	int off = skb_network_offset(skb), thoff, hlen;
+	struct netlat_tcp_flow *f = &seg->flow;
+	const struct tcphdr *th;
+	struct tcphdr _th;
+
+	memset(seg, 0, sizeof(*seg));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+		struct iphdr _iph;
+
+		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
+		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
+			return false;
+		f->family = AF_INET;
+		memcpy(f->saddr, &iph->saddr, 4);
+		memcpy(f->daddr, &iph->daddr, 4);
+		thoff = off + iph->ihl * 4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+		struct ipv6hdr _ip6h;
+
+		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		f->family = AF_INET6;
+		memcpy(f->saddr, &ip6h->saddr, 16);
+		memcpy(f->daddr, &ip6h->daddr, 16);
+		thoff = off + sizeof(*ip6h);
+	} else {
+		return false;
+	}
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th)
+		return false;
+	hlen = thoff + th->doff * 4;
+	f->sport = ntohs(th->source);
+	f->dport = ntohs(th->dest);
+	seg->seq = ntohl(th->seq);
+	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
+	seg->tcp_flags = tcp_flag_byte(th);
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_parse_tcp);
+
+void netlat_pkt_init(void)
+{
+	get_random_bytes(&netlat_sk_key, sizeof(netlat_sk_key));
+	get_random_bytes(&netlat_skb_key, sizeof(netlat_skb_key));
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every probe family knows of a packet and its socket: identities
+ * that do not leak kernel pointers, the flow of a socket, and the IP and
+ * TCP headers of an skb, read safely wherever the probe meets it.
+ */
+#ifndef _NETLAT_PKT_H
+#define _NETLAT_PKT_H
+
+#include <linux/types.h>
+#include <linux/netlat.h>
+
+struct sk_buff;
+struct sock;
+
+/* SipHash of the pointer under a key drawn at load: stable per load. */
+u64 netlat_skb_id(const struct sk_buff *skb);
+u64 netlat_sk_id(const struct sock *sk);
+
+/*
+ * The flow of @sk, a full socket or a request socket (sock_common), with
+ * its netlat_sk_id() as the cookie. An AF_INET6 socket talking to a
+ * v4-mapped peer (IPv4 on the wire) reads as the AF_INET flow it is.
+ */
+void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk);
+
+/* A TCP segment as its headers describe it. */
+struct netlat_tcp_seg {
+	struct netlat_tcp_flow flow;	/* addresses and ports; cookie 0 */
+	u32 seq;
+	u32 payload;		/* bytes after the TCP header */
+	u8 tcp_flags;		/* tcp_flag_byte() */
+};
+
+/*
+ * Parse the IPv4 or IPv6 and TCP headers of @skb from its network
+ * offset; false if it is not an unfragmented TCP segment or the headers
+ * cannot be read.
+ */
+bool netlat_parse_tcp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
+
+void netlat_pkt_init(void);
+
+#endif /* _NETLAT_PKT_H */

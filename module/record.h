@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record write API, for every writer (probe families, markers, other
+ * modules): reserve a record on this CPU's ring, fill it, commit it.
+ * Between the two, interrupts are off; nothing may sleep.
+ */
+#ifndef _NETLAT_RECORD_H
+#define _NETLAT_RECORD_H
+
+#include <linux/string.h>
+#include "ring.h"
+
+/**
+ * netlat_reserve() - start writing one record
+ * @w: writer handle, passed on to netlat_commit()
+ * @type: NETLAT_REC_* type
+ * @len: record length, header included (at most NETLAT_REC_MAX_SIZE)
+ *
+ * Returns the record with its header filled in and its padding zeroed, or
+ * NULL if tracing is off or the record had to be dropped (then it has been
+ * counted and will be reported by a NETLAT_REC_LOST record).
+ */
+static __always_inline void *netlat_reserve(struct netlat_writer *w, u16 type,
+					    u32 len)
+{
+	return netlat_ring_reserve(w, type, len);
+}
+
+/* netlat_reserve(), and the record zeroed past its header. */
+static __always_inline void *netlat_reserve_zeroed(struct netlat_writer *w,
+						   u16 type, u32 len)
+{
+	void *rec = netlat_ring_reserve(w, type, len);
+
+	if (rec)
+		memset(rec + sizeof(struct netlat_rec_hdr), 0,
+		       len - sizeof(struct netlat_rec_hdr));
+	return rec;
+}
+
+/* Publish the record of a successful netlat_reserve(); checks triggers. */
+void netlat_commit(struct netlat_writer *w);
+
+#endif /* _NETLAT_RECORD_H */

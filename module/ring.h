@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU record rings: the set of rings, its mode, the write path, the
+ * readers' copies (read(), snapshots, mmap pages) and their wakeups.
+ *
+ * Locking:
+ *  netlat_lock       serialises readers' draining, snapshot copies and
+ *                    configuration changes; copy_to_user() under it may
+ *                    take mmap_lock.
+ *  netlat_map_lock   excludes mmap() (which runs under mmap_lock) from a
+ *                    ring or snapshot buffer swap; taken inside
+ *                    netlat_lock, never the reverse.
+ *  Writers take neither: they run with interrupts off and find the rings
+ *  through RCU, so a swap or a stop waits for them with synchronize_rcu().
+ */
+#ifndef _NETLAT_RING_H
+#define _NETLAT_RING_H
+
+#include <linux/types.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/atomic.h>
+#include <linux/poll.h>
+#include <linux/netlat.h>
+
+struct netlat_ring;
+
+/* The set of rings, replaced as a whole (RCU) when the size changes. */
+struct netlat_rings {
+	u64 bytes;
+	u64 mask;
+	u64 mem_bytes;
+	struct netlat_ring *ring[];	/* nr_cpu_ids, NULL if not possible */
+};
+
+/* Writer handle between netlat_ring_reserve() and its commit. */
+struct netlat_writer {
+	struct netlat_ring *ring;
+	void *rec;
+	unsigned long irq_flags;
+	u64 next;
+	u64 used;
+	u32 size;
+};
+
+/* What read() and the snapshot copy check before they trust a record. */
+static inline bool netlat_rec_valid(const struct netlat_rec_hdr *h, u32 size,
+				    u64 avail)
+{
+	return size >= sizeof(*h) && size <= NETLAT_REC_MAX_SIZE &&
+	       IS_ALIGNED(size, NETLAT_REC_ALIGN) && size <= avail &&
+	       READ_ONCE(h->magic) == NETLAT_REC_MAGIC;
+}
+
+/* A header for a record that is not in a ring: sequence 0. */
+static inline void netlat_init_hdr(struct netlat_rec_hdr *h, u16 type,
+				   u16 size, u16 cpu, u64 ts)
+{
+	h->size = size;
+	h->type = type;
+	h->magic = NETLAT_REC_MAGIC;
+	h->version = NETLAT_ABI_VERSION;
+	h->cpu = cpu;
+	h->seq = 0;
+	h->ts_ns = ts;
+}
+
+extern struct mutex netlat_lock;
+extern struct mutex netlat_map_lock;
+/* userspace mappings of rings and snapshot: no swap while nonzero */
+extern atomic_t netlat_nr_maps;
+extern bool netlat_running;
+/* NETLAT_MODE_*: changed only while stopped, under both locks */
+extern u32 netlat_mode;
+extern u32 netlat_watermark;
+extern u32 netlat_flush_ms;
+
+/* load and unload; writers may write once init returns */
+int netlat_rings_init(u64 bytes);
+void netlat_rings_exit(void);
+
+/* the set, in process context */
+struct netlat_rings *netlat_rings_alloc(u64 bytes);
+void netlat_rings_free(struct netlat_rings *rs);
+struct netlat_rings *netlat_rings_locked(void);
+struct netlat_rings *netlat_rings_replace(struct netlat_rings *rs, u32 mode);
+int netlat_rings_set_mode(u32 mode);
+void netlat_rings_reset(struct netlat_rings *rs);
+void netlat_rings_start(void);
+void netlat_rings_stop(void);
+
+/* the write path: any context */
+void *netlat_ring_reserve(struct netlat_writer *w, u16 type, u32 len);
+void netlat_ring_publish(struct netlat_writer *w);
+void netlat_ring_finish(struct netlat_writer *w);
+
+/* readers */
+ssize_t netlat_rings_drain(char __user *buf, size_t room);
+bool netlat_rings_pending(struct netlat_rings *rs, u64 min_bytes);
+bool netlat_data_pending(void);
+int netlat_wait_for_data(void);
+void netlat_poll_wait(struct file *file, poll_table *wait);
+void netlat_arm_flush(void);
+void netlat_wake_all(void);
+void netlat_wake_pri(void);
+void netlat_fill_stream_hdr(struct netlat_rec_stream *s,
+			    const struct netlat_rings *rs, u64 probe_groups);
+void netlat_ring_stats(struct netlat_rings *rs, unsigned int cpu,
+		       struct netlat_cpu_stats *st);
+int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
+		      struct page ***pages, unsigned long *nr);
+u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
+		     u64 room, u64 start_ns);
+
+#endif /* _NETLAT_RING_H */

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl argument copies and the capability check (see uarg.h).
+ */
+#include <linux/kernel.h>
+#include <linux/capability.h>
+#include <linux/uaccess.h>
+#include "uarg.h"
+
+bool netlat_capable(void)
+{
+	return capable(CAP_NET_ADMIN) || perfmon_capable();
+}
+
+int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
+		    void __user *uarg, u32 *usize)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size < min_size || size > PAGE_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(karg, ksize, uarg, size);
+	if (err == -E2BIG)
+		return -EINVAL;
+	*usize = size;
+	return err;
+}
+
+int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
+		    u32 usize)
+{
+	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ?
+	       -EFAULT : 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ioctl arguments: the size-first structures of uapi/linux/netlat.h and
+ * who may change global state. Used by every unit that serves an ioctl.
+ */
+#ifndef _NETLAT_UARG_H
+#define _NETLAT_UARG_H
+
+#include <linux/types.h>
+#include <linux/compiler.h>
+
+/* CAP_NET_ADMIN or CAP_PERFMON: open, and every change of global state. */
+bool netlat_capable(void);
+
+/*
+ * Copy a size-first argument in. Shorter than @min_size (the first
+ * published size) or larger than a page is -EINVAL; bytes beyond @ksize
+ * must be zero (-EINVAL). *@usize gets the caller's size.
+ */
+int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
+		    void __user *uarg, u32 *usize);
+
+/* Copy back as much of @karg as the caller's @usize has room for. */
+int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
+		    u32 usize);
+
+#endif /* _NETLAT_UARG_H */

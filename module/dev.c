@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/netlat: the file operations and the ioctl dispatch. The rings,
- * their locks and wakeups are ring.c's (locking rules in ring.h); this
+ * their locks and wakeups are ring.c's (Documentation/design.rst); this
  * file knows which file consumes and what each ioctl does with the units
  * below it.
  */

@@ -10,11 +10,9 @@
  *   PENDING -> CANCEL -> EMPTY   RELEASE of a pending trigger
  *   FROZEN -> EMPTY     RELEASE, not while mapped
  *
- * Locking: the copy, the buffer and every change of state but the
- * trigger's EMPTY -> PENDING happen under netlat_lock. The buffer pointer,
- * FROZEN and the mapping count change under netlat_map_lock too, which
- * mmap() takes (it runs under mmap_lock and so cannot take netlat_lock).
- * The delayed work takes netlat_lock: it is cancelled without holding it.
+ * Locking (Documentation/design.rst): every change of state but the
+ * trigger's EMPTY -> PENDING under netlat_lock; the buffer pointer, FROZEN
+ * and the mapping count under netlat_map_lock too.
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>

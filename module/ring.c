@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU record rings: allocation, the write path, the readers' copies
- * and their wakeups (locking rules in ring.h).
+ * and their wakeups (locking rules in Documentation/design.rst).
  *
  * A ring is a power-of-two data area with free-running byte indices: the
  * producer index lives in a page userspace may only read, the consumer

@@ -3,15 +3,9 @@
  * Per-CPU record rings: the set of rings, its mode, the write path, the
  * readers' copies (read(), snapshots, mmap pages) and their wakeups.
  *
- * Locking:
- *  netlat_lock       serialises readers' draining, snapshot copies and
- *                    configuration changes; copy_to_user() under it may
- *                    take mmap_lock.
- *  netlat_map_lock   excludes mmap() (which runs under mmap_lock) from a
- *                    ring or snapshot buffer swap; taken inside
- *                    netlat_lock, never the reverse.
- *  Writers take neither: they run with interrupts off and find the rings
- *  through RCU, so a swap or a stop waits for them with synchronize_rcu().
+ * Writers take no lock (interrupts off, rings found through RCU);
+ * netlat_lock and netlat_map_lock order process context. The rules, in
+ * full, are in Documentation/design.rst.
  */
 #ifndef _NETLAT_RING_H
 #define _NETLAT_RING_H

@@ -131,7 +131,7 @@ static bool covers(struct range *r, size_t n, int64_t from, int64_t to,
 
 /* ---- fixture --------------------------------------------------------- */
 
-/* The module says some retransmits may bypass its probes (see probes.c). */
+/* The module says some retransmits may bypass its probes (the tcp family's bypass list). */
 static bool retrans_partial;
 
 FIXTURE(tcp) {

@@ -21,6 +21,8 @@
 #include "flight.h"
 #include "probes.h"
 #include "filter.h"
+#include "hist.h"
+#include "track.h"
 #include "uarg.h"
 #include "compat.h"
 
@@ -323,6 +325,10 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.flush_ms = netlat_flush_ms;
 	info.max_record = NETLAT_REC_MAX_SIZE;
 	info.mode = netlat_mode;
+	info.level = READ_ONCE(netlat_track_level);
+	info.pkt_flows = netlat_track_max_flows();
+	info.slow_ns = netlat_track_slow_ns();
+	info.pkt_mem_bytes = netlat_track_mem_bytes();
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -393,7 +399,8 @@ err_rings:
 static long netlat_ioc_set_config(void __user *uarg)
 {
 	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
-			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE;
+			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
+			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS;
 	struct netlat_config cfg;
 	bool new_mode;
 	u32 usize, mode;
@@ -404,7 +411,11 @@ static long netlat_ioc_set_config(void __user *uarg)
 			      &usize);
 	if (err)
 		return err;
-	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2)
+	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2 ||
+	    cfg.reserved3)
+		return -EINVAL;
+	if ((cfg.flags & NETLAT_CONFIG_LEVEL) &&
+	    cfg.level != NETLAT_LEVEL_EVENTS && cfg.level != NETLAT_LEVEL_PACKETS)
 		return -EINVAL;
 	if ((cfg.flags & NETLAT_CONFIG_MODE) &&
 	    cfg.mode != NETLAT_MODE_STREAM && cfg.mode != NETLAT_MODE_OVERWRITE)
@@ -456,6 +467,11 @@ static long netlat_ioc_set_config(void __user *uarg)
 		WRITE_ONCE(netlat_watermark, cfg.watermark);
 	if (cfg.flags & NETLAT_CONFIG_FLUSH_MS)
 		WRITE_ONCE(netlat_flush_ms, cfg.flush_ms);
+	if (cfg.flags & (NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS))
+		err = netlat_track_set(cfg.flags & NETLAT_CONFIG_LEVEL ?
+				       cfg.level : READ_ONCE(netlat_track_level),
+				       cfg.flags & NETLAT_CONFIG_SLOW_NS ?
+				       cfg.slow_ns : netlat_track_slow_ns());
 out:
 	mutex_unlock(&netlat_lock);
 	return err;
@@ -547,6 +563,8 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 		return netlat_ioc_triggers(uarg);
 	case NETLAT_IOC_FILTERS:
 		return netlat_ioc_filters(uarg);
+	case NETLAT_IOC_HIST:
+		return netlat_ioc_hist(uarg, netlat_track_flows());
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

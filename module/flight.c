@@ -419,6 +419,15 @@ void netlat_trig_check(struct netlat_writer *w, u32 armed)
 			bit = NETLAT_TRIG_LATENCY;
 		break;
 	}
+	case NETLAT_REC_TCP_PKT: {
+		const struct netlat_rec_tcp_pkt *pkt = w->rec;
+
+		if ((armed & NETLAT_TRIG_LATENCY) &&
+		    (pkt->flags & NETLAT_PKT_ACKED) &&
+		    pkt->end_ns - pkt->xmit_ns >= netlat_trig.latency_ns)
+			bit = NETLAT_TRIG_LATENCY;
+		break;
+	}
 	case NETLAT_REC_MARKER: {
 		const struct netlat_rec_marker *m = w->rec;
 		u32 len = netlat_trig.tag_len;

@@ -27,6 +27,7 @@
 #include "filter.h"
 #include "pkt.h"
 #include "compat.h"
+#include "track.h"
 #include "tcp.h"
 
 /*
@@ -132,6 +133,8 @@ static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
 		s->sk = d->sk;
 		s->id = d->id;
 	}
+	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
+		netlat_track_sendmsg(d->sk, d->id, d->start_ns);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_entry);
@@ -151,7 +154,8 @@ static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
 			smp_store_release(&s->owner, NULL);
 		}
 	}
-	if (!netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
+	/* the packet level keeps the start in the packet table instead */
+	if (!netlat_group_on(NETLAT_PROBE_TCP_SENDMSG) || netlat_tracking())
 		return 0;
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_SENDMSG,
 			       NETLAT_REC_TCP_SENDMSG, sizeof(*r), d->sk);
@@ -180,7 +184,7 @@ static notrace void netlat_push(struct pt_regs *regs, u16 func, u32 mss,
 	struct netlat_rec_tcp_push *r;
 	struct netlat_writer w;
 
-	if (!netlat_group_on(NETLAT_PROBE_TCP_PUSH))
+	if (!netlat_group_on(NETLAT_PROBE_TCP_PUSH) || netlat_tracking())
 		return;
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_PUSH, NETLAT_REC_TCP_PUSH,
 			       sizeof(*r), sk);
@@ -235,7 +239,7 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 	struct netlat_rec_tcp_skb *r;
 	struct netlat_writer w;
 
-	if (!netlat_group_on(NETLAT_PROBE_TCP_SKB))
+	if (!netlat_group_on(NETLAT_PROBE_TCP_SKB) || netlat_tracking())
 		return 0;
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_SKB, NETLAT_REC_TCP_SKB,
 			       sizeof(*r), sk);
@@ -281,6 +285,10 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT))
 		return 0;
+	if (netlat_tracking()) {
+		netlat_track_xmit(sk, skb);
+		return 0;
+	}
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_XMIT, NETLAT_REC_TCP_XMIT,
 			       sizeof(*r), sk);
 	if (!r)
@@ -419,11 +427,18 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(d->skb);
 	struct netlat_rec_tcp_retrans *r;
 	struct netlat_writer w;
+	u32 counted;
 
 	if (d->outer)
 		this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
+	/* segments the kernel added to RetransSegs for this attempt */
+	counted = READ_ONCE(tcp_sk(d->sk)->total_retrans) - d->total_retrans;
+	/* rare and what matters most: a record at either level */
+	if (netlat_tracking())
+		netlat_track_retrans(d->sk, cb->seq, d->kind, counted,
+				     (int)regs_return_value(regs));
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_RETRANS,
 			       NETLAT_REC_TCP_RETRANS, sizeof(*r), d->sk);
 	if (!r)
@@ -437,7 +452,7 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 	r->kind = d->kind;
 	r->ca_state = d->ca_state;
 	r->retransmits = d->retransmits;
-	if (READ_ONCE(tcp_sk(d->sk)->total_retrans) != d->total_retrans)
+	if (counted)
 		r->flags = NETLAT_TCP_COUNTED;
 	netlat_commit(&w);
 	return 0;
@@ -464,6 +479,11 @@ static notrace int netlat_synack_ret(struct kretprobe_instance *ri,
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
+	if (netlat_tracking())
+		netlat_track_retrans((const struct sock *)req,
+				     tcp_rsk(req)->snt_isn, NETLAT_RETRANS_SYNACK,
+				     !regs_return_value(regs),
+				     (int)regs_return_value(regs));
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_RETRANS,
 			       NETLAT_REC_TCP_RETRANS, sizeof(*r),
 			       (const struct sock *)req);
@@ -525,6 +545,10 @@ static notrace int netlat_ack_ret(struct kretprobe_instance *ri,
 
 	if (una == d->snd_una || !netlat_group_on(NETLAT_PROBE_TCP_ACK))
 		return 0;
+	if (netlat_tracking()) {
+		netlat_track_ack(d->sk, una);
+		return 0;
+	}
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_ACK, NETLAT_REC_TCP_ACK,
 			       sizeof(*r), d->sk);
 	if (!r)
@@ -560,6 +584,11 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	sk = skb->sk && sk_fullsock(skb->sk) &&
 	     skb->sk->sk_type == SOCK_STREAM &&
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
+	if (netlat_tracking()) {
+		if (sk)
+			netlat_track_dev(sk, seg.seq, stage == NETLAT_DEV_DRIVER);
+		return;
+	}
 	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
 		struct netlat_filter_in in = {
@@ -600,6 +629,15 @@ static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
 }
 NOKPROBE_SYMBOL(netlat_tp_start_xmit);
 
+/* ---- socket end: tcp:tcp_destroy_sock(sk) ---- */
+
+static notrace void netlat_tp_destroy_sock(void *data, struct sock *sk)
+{
+	if (netlat_tracking())
+		netlat_track_close(sk);
+}
+NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
+
 /* ---- the table ---- */
 
 static struct netlat_probe netlat_tcp_probes[] = {
@@ -630,6 +668,9 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
 	NETLAT_TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),
+	/* the packet level frees a socket's slot in the packet table */
+	NETLAT_TP("tcp_destroy_sock", NETLAT_PROBE_TCP_XMIT,
+		  netlat_tp_destroy_sock),
 	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
 	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,
 	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
@@ -662,4 +703,5 @@ int netlat_tcp_init(void)
 void netlat_tcp_exit(void)
 {
 	netlat_family_remove(&netlat_tcp_family);
+	netlat_track_exit();
 }

@@ -5,11 +5,14 @@
  * probe group enabled while a reader drains the rings; then with every
  * probe on but an in-kernel filter keeping all records out ("filtered":
  * the cost of a filtered-out event), and as a flight recorder (overwrite
- * mode, a trigger armed, no reader). Figures, not asserts: each mode runs
+ * mode, a trigger armed, no reader), and at the packet level (the kernel
+ * follows each packet and writes one record per packet, "packets"; only
+ * for packets slower than 5 ms, "slow"). Figures, not asserts: each mode runs
  * -k times, the modes alternating, and the medians and their ratios to
  * "unloaded" are printed; once with the veth's default GSO skbs ("gso") and
  * once with one segment per skb ("1seg"). With probes on, records/s and
- * lost records (LOST counts, ring drops and kprobe misses) are exact.
+ * lost records (LOST counts, ring drops and kprobe misses) are exact, and
+ * so are records per data segment (the sender namespace's OutSegs).
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
  * finit_module/delete_module; it is left loaded at exit.
@@ -192,14 +195,63 @@ static void *drain_main(void *arg)
 
 struct probe_run {
 	double bps, rec_per_s;
-	uint64_t records, lost, dropped, missed, filtered, overwritten;
+	uint64_t records, lost, dropped, missed, filtered, overwritten, segs;
+	uint64_t pkt_mem;
 };
 
 enum probe_mode {
 	PROBES_READ,		/* stream mode, a reader drains */
 	PROBES_FILTERED,	/* as READ, a filter keeps every record out */
 	PROBES_FLIGHT,		/* overwrite mode, a trigger armed, no reader */
+	PROBES_PACKETS,		/* as READ at the packet level */
+	PROBES_SLOW,		/* as PACKETS, records only from 5 ms */
 };
+
+/* TCP OutSegs of the sending namespace: the data segments' oracle. */
+static uint64_t out_segs(void)
+{
+	char line[1024], names[1024] = "";
+	unsigned long long v = 0;
+	FILE *f;
+
+	setns(ns_a, CLONE_NEWNET);
+	f = fopen("/proc/net/snmp", "r");
+	setns(ns_orig, CLONE_NEWNET);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *save1, *save2, *n, *x;
+
+		if (strncmp(line, "Tcp:", 4))
+			continue;
+		if (!names[0]) {
+			strcpy(names, line);
+			continue;
+		}
+		n = strtok_r(names, " \n", &save1);
+		x = strtok_r(line, " \n", &save2);
+		while (n && x && strcmp(n, "OutSegs")) {
+			n = strtok_r(NULL, " \n", &save1);
+			x = strtok_r(NULL, " \n", &save2);
+		}
+		if (n && x)
+			v = strtoull(x, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static int set_level(int fd, uint32_t level, uint64_t slow_ns)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
+		.level = level,
+		.slow_ns = slow_ns,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
 
 /* Every probe on for one transfer of @secs in @mode. */
 static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
@@ -218,7 +270,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	struct netlat_info info;
 	struct drain d = { 0 };
 	pthread_t th;
-	uint64_t t0;
+	uint64_t t0, segs0;
 	unsigned int cpu;
 	int err;
 
@@ -236,6 +288,9 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 		err = nl_set_rules(d.fd, &none, 1);
 	if (!err && mode == PROBES_FLIGHT)
 		err = trig_set(d.fd, &trig);
+	if (!err && (mode == PROBES_PACKETS || mode == PROBES_SLOW))
+		err = set_level(d.fd, NETLAT_LEVEL_PACKETS,
+				mode == PROBES_SLOW ? 5000000 : 0);
 	if (!err)
 		err = nl_get_info(d.fd, &info);
 	if (!err)
@@ -245,7 +300,10 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	if (mode != PROBES_FLIGHT)
 		pthread_create(&th, NULL, drain_main, &d);
 	t0 = nl_mono_ns();
+	segs0 = out_segs();
 	r->bps = transfer(secs);
+	r->segs = out_segs() - segs0;
+	r->pkt_mem = info.pkt_mem_bytes;
 	err = nl_probes(d.fd, true, 0, &pr1);
 	if (err)
 		die("probes off", -err);
@@ -271,6 +329,8 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
 	err = trig_off(d.fd);
 	if (!err)
+		err = set_level(d.fd, NETLAT_LEVEL_EVENTS, 0);
+	if (!err)
 		err = nl_set_rules(d.fd, NULL, 0);
 	if (!err)
 		err = nl_control(d.fd, NETLAT_IOC_STOP);
@@ -283,18 +343,25 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	close(d.fd);
 }
 
-/* k alternating runs of the five modes; medians, ratios, losses. */
+/* Records per data segment: a figure that is exact, unlike throughput. */
+static double per_seg(uint64_t records, uint64_t segs)
+{
+	return segs ? (double)records / (double)segs : 0;
+}
+
+/* k alternating runs of the seven modes; medians, ratios, losses. */
 static void series(const char *label, unsigned int k, double secs)
 {
-	double un[16], idle[16], on[16], rps[16], filt[16], fl[16];
-	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0;
-	uint64_t filtered = 0, fl_recs = 0, overwritten = 0;
-	double mu, mi, mo, mf, mfl;
+	double un[16], idle[16], on[16], rps[16], filt[16], fl[16], pk[16], sl[16];
+	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0, segs = 0;
+	uint64_t filtered = 0, fl_recs = 0, overwritten = 0, pkt_mem = 0;
+	uint64_t pk_recs = 0, pk_segs = 0, sl_recs = 0, sl_segs = 0;
+	double mu, mi, mo, mf, mfl, mpk, msl;
 	unsigned int i;
 
 	transfer(0.5);		/* warm up: ARP, caches */
 	for (i = 0; i < k; i++) {
-		struct probe_run r, rf, rfl;
+		struct probe_run r, rf, rfl, rp, rs;
 
 		module_set(false);
 		un[i] = transfer(secs);
@@ -303,9 +370,22 @@ static void series(const char *label, unsigned int k, double secs)
 		run_probes(secs, PROBES_READ, &r);
 		run_probes(secs, PROBES_FILTERED, &rf);
 		run_probes(secs, PROBES_FLIGHT, &rfl);
+		run_probes(secs, PROBES_PACKETS, &rp);
+		run_probes(secs, PROBES_SLOW, &rs);
 		on[i] = r.bps;
 		filt[i] = rf.bps;
 		fl[i] = rfl.bps;
+		pk[i] = rp.bps;
+		sl[i] = rs.bps;
+		segs += r.segs;
+		pk_recs += rp.records;
+		pk_segs += rp.segs;
+		sl_recs += rs.records;
+		sl_segs += rs.segs;
+		pkt_mem = rp.pkt_mem;
+		lost += rp.lost + rs.lost;
+		dropped += rp.dropped + rs.dropped;
+		missed += rp.missed + rs.missed;
 		rps[i] = r.rec_per_s;
 		recs += r.records;
 		lost += r.lost;
@@ -314,12 +394,16 @@ static void series(const char *label, unsigned int k, double secs)
 		filtered += rf.filtered;
 		fl_recs += rfl.records;
 		overwritten += rfl.overwritten;
-		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s\n",
+		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s; packets %.1f Mbit/s (%.3f records/segment); slow %.1f Mbit/s (%.4f records/segment)\n",
 		       label, i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6,
 		       rps[i], (unsigned long long)(r.lost + r.dropped),
 		       (unsigned long long)r.missed, filt[i] * 8e-6,
-		       (unsigned long long)rf.records, fl[i] * 8e-6);
+		       (unsigned long long)rf.records, fl[i] * 8e-6,
+		       pk[i] * 8e-6, per_seg(rp.records, rp.segs), sl[i] * 8e-6,
+		       per_seg(rs.records, rs.segs));
 	}
+	mpk = nl_median(pk, k);
+	msl = nl_median(sl, k);
 	mu = nl_median(un, k);
 	mi = nl_median(idle, k);
 	mo = nl_median(on, k);
@@ -328,8 +412,11 @@ static void series(const char *label, unsigned int k, double secs)
 	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s, all filtered out %.1f Mbit/s, flight recorder %.1f Mbit/s\n",
 	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6, mf * 8e-6,
 	       mfl * 8e-6);
-	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f\n",
-	       label, mi / mu, mo / mu, mf / mu, mfl / mu);
+	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f, packets/unloaded %.3f, slow/unloaded %.3f\n",
+	       label, mi / mu, mo / mu, mf / mu, mfl / mu, mpk / mu, msl / mu);
+	printf("bench: tcp %s records per data segment (OutSegs): events %.3f, packets %.3f, slow (>= 5 ms) %.4f; packet table and histograms %llu bytes\n",
+	       label, per_seg(recs, segs), per_seg(pk_recs, pk_segs),
+	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem);
 	printf("bench: tcp %s filtered: %llu probe hits kept out in-kernel; flight: %llu records written, %llu overwritten\n",
 	       label, (unsigned long long)filtered,
 	       (unsigned long long)fl_recs, (unsigned long long)overwritten);

@@ -41,9 +41,9 @@ _Static_assert(sizeof(struct netlat_rec_lost) == 40, "rec_lost");
 _Static_assert(sizeof(struct netlat_rec_marker) == 40, "rec_marker");
 _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
-_Static_assert(sizeof(struct netlat_info) == 80, "info");
+_Static_assert(sizeof(struct netlat_info) == 104, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
-_Static_assert(sizeof(struct netlat_config) == 40, "config");
+_Static_assert(sizeof(struct netlat_config) == 56, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == 64, "probes");
 _Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
@@ -54,6 +54,9 @@ _Static_assert(sizeof(struct netlat_rec_tcp_xmit) == 104, "tcp_xmit");
 _Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
 _Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
+_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 128, "tcp_pkt");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0, "hist");
+_Static_assert(sizeof(struct netlat_stage_hist) == NETLAT_STAGE_HIST_SIZE_VER0, "stage_hist");
 _Static_assert(sizeof(struct netlat_rec_snapshot) == 88, "rec_snapshot");
 _Static_assert(sizeof(struct netlat_rec_snap_cpu) == 80, "rec_snap_cpu");
 _Static_assert(sizeof(struct netlat_snapshot) == NETLAT_SNAPSHOT_SIZE_VER0, "snapshot");
@@ -428,6 +431,10 @@ static inline int nl_check_rec(const void *p, size_t avail,
 	case NETLAT_REC_VIRTIO:
 		if (h->size < sizeof(struct netlat_rec_virtio))
 			return nl_fail(why, wlen, "VIRTIO size %u", h->size);
+		break;
+	case NETLAT_REC_TCP_PKT:
+		if (h->size < sizeof(struct netlat_rec_tcp_pkt))
+			return nl_fail(why, wlen, "TCP_PKT size %u", h->size);
 		break;
 	default:
 		return nl_fail(why, wlen, "unknown type %u (size %u)", h->type,

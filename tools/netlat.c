@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "libnetlat.h"
+#include "pktstat.h"
 #include "cli.h"
 #include "filter.h"
 #include "flight.h"
@@ -487,6 +488,7 @@ static int cmd_stat(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "hist", no_argument, NULL, 'H' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -497,11 +499,11 @@ static int cmd_stat(int argc, char **argv)
 	struct filter flt = { 0 };
 	struct window w = { 0 };
 	uint64_t interval_ns = 0, windows = 0;
-	bool json = false;
+	bool json = false, hist = false;
 	struct reader rd;
 	int c, r;
 
-	while ((c = next_option(argc, argv, "d:i:jD:h", filter_options(opts))) != -1) {
+	while ((c = next_option(argc, argv, "d:i:jHD:h", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_seconds(optarg, &duration))
@@ -513,6 +515,9 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'H':
+			hist = true;
 			break;
 		case 'D':
 			device = optarg;
@@ -532,6 +537,10 @@ static int cmd_stat(int argc, char **argv)
 		return usage_error("too many arguments");
 	}
 	name = device ? device : NETLAT_DEVICE_PATH;
+	if (hist) {
+		filter_free(&flt);
+		return pktstat_run(name, interval, duration, json);
+	}
 	if (reader_open(&rd, device, false, duration)) {
 		reader_close(&rd);
 		filter_free(&flt);
@@ -598,6 +607,12 @@ static void print_info(const char *path, const struct netlat_info *info)
 	printf("cpus          %u\n", info->nr_cpus);
 	printf("ring bytes    %llu per cpu\n", (unsigned long long)info->ring_bytes);
 	printf("ring mode     %s\n", ring_mode_name(info->mode));
+	printf("level         %s", info->level == NETLAT_LEVEL_PACKETS ? "packets" : "events");
+	if (info->level == NETLAT_LEVEL_PACKETS)
+		printf(" (records for packets from %llu ns; table %llu bytes, %u sockets)",
+		       (unsigned long long)info->slow_ns,
+		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows);
+	putchar('\n');
 	printf("memory        %llu bytes\n", (unsigned long long)info->mem_bytes);
 	printf("watermark     %u bytes\n", info->watermark);
 	printf("flush         %u ms%s\n", info->flush_ms, info->flush_ms ? "" : " (off)");
@@ -724,6 +739,8 @@ static int cmd_config(int argc, char **argv)
 		{ "watermark", required_argument, NULL, 'w' },
 		{ "flush-ms", required_argument, NULL, 'f' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "slow", required_argument, NULL, 's' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -733,7 +750,7 @@ static int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:m:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:l:s:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -761,6 +778,22 @@ static int cmd_config(int argc, char **argv)
 			else
 				return usage_error("bad mode '%s': stream or overwrite", optarg);
 			cfg->flags |= NETLAT_CONFIG_MODE;
+			break;
+		case 'l':
+			if (!strcmp(optarg, "events"))
+				cfg->level = NETLAT_LEVEL_EVENTS;
+			else if (!strcmp(optarg, "packets"))
+				cfg->level = NETLAT_LEVEL_PACKETS;
+			else
+				return usage_error("bad level '%s': events or packets", optarg);
+			cfg->flags |= NETLAT_CONFIG_LEVEL;
+			break;
+		case 's':
+			if (netlat_parse_duration(optarg, &v))
+				return usage_error("bad duration '%s': a number and ns, us, ms or s",
+						   optarg);
+			cfg->slow_ns = v;
+			cfg->flags |= NETLAT_CONFIG_SLOW_NS;
 			break;
 		case 'D':
 			path = optarg;
@@ -877,10 +910,13 @@ static const struct command commands[] = {
 	  "      --no-hist        no log2 histograms of the stage latencies\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
-	  "[--duration SECS] [--interval SECS] [--json] [--device PATH] [FILTERS]",
+	  "[--duration SECS] [--interval SECS] [--json] [--hist] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"
 	  "records that arrived: once at the end (SECS, or SIGINT/SIGTERM), or for\n"
-	  "each interval.\n"
+	  "each interval. With --hist, print the packet level's kernel histograms\n"
+	  "and counters instead (`netlat config --level packets`): no records are\n"
+	  "read, so it runs beside any reader; once, or every interval.\n"
+	  "  -H, --hist           the kernel's per-stage histograms and counters\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -i, --interval SECS  a report per SECS seconds of arrivals\n"
 	  "  -j, --json           one JSON object per report, one per line\n"
@@ -893,12 +929,18 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
 	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
 	  "record, for live readers) or overwrite (it overwrites the oldest: a\n"
-	  "flight recorder, read with `netlat snapshot`).\n" },
+	  "flight recorder, read with `netlat snapshot`).\n"
+	  "  --level events       a record per probe hit: the debugging view\n"
+	  "  --level packets      the kernel follows each sent packet: per-stage\n"
+	  "                       histograms (`netlat stat --hist`) and one TCP_PKT\n"
+	  "                       record per packet; needs the xmit and ack groups\n"
+	  "  --slow DURATION      packets level: records only for packets whose\n"
+	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n" },
 	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"

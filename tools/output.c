@@ -213,6 +213,29 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("skb", "%llu", ull(r->skb_id));
 		break;
 	}
+	case NETLAT_REC_TCP_PKT: {
+		const struct netlat_rec_tcp_pkt *r = (const void *)h;
+		uint64_t from, to;
+		unsigned int s;
+
+		if (h->size < sizeof(*r))
+			break;
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("segs", "%u", r->segs);
+		F("retrans", "%u", r->retrans);
+		F("retrans_fail", "%u", r->retrans_fail);
+		FS("end", r->flags & NETLAT_PKT_ACKED ? "ack" :
+			  r->flags & NETLAT_PKT_CLOSED ? "close" : "?");
+		/* each stage's duration, as the kernel's histograms got it */
+		for (s = 0; s < NETLAT_NR_STAGES; s++) {
+			if (!netlat_pkt_stage(r, s, &from, &to))
+				continue;
+			fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu",
+				netlat_stage_name(s), ull(to - from));
+		}
+		break;
+	}
 	}
 #undef F
 #undef FS
@@ -306,7 +329,8 @@ static bool is_snap(const struct netlat_rec_hdr *h)
 
 static bool is_tcp(const struct netlat_rec_hdr *h)
 {
-	return h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV &&
+	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
+		h->type == NETLAT_REC_TCP_PKT) &&
 	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
 }
 

@@ -130,6 +130,7 @@ struct j_vec {
 
 struct stages {
 	struct j_vec sm, xmit, dev, ack;
+	uint64_t pkts;		/* packet records: stages the kernel followed */
 	struct netlat_samples d[NR_ST];
 	struct netlat_dist dist[NR_ST];
 	struct hist hist[NR_ST];
@@ -153,6 +154,28 @@ static int j_push(struct j_vec *a, const struct j_rec *r)
 		a->cap = cap;
 	}
 	a->v[a->n++] = *r;
+	return 0;
+}
+
+/* A packet record: the kernel joined its stages already, by construction. */
+static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p)
+{
+	static const int to_st[NETLAT_NR_STAGES] = {
+		[NETLAT_STAGE_SENDMSG_XMIT] = ST_SM_XMIT,
+		[NETLAT_STAGE_XMIT_QDISC] = ST_XMIT_QDISC,
+		[NETLAT_STAGE_QDISC_DRIVER] = ST_QDISC_DRV,
+		[NETLAT_STAGE_DRIVER_ACK] = ST_DRV_ACK,
+		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
+		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
+	};
+	uint64_t from, to;
+	unsigned int s;
+
+	st->pkts++;
+	for (s = 0; s < NETLAT_NR_STAGES; s++)
+		if (netlat_pkt_stage(p, s, &from, &to) &&
+		    netlat_samples_add(&st->d[to_st[s]], to - from))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -194,6 +217,9 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.stage = d->stage;
 		return j_push(&rep->stages->dev, &r);
 	}
+	case NETLAT_REC_TCP_PKT:
+		return h->size >= sizeof(struct netlat_rec_tcp_pkt) ?
+		       add_pkt(rep->stages, (const void *)h) : 0;
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *a = (const void *)h;
 
@@ -297,9 +323,22 @@ static void join_one(struct stages *st, const struct j_rec *x)
 		sm = &st->sm.v[l];
 	q = find_dev(&st->dev, x->cookie, NETLAT_DEV_QDISC, x->seq, x->ts);
 	d = find_dev(&st->dev, x->cookie, NETLAT_DEV_DRIVER, x->seq, q ? q->ts : x->ts);
-	/* cumulative ACKs of a socket only move forward */
+	/*
+	 * Its ACK comes after the segment reached the driver (or left TCP):
+	 * a socket address, and so its cookie, is reused by later sockets,
+	 * whose ACKs must not be taken. From there on cumulative ACKs of one
+	 * socket only move forward.
+	 */
 	cookie_range(&st->ack, x->cookie, &lo, &hi);
 	for (l = lo, h = hi; l < h;) {
+		size_t m = (l + h) / 2;
+
+		if (st->ack.v[m].ts < (d ? d->ts : x->ts))
+			l = m + 1;
+		else
+			h = m;
+	}
+	for (h = hi; l < h;) {
 		size_t m = (l + h) / 2;
 
 		if ((int32_t)(st->ack.v[m].seq - x->end) < 0)
@@ -384,8 +423,12 @@ static void text_stages(FILE *f, const struct stages *st)
 {
 	int k;
 
-	fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
-		st->xmit.n);
+	if (st->pkts)
+		fprintf(f, "\nTCP per-packet stages (ns; %llu packets followed by the kernel)\n",
+			(unsigned long long)st->pkts);
+	else
+		fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
+			st->xmit.n);
 	fprintf(f, "%-13s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "count",
 		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
 	for (k = 0; k < NR_ST; k++) {
@@ -503,7 +546,8 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	c->by_kind[kind_of(rec->type)]++;
 	if (rec->type == NETLAT_REC_MARKER)
 		add_marker(rep, (const void *)rec);
-	if (rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV &&
+	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
+	     rec->type == NETLAT_REC_TCP_PKT) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;

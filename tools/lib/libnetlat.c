@@ -77,6 +77,8 @@ const char *netlat_type_name(unsigned int type)
 		return "TCP_DEV";
 	case NETLAT_REC_VIRTIO:
 		return "VIRTIO";
+	case NETLAT_REC_TCP_PKT:
+		return "TCP_PKT";
 	}
 	return NULL;
 }
@@ -171,6 +173,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_ACK: return offsetof(struct netlat_rec_tcp_ack, xmit_ack_ns);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
 	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
+	case NETLAT_REC_TCP_PKT: return sizeof(struct netlat_rec_tcp_pkt);
 	}
 	return 0;
 }
@@ -1328,6 +1331,86 @@ int netlat_probes(int fd, bool set, uint64_t enable, struct netlat_probes *pr)
 	pr->flags = set ? NETLAT_PROBES_SET : 0;
 	pr->enable = enable;
 	return netlat_ioctl(fd, NETLAT_IOC_PROBES, pr);
+}
+
+int netlat_hist(int fd, bool reset, struct netlat_hist *h,
+		struct netlat_stage_hist *st, unsigned int nr_stages)
+{
+	memset(h, 0, sizeof(*h));
+	h->size = sizeof(*h);
+	h->flags = reset ? NETLAT_HIST_RESET : 0;
+	h->nr_stages = st ? nr_stages : 0;
+	h->stage_size = sizeof(*st);
+	h->stages = (uintptr_t)st;
+	return netlat_ioctl(fd, NETLAT_IOC_HIST, h);
+}
+
+const char *netlat_stage_name(unsigned int stage)
+{
+	static const char *const names[NETLAT_NR_STAGES] = {
+		[NETLAT_STAGE_SENDMSG_XMIT] = "sendmsg>xmit",
+		[NETLAT_STAGE_XMIT_QDISC] = "xmit>qdisc",
+		[NETLAT_STAGE_QDISC_DRIVER] = "qdisc>driver",
+		[NETLAT_STAGE_DRIVER_ACK] = "driver>ack",
+		[NETLAT_STAGE_XMIT_ACK] = "xmit>ack",
+		[NETLAT_STAGE_SENDMSG_ACK] = "sendmsg>ack",
+	};
+
+	return stage < NETLAT_NR_STAGES ? names[stage] : NULL;
+}
+
+bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
+		      uint64_t *from, uint64_t *to)
+{
+	switch (stage) {
+	case NETLAT_STAGE_SENDMSG_XMIT:
+		*from = p->sendmsg_ns, *to = p->xmit_ns;
+		break;
+	case NETLAT_STAGE_XMIT_QDISC:
+		*from = p->xmit_ns, *to = p->qdisc_ns;
+		break;
+	case NETLAT_STAGE_QDISC_DRIVER:
+		*from = p->qdisc_ns, *to = p->driver_ns;
+		break;
+	case NETLAT_STAGE_DRIVER_ACK:
+		*from = p->driver_ns, *to = p->end_ns;
+		break;
+	case NETLAT_STAGE_XMIT_ACK:
+		*from = p->xmit_ns, *to = p->end_ns;
+		break;
+	case NETLAT_STAGE_SENDMSG_ACK:
+		*from = p->sendmsg_ns, *to = p->end_ns;
+		break;
+	default:
+		return false;
+	}
+	/* what the kernel counts: ACKed packets, both points seen, in order */
+	return (p->flags & NETLAT_PKT_ACKED) && *from && *to >= *from;
+}
+
+uint64_t netlat_stage_quantile(const struct netlat_stage_hist *s, double q)
+{
+	uint64_t rank, seen = 0, lo, hi;
+	unsigned int b;
+
+	if (!s->count)
+		return 0;
+	rank = (uint64_t)(q * (double)(s->count - 1)) + 1;
+	for (b = 0; b < NETLAT_HIST_BUCKETS; b++) {
+		if (seen + s->bucket[b] < rank) {
+			seen += s->bucket[b];
+			continue;
+		}
+		if (!b)
+			return 0;
+		lo = 1ULL << (b - 1);
+		hi = b == NETLAT_HIST_BUCKETS - 1 ? s->max_ns : (lo << 1) - 1;
+		/* linear within the bucket, never past the largest sample */
+		lo += (uint64_t)((double)(hi - lo) * (double)(rank - seen) /
+				 (double)s->bucket[b]);
+		return lo < s->max_ns ? lo : s->max_ns;
+	}
+	return s->max_ns;
 }
 
 int netlat_set_config(int fd, const struct netlat_config *cfg)

@@ -302,6 +302,28 @@ int netlat_reset(int fd);
 int netlat_set_config(int fd, const struct netlat_config *cfg);
 /* NETLAT_IOC_PROBES: report into @pr; with @set, enable exactly @enable. */
 int netlat_probes(int fd, bool set, uint64_t enable, struct netlat_probes *pr);
+/*
+ * NETLAT_IOC_HIST: the packet level's counters in *@h and up to
+ * @nr_stages stage histograms in @st (NULL: counters only); @reset zeroes
+ * them after the read. 0 or -errno.
+ */
+int netlat_hist(int fd, bool reset, struct netlat_hist *h,
+		struct netlat_stage_hist *st, unsigned int nr_stages);
+/*
+ * The two points of @stage in a packet record; true if the kernel counted
+ * that stage of the packet in its histograms (then *@to - *@from is the
+ * sample it was given).
+ */
+bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
+		      uint64_t *from, uint64_t *to);
+/* "sendmsg>xmit", ... for enum netlat_stage, or NULL. */
+const char *netlat_stage_name(unsigned int stage);
+/*
+ * Quantile @q (0..1) of a log2 histogram: linear inside the bucket that
+ * holds it, so within a factor of two of the true value, and never above
+ * the largest sample.
+ */
+uint64_t netlat_stage_quantile(const struct netlat_stage_hist *s, double q);
 
 /*
  * True if record @rec (of struct @type) holds @field: fields appended to a

@@ -74,6 +74,9 @@
  *	its headers (struct netlat_rec_tcp_dev; NETLAT_PROBE_TCP_DEV).
  * @NETLAT_REC_VIRTIO: a virtio_net queue event with the virtqueue's state
  *	(struct netlat_rec_virtio; NETLAT_PROBE_VIRTIO_TX, NETLAT_PROBE_VIRTIO_RX).
+ * @NETLAT_REC_TCP_PKT: packet level (NETLAT_LEVEL_PACKETS): one sent TCP
+ *	packet (an skb of the write queue) whose life ended, with the time of
+ *	each stage the kernel followed it through (struct netlat_rec_tcp_pkt).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
@@ -89,6 +92,7 @@ enum netlat_rec_type {
 	NETLAT_REC_TCP_ACK = 21,
 	NETLAT_REC_TCP_DEV = 22,
 	NETLAT_REC_VIRTIO = 32,
+	NETLAT_REC_TCP_PKT = 64,
 };
 
 /**
@@ -740,6 +744,96 @@ struct netlat_mmap_cons {
 	__aligned_u64 cons;
 };
 
+/* netlat_rec_tcp_pkt.flags: which stage times were seen */
+#define NETLAT_PKT_SENDMSG	(1U << 0)	/* @sendmsg_ns */
+#define NETLAT_PKT_QDISC	(1U << 1)	/* @qdisc_ns */
+#define NETLAT_PKT_DRIVER	(1U << 2)	/* @driver_ns */
+#define NETLAT_PKT_ACKED	(1U << 3)	/* ended by an ACK (hdr.ts_ns) */
+#define NETLAT_PKT_CLOSED	(1U << 4)	/* ended by the socket's end */
+
+/**
+ * struct netlat_rec_tcp_pkt - one sent TCP packet, followed by the kernel
+ * @hdr: common header (written when the packet's life ended).
+ * @flow: the socket.
+ * @seq: first sequence number of the packet (its first transmission).
+ * @end_seq: sequence number after its last byte.
+ * @sendmsg_ns: start of the tcp_sendmsg_locked() call that queued the
+ *	packet's first byte (NETLAT_PKT_SENDMSG), else 0.
+ * @xmit_ns: its first transmission (__tcp_transmit_skb), always set.
+ * @qdisc_ns: its first segment reached the qdisc (net:net_dev_queue).
+ * @driver_ns: its first segment was handed to the driver
+ *	(net:net_dev_start_xmit).
+ * @end_ns: when its life ended: the ACK that covered its last byte
+ *	(NETLAT_PKT_ACKED), or the socket's destruction (NETLAT_PKT_CLOSED).
+ * @segs: segments (GSO) at its first transmission.
+ * @retrans: retransmission attempts of any part of it.
+ * @retrans_fail: attempts that failed (a nonzero return).
+ * @flags: NETLAT_PKT_*.
+ * @reserved: zero.
+ *
+ * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
+ * duration is the difference of its two ends (enum netlat_stage), exactly
+ * what the histograms of NETLAT_IOC_HIST were given.
+ */
+struct netlat_rec_tcp_pkt {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__u32 seq;
+	__u32 end_seq;
+	__aligned_u64 sendmsg_ns;
+	__aligned_u64 xmit_ns;
+	__aligned_u64 qdisc_ns;
+	__aligned_u64 driver_ns;
+	__aligned_u64 end_ns;
+	__u16 segs;
+	__u16 retrans;
+	__u16 retrans_fail;
+	__u8 flags;
+	__u8 reserved;
+};
+
+/*
+ * Packet-level stages (struct netlat_hist), each the time between two
+ * points of struct netlat_rec_tcp_pkt:
+ *  SENDMSG_XMIT   sendmsg_ns -> xmit_ns   queued behind sendmsg / cwnd
+ *  XMIT_QDISC     xmit_ns -> qdisc_ns     TCP and IP output
+ *  QDISC_DRIVER   qdisc_ns -> driver_ns   queueing discipline
+ *  DRIVER_ACK     driver_ns -> end_ns     wire, peer and the ACK's return
+ *  XMIT_ACK       xmit_ns -> end_ns       what TCP waits for an ACK
+ *  SENDMSG_ACK    sendmsg_ns -> end_ns    the whole life
+ * Only packets ended by an ACK are counted in the histograms.
+ */
+enum netlat_stage {
+	NETLAT_STAGE_SENDMSG_XMIT,
+	NETLAT_STAGE_XMIT_QDISC,
+	NETLAT_STAGE_QDISC_DRIVER,
+	NETLAT_STAGE_DRIVER_ACK,
+	NETLAT_STAGE_XMIT_ACK,
+	NETLAT_STAGE_SENDMSG_ACK,
+	NETLAT_NR_STAGES,
+};
+
+/*
+ * Histogram buckets: bucket 0 counts durations of 0 ns, bucket b (1..63)
+ * durations d with 2^(b-1) <= d < 2^b ns; bucket 63 also counts longer
+ * ones.
+ */
+#define NETLAT_HIST_BUCKETS	64
+
+/**
+ * struct netlat_stage_hist - one stage's histogram (NETLAT_IOC_HIST)
+ * @count: samples.
+ * @sum_ns: sum of the samples.
+ * @max_ns: the largest sample.
+ * @bucket: log2 buckets, see NETLAT_HIST_BUCKETS.
+ */
+struct netlat_stage_hist {
+	__aligned_u64 count;
+	__aligned_u64 sum_ns;
+	__aligned_u64 max_ns;
+	__aligned_u64 bucket[NETLAT_HIST_BUCKETS];
+};
+
 /* ioctls */
 #define NETLAT_IOC_TYPE		0xBB
 
@@ -754,6 +848,7 @@ enum {
 	NETLAT_CMD_SNAPSHOT,
 	NETLAT_CMD_TRIGGERS,
 	NETLAT_CMD_FILTERS,
+	NETLAT_CMD_HIST,
 };
 
 /* Flags of netlat_info.state */
@@ -781,6 +876,10 @@ enum {
  * @max_record: NETLAT_REC_MAX_SIZE (out).
  * @mode: NETLAT_MODE_* of the rings (out).
  * @reserved: zero.
+ * @level: NETLAT_LEVEL_* in force (out; from size 104).
+ * @pkt_flows: sockets the packet table can follow at once (out).
+ * @slow_ns: packet level: packets faster than this write no record (out).
+ * @pkt_mem_bytes: memory of the packet table and the histograms (out).
  */
 struct netlat_info {
 	__u32 size;
@@ -799,6 +898,10 @@ struct netlat_info {
 	__u32 max_record;
 	__u32 mode;
 	__u32 reserved;
+	__u32 level;
+	__u32 pkt_flows;
+	__aligned_u64 slow_ns;
+	__aligned_u64 pkt_mem_bytes;
 };
 
 /**
@@ -837,6 +940,22 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_WATERMARK		(1U << 1)
 #define NETLAT_CONFIG_FLUSH_MS		(1U << 2)
 #define NETLAT_CONFIG_MODE		(1U << 3)
+#define NETLAT_CONFIG_LEVEL		(1U << 4)
+#define NETLAT_CONFIG_SLOW_NS		(1U << 5)
+
+/*
+ * Record levels (netlat_config.level). EVENTS: the TCP groups write one
+ * record per probe hit (sendmsg, push, skb, xmit, retrans, ack, dev): the
+ * debugging view, every latency worked out by the reader. PACKETS: the
+ * kernel follows each sent packet through the stages of the enabled
+ * groups (at least xmit and ack), keeps per-stage histograms
+ * (NETLAT_IOC_HIST) and writes one NETLAT_REC_TCP_PKT per packet when it
+ * is acknowledged, only for packets whose xmit -> ACK time reaches
+ * @slow_ns; the TCP groups write no other record. Markers, virtio
+ * records, filters, snapshots and triggers work at both levels.
+ */
+#define NETLAT_LEVEL_EVENTS	0
+#define NETLAT_LEVEL_PACKETS	1
 
 /*
  * Ring modes (netlat_config.mode). STREAM: a full ring drops the newest
@@ -873,6 +992,11 @@ struct netlat_cpu_stats {
  *	(else -EBUSY), and a change empties the rings and resets counters
  *	and sequences; setting the mode in force changes nothing.
  * @reserved2: zero.
+ * @level: NETLAT_LEVEL_*. A change empties the packet table and zeroes
+ *	the histograms (from size 56).
+ * @reserved3: zero.
+ * @slow_ns: packet level: write a record only for packets whose
+ *	xmit -> ACK time is at least this (0: every packet).
  */
 struct netlat_config {
 	__u32 size;
@@ -883,6 +1007,9 @@ struct netlat_config {
 	__aligned_u64 reserved;
 	__u32 mode;
 	__u32 reserved2;
+	__u32 level;
+	__u32 reserved3;
+	__aligned_u64 slow_ns;
 };
 
 /**
@@ -1132,6 +1259,50 @@ struct netlat_filters {
 	__aligned_u64 reserved;
 };
 
+/* Flags of netlat_hist.flags */
+#define NETLAT_HIST_RESET	(1U << 0)	/* zero after reading */
+
+/**
+ * struct netlat_hist - NETLAT_IOC_HIST: the packet level's histograms and
+ *	counters, summed over every CPU, without any reader draining a ring
+ * @size: sizeof(struct netlat_hist), set by the caller.
+ * @flags: NETLAT_HIST_RESET (needs the capabilities of SET_CONFIG) zeroes
+ *	the histograms and counters after they are read (not atomically
+ *	with writers: a packet may land in neither read).
+ * @nr_stages: in: room at @stages in entries; out: NETLAT_NR_STAGES.
+ *	Entries up to the smaller of the two are written.
+ * @stage_size: sizeof(struct netlat_stage_hist), set by the caller.
+ * @stages: user pointer to an array of struct netlat_stage_hist, one per
+ *	enum netlat_stage; 0 with @nr_stages 0 reads only the counters.
+ * @packets: packets followed to their end (out).
+ * @bytes: their sequence space (end_seq - seq) (out).
+ * @segs: their segments at the first transmission (out).
+ * @untracked: packets not followed: their socket's slot in the table was
+ *	full, or no slot was free (out).
+ * @flows_full: sockets that found no free slot (out).
+ * @flows: sockets followed now (out).
+ * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
+ *	kernel counts them in RetransSegs (out).
+ * @retrans_fail: failed retransmission attempts (out).
+ * @reserved: zero.
+ */
+struct netlat_hist {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_stages;
+	__u32 stage_size;
+	__aligned_u64 stages;
+	__aligned_u64 packets;
+	__aligned_u64 bytes;
+	__aligned_u64 segs;
+	__aligned_u64 untracked;
+	__aligned_u64 flows_full;
+	__aligned_u64 flows;
+	__aligned_u64 retrans_segs[8];
+	__aligned_u64 retrans_fail;
+	__aligned_u64 reserved;
+};
+
 /* First published size of each ioctl struct: the smallest size accepted. */
 #define NETLAT_INFO_SIZE_VER0		72
 #define NETLAT_CPU_STATS_SIZE_VER0	56
@@ -1142,6 +1313,8 @@ struct netlat_filters {
 #define NETLAT_TRIGGERS_SIZE_VER0	64
 #define NETLAT_FILTERS_SIZE_VER0	32
 #define NETLAT_FILTER_RULE_SIZE_VER0	64
+#define NETLAT_HIST_SIZE_VER0		152
+#define NETLAT_STAGE_HIST_SIZE_VER0	536
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
@@ -1153,5 +1326,6 @@ struct netlat_filters {
 #define NETLAT_IOC_SNAPSHOT	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SNAPSHOT)
 #define NETLAT_IOC_TRIGGERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_TRIGGERS)
 #define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
+#define NETLAT_IOC_HIST		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

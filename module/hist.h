@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Packet-level histograms and counters (NETLAT_IOC_HIST): per CPU, added
+ * to from any context by this_cpu operations, summed when read.
+ */
+#ifndef _NETLAT_HIST_H
+#define _NETLAT_HIST_H
+
+#include <linux/types.h>
+#include <linux/compiler.h>
+#include <linux/netlat.h>
+
+enum netlat_hist_counter {
+	NETLAT_HC_PACKETS,
+	NETLAT_HC_BYTES,
+	NETLAT_HC_SEGS,
+	NETLAT_HC_UNTRACKED,
+	NETLAT_HC_FLOWS_FULL,
+	NETLAT_HC_RETRANS_FAIL,
+	NETLAT_HC_RETRANS_SEGS,		/* + NETLAT_RETRANS_* kind, 8 of them */
+	NETLAT_HC_NR = NETLAT_HC_RETRANS_SEGS + 8,
+};
+
+/* Bucket of a duration: 0 for 0 ns, else 1 + floor(log2(ns)), at most 63. */
+static __always_inline unsigned int netlat_hist_bucket(u64 ns)
+{
+	unsigned int b = fls64(ns);
+
+	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
+}
+
+void netlat_hist_add(enum netlat_stage stage, u64 ns);
+void netlat_hist_count(enum netlat_hist_counter c, u64 n);
+void netlat_hist_reset(void);
+long netlat_ioc_hist(void __user *uarg, u64 flows);
+u64 netlat_hist_mem_bytes(void);
+
+#endif /* _NETLAT_HIST_H */

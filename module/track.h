@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The packet table of the packet level (NETLAT_LEVEL_PACKETS): the TCP
+ * family hands it each stage of a sent packet, it keeps the stage times
+ * per socket and sequence, and when an ACK ends a packet it feeds the
+ * histograms and writes one NETLAT_REC_TCP_PKT.
+ */
+#ifndef _NETLAT_TRACK_H
+#define _NETLAT_TRACK_H
+
+#include <linux/types.h>
+#include <linux/compiler.h>
+
+struct sock;
+struct sk_buff;
+
+/* Nonzero at the packet level: the TCP handlers call the functions below. */
+extern u32 netlat_track_level;
+
+static __always_inline bool netlat_tracking(void)
+{
+	return READ_ONCE(netlat_track_level);
+}
+
+void netlat_track_sendmsg(const struct sock *sk, u32 seq, u64 start_ns);
+void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb);
+void netlat_track_dev(const struct sock *sk, u32 seq, bool driver);
+void netlat_track_ack(const struct sock *sk, u32 una);
+void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
+			  u32 segs, int ret);
+void netlat_track_close(const struct sock *sk);
+
+/* Process context, under netlat_lock. */
+int netlat_track_set(u32 level, u64 slow_ns);
+u64 netlat_track_slow_ns(void);
+u64 netlat_track_flows(void);
+u64 netlat_track_mem_bytes(void);
+unsigned int netlat_track_max_flows(void);
+void netlat_track_exit(void);
+
+#endif /* _NETLAT_TRACK_H */

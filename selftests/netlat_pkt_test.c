@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The packet level (NETLAT_LEVEL_PACKETS): the kernel follows each sent
+ * packet and writes one NETLAT_REC_TCP_PKT when its ACK comes, with
+ * per-stage histograms (NETLAT_IOC_HIST). Oracles netlat does not make:
+ * the bytes the test sent, the receiver's byte count, the netem delay on
+ * the ACKs' path (a physical floor), and RetransSegs of the sender's
+ * namespace.
+ *
+ * hist_equals_records: every ACKed packet's record gives the same sample,
+ *	stage by stage and bucket by bucket, as the histograms; the records
+ *	cover the sequence space sent (bytes + FIN) exactly once; with a
+ *	20 ms netem delay on the receiver's egress, no driver>ack or
+ *	xmit>ack is shorter than 20 ms, and the stage points are in order.
+ * slow_only: with slow_ns above every packet's time no packet record is
+ *	written, yet the histograms count every byte.
+ * retrans_segs: under netem loss the retransmitted-segment counters add
+ *	up to the sender namespace's RetransSegs.
+ * bad_input: malformed HIST and level configs are -EINVAL.
+ *
+ * Topology: namespaces A and B joined by a veth pair (npa0 192.0.2.1 in
+ * A, npb0 192.0.2.2 in B); GSO on, so a 64 KiB send is a handful of
+ * packets. Needs root, the module, veth and sch_netem; skips otherwise.
+ */
+#include "netlat_util.h"
+
+#include <setjmp.h>
+#include <stddef.h>
+#include "netlat_tcp.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define ADDR_A	"192.0.2.1"
+#define ADDR_B	"192.0.2.2"
+#define DEV_A	"npa0"
+#define DEV_B	"npb0"
+#define MS	1000000ull
+#define DELAY_MS 20
+#define BYTES	(512u << 10)
+
+#define PKT_GROUPS (NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT | \
+		    NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV | \
+		    NETLAT_PROBE_TCP_RETRANS)
+
+static int g_ns_a = -1, g_ns_b = -1;
+static char g_skip[128];
+static struct netlat_info g_def;
+
+static void __attribute__((constructor)) pkt_topology(void)
+{
+	int fd, ret;
+
+	fd = nl_open(0);
+	ret = fd < 0 ? -errno : nl_get_info(fd, &g_def);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		snprintf(g_skip, sizeof(g_skip), NETLAT_DEVICE_PATH ": %s",
+			 strerror(-ret));
+		return;
+	}
+	g_ns_a = nl_ns_new();
+	g_ns_b = g_ns_a < 0 ? g_ns_a : nl_ns_new();
+	ret = g_ns_b < 0 ? g_ns_b :
+	      nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
+	if (ret)
+		snprintf(g_skip, sizeof(g_skip), "topology: %s",
+			 strerror(-ret));
+}
+
+/* netem on @dev in namespace @ns: @loss_pct loss, @delay_ms delay. */
+static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
+{
+	int ret = nl_ns_enter(ns);
+
+	if (!ret)
+		ret = nlr_netem_full(dev, loss_pct, delay_ms * 1000, 0);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+static int set_level(int fd, uint32_t level, uint64_t slow_ns)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
+		.level = level,
+		.slow_ns = slow_ns,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
+
+static int get_hist(int fd, struct netlat_hist *h,
+		    struct netlat_stage_hist st[NETLAT_NR_STAGES])
+{
+	memset(h, 0, sizeof(*h));
+	memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
+	h->nr_stages = NETLAT_NR_STAGES;
+	h->stage_size = sizeof(*st);
+	h->stages = (uintptr_t)st;
+	return nl_ioctl(fd, NETLAT_IOC_HIST, h, sizeof(*h));
+}
+
+static unsigned int bucket_of(uint64_t ns)
+{
+	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
+}
+
+/* The two points of each stage in a record; 0 if not seen. */
+static void stage_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
+			 uint64_t *from, uint64_t *to)
+{
+	static const size_t pts[NETLAT_NR_STAGES][2] = {
+		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, xmit_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, qdisc_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, qdisc_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, driver_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+	};
+
+	memcpy(from, (const char *)p + pts[s][0], sizeof(*from));
+	memcpy(to, (const char *)p + pts[s][1], sizeof(*to));
+}
+
+FIXTURE(pkt) {
+	int fd;
+	struct netlat_probes pr;
+	struct nl_log log;
+	struct nl_conn conn;
+};
+
+FIXTURE_SETUP(pkt)
+{
+	self->fd = -1;
+	self->conn.cli = self->conn.srv = -1;
+	if (g_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
+	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
+				g_def.nr_cpus));
+	if (set_level(self->fd, NETLAT_LEVEL_EVENTS, 0))
+		SKIP(longjmp(_metadata->env, 1), "no packet level");
+	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 0, 0));
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 0));
+}
+
+FIXTURE_TEARDOWN(pkt)
+{
+	nl_conn_close(&self->conn);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
+					    g_def.watermark, g_def.flush_ms,
+					    true));
+		close(self->fd);
+	}
+	nl_log_free(&self->log);
+	netem(g_ns_a, DEV_A, 0, 0);
+	netem(g_ns_b, DEV_B, 0, 0);
+}
+
+/* A connection, @bytes sent and read, FIN sent and ACKed. */
+static void transfer(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(pkt) *self, size_t bytes)
+{
+	char *buf = malloc(bytes);
+
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x5a, bytes);
+	ASSERT_EQ(0, nl_conn_open(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, bytes));
+	free(buf);
+	ASSERT_TRUE(nl_conn_finish(&self->conn, 60));
+	ASSERT_EQ(bytes, self->conn.rx_bytes);
+}
+
+static bool pkt_of(const struct netlat_rec_hdr *h, const struct nl_conn *c)
+{
+	const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+	return h->type == NETLAT_REC_TCP_PKT && h->size >= sizeof(*p) &&
+	       nl_flow_is(&p->flow, c);
+}
+
+TEST_F(pkt, hist_equals_records)
+{
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES], mine[NETLAT_NR_STAGES];
+	uint64_t floor_ns = DELAY_MS * MS, covered = 0, acked = 0;
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	unsigned int s, b;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
+	transfer(_metadata, self, BYTES);
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	ASSERT_EQ((uint32_t)NETLAT_NR_STAGES, hist.nr_stages);
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		ASSERT_NE(NETLAT_REC_TCP_SENDMSG, h->type);
+		ASSERT_NE(NETLAT_REC_TCP_XMIT, h->type);
+		ASSERT_NE(NETLAT_REC_TCP_ACK, h->type);
+		ASSERT_NE(NETLAT_REC_TCP_DEV, h->type);
+		if (!pkt_of(h, &self->conn))
+			continue;
+		ASSERT_NE(0u, p->flags & NETLAT_PKT_ACKED);
+		covered += p->end_seq - p->seq;
+		acked++;
+		/* in order: queued, sent, qdisc, driver, acknowledged */
+		ASSERT_NE(0ull, p->xmit_ns);
+		if (p->flags & NETLAT_PKT_SENDMSG)
+			ASSERT_LE(p->sendmsg_ns, p->xmit_ns);
+		if (p->flags & NETLAT_PKT_QDISC)
+			ASSERT_LE(p->xmit_ns, p->qdisc_ns);
+		if (p->flags & NETLAT_PKT_DRIVER) {
+			ASSERT_LE(p->xmit_ns, p->driver_ns);
+			/* the ACK crossed netem's delay after the segment left */
+			ASSERT_LE(floor_ns, p->end_ns - p->driver_ns)
+				TH_LOG("driver>ack %llu ns < %u ms, seq %u",
+				       (unsigned long long)(p->end_ns - p->driver_ns),
+				       DELAY_MS, p->seq);
+		}
+		ASSERT_LE(floor_ns, p->end_ns - p->xmit_ns);
+		for (s = 0; s < NETLAT_NR_STAGES; s++) {
+			uint64_t from, to, d;
+
+			stage_points(p, s, &from, &to);
+			if (!from || to < from)
+				continue;
+			d = to - from;
+			mine[s].count++;
+			mine[s].sum_ns += d;
+			if (d > mine[s].max_ns)
+				mine[s].max_ns = d;
+			mine[s].bucket[bucket_of(d)]++;
+		}
+	}
+	TH_LOG("%llu packets, %llu bytes of sequence space; kernel: packets %llu bytes %llu segs %llu untracked %llu",
+	       (unsigned long long)acked, (unsigned long long)covered,
+	       (unsigned long long)hist.packets, (unsigned long long)hist.bytes,
+	       (unsigned long long)hist.segs,
+	       (unsigned long long)hist.untracked);
+	/* every byte sent and the FIN, each in exactly one packet */
+	EXPECT_EQ(BYTES + 1ull, covered);
+	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ(acked, hist.packets);
+	EXPECT_EQ(covered, hist.bytes);
+	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		EXPECT_EQ(mine[s].count, st[s].count) TH_LOG("stage %u", s);
+		EXPECT_EQ(mine[s].sum_ns, st[s].sum_ns) TH_LOG("stage %u", s);
+		EXPECT_EQ(mine[s].max_ns, st[s].max_ns) TH_LOG("stage %u", s);
+		for (b = 0; b < NETLAT_HIST_BUCKETS; b++)
+			EXPECT_EQ(mine[s].bucket[b], st[s].bucket[b])
+				TH_LOG("stage %u bucket %u", s, b);
+	}
+	/* the stages the floor holds for, never below it */
+	for (b = 0; b < bucket_of(floor_ns); b++) {
+		EXPECT_EQ(0ull, st[NETLAT_STAGE_DRIVER_ACK].bucket[b]);
+		EXPECT_EQ(0ull, st[NETLAT_STAGE_XMIT_ACK].bucket[b]);
+	}
+	EXPECT_LT(0ull, st[NETLAT_STAGE_DRIVER_ACK].count);
+	EXPECT_LT(0ull, st[NETLAT_STAGE_SENDMSG_XMIT].count);
+}
+
+TEST_F(pkt, slow_only)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	uint64_t n = 0;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	/* no packet's xmit>ack comes near 60 s */
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 60000 * MS));
+	transfer(_metadata, self, BYTES / 4);
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s", self->log.why);
+	nl_log_for_each(&self->log, h)
+		n += pkt_of(h, &self->conn);
+	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	EXPECT_EQ(0ull, n);
+	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ(BYTES / 4 + 1ull, hist.bytes);
+	EXPECT_EQ(hist.packets, st[NETLAT_STAGE_XMIT_ACK].count);
+}
+
+TEST_F(pkt, retrans_segs)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist hist;
+	long long r0, r1;
+	uint64_t sum = 0;
+	unsigned int k;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
+	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	transfer(_metadata, self, BYTES);
+	r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	for (k = 0; k < 8; k++)
+		sum += hist.retrans_segs[k];
+	TH_LOG("RetransSegs +%lld, counted %llu (rto %llu fast %llu tlp %llu), failed %llu",
+	       r1 - r0, (unsigned long long)sum,
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_RTO],
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_FAST],
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_TLP],
+	       (unsigned long long)hist.retrans_fail);
+	ASSERT_LE(0, r0);
+	EXPECT_LT(0, r1 - r0);
+	EXPECT_EQ((uint64_t)(r1 - r0), sum);
+}
+
+TEST_F(pkt, bad_input)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_config cfg;
+	struct netlat_hist h;
+
+	ASSERT_EQ(0, get_hist(self->fd, &h, st));
+	h.flags = 2;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	h.flags = 0;
+	h.reserved = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	h.reserved = 0;
+	h.stage_size = 8;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	h.stage_size = sizeof(st[0]);
+	h.stages = 0;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	h.stages = 8;	/* a bad user address: EFAULT, nothing else */
+	EXPECT_EQ(-EFAULT, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h,
+				    NETLAT_HIST_SIZE_VER0 - 8));
+	/* counters only */
+	h.nr_stages = 0;
+	h.stages = 0;
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
+	EXPECT_EQ((uint32_t)NETLAT_NR_STAGES, h.nr_stages);
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = NETLAT_CONFIG_LEVEL;
+	cfg.level = 2;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	cfg.level = NETLAT_LEVEL_PACKETS;
+	cfg.reserved3 = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+}
+
+/* The table's memory is held only at the packet level, and reported. */
+TEST_F(pkt, memory)
+{
+	struct netlat_info a, b;
+
+	ASSERT_EQ(0, nl_get_info(self->fd, &a));
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_get_info(self->fd, &b));
+	EXPECT_EQ((uint32_t)NETLAT_LEVEL_EVENTS, a.level);
+	EXPECT_EQ((uint32_t)NETLAT_LEVEL_PACKETS, b.level);
+	EXPECT_LT(a.pkt_mem_bytes, b.pkt_mem_bytes);
+	EXPECT_LT(0u, b.pkt_flows);
+	TH_LOG("packet table and histograms: %llu bytes for %u sockets",
+	       (unsigned long long)b.pkt_mem_bytes, b.pkt_flows);
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	ASSERT_EQ(0, nl_get_info(self->fd, &b));
+	EXPECT_EQ(a.pkt_mem_bytes, b.pkt_mem_bytes);
+}
+
+TEST_HARNESS_MAIN

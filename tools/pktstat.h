@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `netlat stat --hist`: the packet level's kernel histograms and counters
+ * (NETLAT_IOC_HIST), read without draining any ring.
+ */
+#ifndef NETLAT_PKTSTAT_H
+#define NETLAT_PKTSTAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "libnetlat.h"
+
+/* One table (text) or one JSON object per line. */
+void pktstat_print(FILE *f, const struct netlat_hist *h,
+		   const struct netlat_stage_hist *st, bool json);
+
+/*
+ * Read and print every @interval_s seconds (0: once) until @duration_s
+ * (0: no limit) or SIGINT/SIGTERM. The process exit status.
+ */
+int pktstat_run(const char *path, double interval_s, double duration_s,
+		bool json);
+
+#endif

@@ -14,8 +14,9 @@
  *	xmit>ack is shorter than 20 ms, and the stage points are in order.
  * slow_only: with slow_ns above every packet's time no packet record is
  *	written, yet the histograms count every byte.
- * retrans_segs: under netem loss the retransmitted-segment counters add
- *	up to the sender namespace's RetransSegs.
+ * retrans_segs: under netem loss (one segment per skb from here on) the
+ *	retransmitted-segment counters add up to the sender namespace's
+ *	RetransSegs.
  * bad_input: malformed HIST and level configs are -EINVAL.
  *
  * Topology: namespaces A and B joined by a veth pair (npa0 192.0.2.1 in
@@ -311,6 +312,13 @@ TEST_F(pkt, retrans_segs)
 
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	/* one segment per skb, as the retransmit tests of netlat_tcp_test
+	 * have it: netem then loses segments (the tests after this one do
+	 * not mind) */
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
+	ASSERT_EQ(0, nlr_no_gso(DEV_A));
+	ASSERT_EQ(0, nlr_gso_max_segs(DEV_A, 1));
+	ASSERT_EQ(0, nl_ns_enter(nl_ns_home));
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
 	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
 	transfer(_metadata, self, BYTES);

@@ -208,6 +208,11 @@ job_demo() {
 	wait "$fl_pid" || demo_fail "netlat flight"
 	ls -l /tmp/flight
 	netlat report /tmp/flight/*.snap || demo_fail "netlat report of a snapshot"
+	echo "--- the packet level: the kernel follows each packet and keeps the histograms"
+	netlat config --level packets --slow 5ms || demo_fail "netlat config --level"
+	tcp_transfer 256
+	netlat stat --hist || demo_fail "netlat stat --hist"
+	netlat config --level events || demo_fail "netlat config --level events"
 	kill "$NS_A" "$NS_B" 2>/dev/null
 	unload_netlat
 }

@@ -9,58 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 #include "virtio.h"
-#include "flows.h"
-#include "hist.h"
 #include "output.h"
 
-/* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
-enum kind { KIND_MARKER, KIND_LOST, KIND_OTHER, NR_KINDS };
-
-static const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
+const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
 #define NR_TYPES	65536	/* hdr.type is a __u16 */
-
-struct cpu_stats {
-	bool seen;
-	uint64_t records;
-	uint64_t by_kind[NR_KINDS];
-	uint64_t first_ts, last_ts;
-	uint64_t first_wall, last_wall;
-	uint64_t ts_backwards;		/* breaks of the per-CPU clock rule */
-	struct netlat_seq_stats seq;	/* filled in when printing */
-
-	bool have_prev;			/* prev_ts is in the current stream */
-	uint64_t prev_ts;
-	struct netlat_samples gaps;	/* ts_ns deltas of consecutive records */
-	struct netlat_dist gap;		/* summary of gaps, when printing */
-
-	bool in_snap;			/* a SNAP_CPU described this CPU */
-	struct netlat_rec_snap_cpu snap;	/* its counters, summed */
-};
-
-struct report {
-	char *name;
-	uint64_t bytes;
-	uint64_t streams;
-	struct netlat_rec_stream first_stream;
-	uint64_t *type_counts;		/* NR_TYPES, STREAM included */
-
-	struct cpu_stats *cpus;
-	unsigned int nr_cpus;
-
-	uint64_t markers, marker_bytes, marker_min, marker_max;
-
-	struct stages *stages;		/* TCP records kept for the join */
-	struct virtio_report *virtio;	/* per-virtqueue summary */
-	struct flows *flows;		/* per-flow summary of TCP records */
-	bool no_hist;			/* no stage histograms */
-
-	uint64_t snapshots;		/* SNAPSHOT records */
-	struct netlat_rec_snapshot snap;	/* the last one */
-	struct netlat_rec_stream snap_stream;	/* its stream header */
-};
 
 static void stages_free(struct stages *st);
 
@@ -109,34 +64,14 @@ void report_free(struct report *rep)
  * full), so it covers retransmissions too; modules before it have no
  * such field and the stage is left out.
  */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, ST_XMIT_ACK,
-       NR_ST };
-static const char *const stage_names[NR_ST] = {
+const char *const stage_names[NR_ST] = {
 	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
 	"xmit>ack",
 };
 
+const char *const point_names[NR_PT] = { "sendmsg", "xmit", "qdisc", "driver", "ack" };
 
-struct j_rec {			/* one kept record, reduced */
-	uint64_t cookie, ts;
-	uint32_t seq, end;	/* SENDMSG: id, end_seq; ACK: snd_una */
-	uint8_t stage;		/* DEV stage */
-};
-
-struct j_vec {
-	struct j_rec *v;
-	size_t n, cap;
-};
-
-struct stages {
-	struct j_vec sm, xmit, dev, ack;
-	struct netlat_samples d[NR_ST];
-	struct netlat_dist dist[NR_ST];
-	struct hist hist[NR_ST];
-};
-
-/* The stages shown: the joined ones always, xmit>ack when measured. */
-static bool stage_shown(const struct stages *st, int k)
+bool stage_shown(const struct stages *st, int k)
 {
 	return k != ST_XMIT_ACK || st->d[k].n;
 }
@@ -159,13 +94,14 @@ static int j_push(struct j_vec *a, const struct j_rec *r)
 static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 {
 	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
-	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns };
+	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns, .seqno = h->seq,
+			   .cpu = h->cpu };
 
 	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
 		return -ENOMEM;
 	if (!rep->flows && !(rep->flows = flows_new()))
 		return -ENOMEM;
-	if (flows_add(rep->flows, h))
+	if (flows_add(rep->flows, h, &r.flow))
 		return -ENOMEM;
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
@@ -174,6 +110,10 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.ts = m->start_ns;
 		r.seq = m->sendmsg_id;
 		r.end = m->end_seq;
+		r.u.sm.ret_ts = h->ts_ns;
+		r.u.sm.ret = m->ret;
+		r.u.sm.pid = m->pid;
+		r.u.sm.tid = m->tid;
 		return r.seq == r.end ? 0 : j_push(&rep->stages->sm, &r);
 	}
 	case NETLAT_REC_TCP_XMIT: {
@@ -183,6 +123,9 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 			return 0;
 		r.seq = x->seq;
 		r.end = x->seq + x->len;
+		r.u.x.skb_id = x->skb_id;
+		r.u.x.len = x->len;
+		r.u.x.segs = x->segs;
 		return j_push(&rep->stages->xmit, &r);
 	}
 	case NETLAT_REC_TCP_DEV: {
@@ -192,6 +135,8 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 			return 0;
 		r.seq = d->seq;
 		r.stage = d->stage;
+		r.u.d.ifindex = d->ifindex;
+		r.u.d.len = d->len;
 		return j_push(&rep->stages->dev, &r);
 	}
 	case NETLAT_REC_TCP_ACK: {
@@ -202,7 +147,20 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		    netlat_samples_add(&rep->stages->d[ST_XMIT_ACK], a->xmit_ack_ns))
 			return -ENOMEM;
 		r.seq = a->snd_una;
+		r.u.a.acked = a->acked;
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
+			r.u.a.xmit_ack_ns = a->xmit_ack_ns;
 		return j_push(&rep->stages->ack, &r);
+	}
+	case NETLAT_REC_TCP_RETRANS: {
+		const struct netlat_rec_tcp_retrans *t = (const void *)h;
+
+		r.seq = t->seq;
+		r.end = t->end_seq;
+		r.stage = t->kind < NR_RTX_KINDS ? t->kind : NETLAT_RETRANS_OTHER;
+		r.u.r.ret = t->ret;
+		r.u.r.segs = t->segs;
+		return j_push(&rep->stages->rtx, &r);
 	}
 	}
 	return 0;
@@ -278,7 +236,53 @@ static void add_delta(struct stages *st, int stage, uint64_t from, uint64_t to)
 		netlat_samples_add(&st->d[stage], to - from);
 }
 
-static void join_one(struct stages *st, const struct j_rec *x)
+/*
+ * The packet of @x: the joined records as points, less any that would go
+ * back in time (the stage tables leave such a delta out too).
+ */
+static void make_packet(struct packet *p, const struct j_rec *sm, const struct j_rec *x,
+			const struct j_rec *q, const struct j_rec *d, const struct j_rec *a)
+{
+	const struct j_rec *pt[NR_PT] = { sm, x, q, d, a }, *last;
+	int k;
+
+	memset(p, 0, sizeof(*p));
+	if (sm && sm->ts <= x->ts) {
+		p->pt[PT_SENDMSG] = sm;
+		p->e2e = x->ts - sm->ts;
+	}
+	p->pt[PT_XMIT] = last = x;
+	for (k = PT_XMIT + 1; k < NR_PT; k++) {
+		if (!pt[k] || pt[k]->ts < last->ts)
+			continue;
+		p->pt[k] = pt[k];
+		p->e2e += pt[k]->ts - last->ts;
+		last = pt[k];
+	}
+	if (p->pt[PT_SENDMSG])
+		p->queued = x->ts - p->pt[PT_SENDMSG]->ts;
+	last = p->pt[PT_DRIVER] ? p->pt[PT_DRIVER] : p->pt[PT_QDISC];
+	if (last)
+		p->stack = last->ts - x->ts;
+	if (p->pt[PT_ACK])
+		p->ack_wait = p->pt[PT_ACK]->ts - (last ? last->ts : x->ts);
+}
+
+int packet_next_point(const struct packet *pkt, int from)
+{
+	int k;
+
+	for (k = from + 1; k < NR_PT && !pkt->pt[k]; k++)
+		;
+	return k;
+}
+
+void segment_name(char *buf, size_t len, int a, int b)
+{
+	snprintf(buf, len, "%s>%s", point_names[a], point_names[b]);
+}
+
+static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
 	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
 	size_t lo, hi, l, h;
@@ -320,9 +324,118 @@ static void join_one(struct stages *st, const struct j_rec *x)
 		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
 	if (sm && a)
 		add_delta(st, ST_SM_ACK, sm->ts, a->ts);
+	if (p)
+		make_packet(p, sm, x, q, d, a);
 }
 
-static void stages_compute(struct stages *st)
+/* The direction of @p's flow, added if new; SIZE_MAX without memory. */
+static size_t direction_of(struct stages *st, const struct flows *fs, const struct packet *p)
+{
+	const struct netlat_tcp_flow *fl = &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
+	struct direction *nd;
+	size_t i;
+
+	for (i = 0; i < st->nr_dirs; i++)
+		if (st->dirs[i].family == fl->family &&
+		    !memcmp(st->dirs[i].saddr, fl->saddr, sizeof(fl->saddr)) &&
+		    !memcmp(st->dirs[i].daddr, fl->daddr, sizeof(fl->daddr)))
+			return i;
+	nd = realloc(st->dirs, (st->nr_dirs + 1) * sizeof(*nd));
+	if (!nd)
+		return SIZE_MAX;
+	st->dirs = nd;
+	nd += st->nr_dirs;
+	memset(nd, 0, sizeof(*nd));
+	nd->family = fl->family;
+	memcpy(nd->saddr, fl->saddr, sizeof(fl->saddr));
+	memcpy(nd->daddr, fl->daddr, sizeof(fl->daddr));
+	return st->nr_dirs++;
+}
+
+/* Slowest first; among equals, the earlier transmission first. */
+static int cmp_slow(const void *a, const void *b)
+{
+	const struct packet *x = *(const struct packet *const *)a;
+	const struct packet *y = *(const struct packet *const *)b;
+
+	if (x->e2e != y->e2e)
+		return x->e2e < y->e2e ? 1 : -1;
+	return CMP(x->pt[PT_XMIT]->ts, y->pt[PT_XMIT]->ts);
+}
+
+static bool two_points(const struct packet *p)
+{
+	return packet_next_point(p, packet_next_point(p, -1)) < NR_PT;
+}
+
+/* The packet of @dir whose e2e is @v (a percentile of its packets). */
+static const struct packet *packet_at(const struct stages *st, size_t dir, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < st->xmit.n; i++)
+		if (st->pkts[i].dir == dir && two_points(&st->pkts[i]) && st->pkts[i].e2e == v)
+			return &st->pkts[i];
+	return NULL;
+}
+
+/* Directions, their percentiles and packets, the slowest packets. */
+static int summarise_packets(struct stages *st, const struct flows *fs)
+{
+	struct netlat_samples e2e = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < st->xmit.n; i++) {
+		st->pkts[i].dir = direction_of(st, fs, &st->pkts[i]);
+		if (st->pkts[i].dir == SIZE_MAX)
+			return -ENOMEM;
+		st->dirs[st->pkts[i].dir].packets++;
+	}
+	for (j = 0; j < st->nr_dirs; j++) {
+		struct direction *dir = &st->dirs[j];
+
+		e2e.n = 0;
+		for (i = 0; i < st->xmit.n; i++)
+			if (st->pkts[i].dir == j && two_points(&st->pkts[i]) &&
+			    netlat_samples_add(&e2e, st->pkts[i].e2e)) {
+				netlat_samples_free(&e2e);
+				return -ENOMEM;
+			}
+		netlat_dist_compute(e2e.v, e2e.n, &dir->e2e);
+		if (dir->e2e.count) {
+			dir->median = packet_at(st, j, dir->e2e.p50);
+			dir->p99 = packet_at(st, j, dir->e2e.p99);
+		}
+	}
+	netlat_samples_free(&e2e);
+	st->slowest = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*st->slowest));
+	if (!st->slowest)
+		return -ENOMEM;
+	for (i = 0; i < st->xmit.n; i++)
+		if (two_points(&st->pkts[i]))
+			st->slowest[st->nr_slowest++] = &st->pkts[i];
+	qsort(st->slowest, st->nr_slowest, sizeof(*st->slowest), cmp_slow);
+	if (st->nr_slowest > SLOWEST_SHOWN)
+		st->nr_slowest = SLOWEST_SHOWN;
+	return 0;
+}
+
+/* Retransmit attempts by kind in RTX_BINS bins of [@from, @to]. */
+static void bin_retransmits(struct stages *st, uint64_t from, uint64_t to)
+{
+	size_t i, b;
+
+	st->rtx_start = from;
+	st->rtx_bin_ns = (to - from) / RTX_BINS + 1;
+	for (i = 0; i < st->rtx.n; i++) {
+		const struct j_rec *r = &st->rtx.v[i];
+
+		b = r->ts < from ? 0 : (size_t)((r->ts - from) / st->rtx_bin_ns);
+		st->rtx_bins[b < RTX_BINS ? b : RTX_BINS - 1][r->stage]++;
+	}
+}
+
+static int stages_compute(struct stages *st, const struct flows *fs, const struct cpu_stats *t)
 {
 	size_t i;
 	int k;
@@ -330,12 +443,15 @@ static void stages_compute(struct stages *st)
 	qsort(st->sm.v, st->sm.n, sizeof(*st->sm.v), cmp_ts);
 	qsort(st->ack.v, st->ack.n, sizeof(*st->ack.v), cmp_ts);
 	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
+	st->pkts = calloc(st->xmit.n ? st->xmit.n : 1, sizeof(*st->pkts));
 	for (i = 0; i < st->xmit.n; i++)
-		join_one(st, &st->xmit.v[i]);
+		join_one(st, &st->xmit.v[i], st->pkts ? &st->pkts[i] : NULL);
 	for (k = 0; k < NR_ST; k++) {
 		hist_compute(&st->hist[k], st->d[k].v, st->d[k].n);
 		netlat_dist_compute(st->d[k].v, st->d[k].n, &st->dist[k]);
 	}
+	bin_retransmits(st, t->first_ts, t->last_ts);
+	return st->pkts ? summarise_packets(st, fs) : -ENOMEM;
 }
 
 static void stages_free(struct stages *st)
@@ -348,9 +464,53 @@ static void stages_free(struct stages *st)
 	free(st->xmit.v);
 	free(st->dev.v);
 	free(st->ack.v);
+	free(st->rtx.v);
+	free(st->pkts);
+	free(st->dirs);
+	free(st->slowest);
 	for (k = 0; k < NR_ST; k++)
 		netlat_samples_free(&st->d[k]);
 	free(st);
+}
+
+void print_direction(FILE *f, const struct direction *dir)
+{
+	const struct packet *p = dir->median;
+	char s[64], d[64], a[32], b[32], c[32];
+
+	format_addr(s, sizeof(s), dir->family, dir->saddr);
+	format_addr(d, sizeof(d), dir->family, dir->daddr);
+	fprintf(f, "%s -> %s: %zu packet%s", s, d, dir->packets, dir->packets == 1 ? "" : "s");
+	if (!p) {
+		fputs(", none joined with a sendmsg, the device or an ACK", f);
+		return;
+	}
+	format_duration(a, sizeof(a), p->queued);
+	format_duration(b, sizeof(b), p->stack);
+	format_duration(c, sizeof(c), p->ack_wait);
+	fputs("; median packet:", f);
+	if (p->pt[PT_SENDMSG])
+		fprintf(f, " %s queued behind sendmsg,", a);
+	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER])
+		fprintf(f, " %s stack,", b);
+	if (p->pt[PT_ACK])
+		fprintf(f, " %s until ACK,", c);
+	format_duration(a, sizeof(a), p->e2e);
+	fprintf(f, " %s end to end", a);
+}
+
+static void text_directions(FILE *f, const struct stages *st)
+{
+	size_t i;
+
+	if (!st->nr_dirs)
+		return;
+	fputs("\nwhere the time went, per direction\n", f);
+	for (i = 0; i < st->nr_dirs; i++) {
+		fputs("  ", f);
+		print_direction(f, &st->dirs[i]);
+		fputc('\n', f);
+	}
 }
 
 /* A histogram per stage with samples. */
@@ -791,8 +951,10 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 		text_gap_row(f, label, &rep->cpus[i].gap);
 	}
 	text_gap_row(f, "all", &t->gap);
-	if (rep->stages)
+	if (rep->stages) {
 		text_stages(f, rep->stages);
+		text_directions(f, rep->stages);
+	}
 	if (rep->stages && !rep->no_hist)
 		text_stage_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {
@@ -851,6 +1013,87 @@ static void json_types(FILE *f, const struct report *rep)
 	fputc(']', f);
 }
 
+static void json_packet(FILE *f, const struct report *rep, const struct packet *p)
+{
+	const struct j_rec *x;
+	char name[32];
+	int k, n;
+	bool any = false;
+
+	if (!p) {
+		fputs("null", f);
+		return;
+	}
+	x = p->pt[PT_XMIT];
+	fprintf(f, "{\"seq\":%u,\"len\":%u", x->seq, x->u.x.len);
+	print_flow(f, &flows_row(rep->flows, x->flow)->key, true);
+	fprintf(f, ",\"end_to_end_ns\":%llu,\"queued_ns\":%llu,\"stack_ns\":%llu,"
+		"\"ack_wait_ns\":%llu,\"points_ns\":{", ull(p->e2e), ull(p->queued),
+		ull(p->stack), ull(p->ack_wait));
+	for (k = 0; k < NR_PT; k++) {
+		if (!p->pt[k])
+			continue;
+		fprintf(f, "%s\"%s\":%llu", any ? "," : "", point_names[k], ull(p->pt[k]->ts));
+		any = true;
+	}
+	fputs("},\"segments_ns\":{", f);
+	for (k = packet_next_point(p, -1); (n = packet_next_point(p, k)) < NR_PT; k = n) {
+		segment_name(name, sizeof(name), k, n);
+		fprintf(f, "%s\"%s\":%llu", k == packet_next_point(p, -1) ? "" : ",", name,
+			ull(p->pt[n]->ts - p->pt[k]->ts));
+	}
+	fputs("}}", f);
+}
+
+/* Per direction: packets, end-to-end percentiles, the median and p99 packet. */
+static void json_packets(FILE *f, const struct report *rep)
+{
+	const struct stages *st = rep->stages;
+	char s[64], d[64];
+	size_t i;
+
+	fprintf(f, ",\"tcp_packets\":{\"count\":%zu,\"directions\":[", st->xmit.n);
+	for (i = 0; i < st->nr_dirs; i++) {
+		const struct direction *dir = &st->dirs[i];
+
+		format_addr(s, sizeof(s), dir->family, dir->saddr);
+		format_addr(d, sizeof(d), dir->family, dir->daddr);
+		fprintf(f, "%s{\"family\":%u,\"saddr\":\"%s\",\"daddr\":\"%s\",\"packets\":%zu,"
+			"\"end_to_end\":", i ? "," : "", dir->family, s, d, dir->packets);
+		json_dist(f, &dir->e2e);
+		fputs(",\"median_packet\":", f);
+		json_packet(f, rep, dir->median);
+		fputs(",\"p99_packet\":", f);
+		json_packet(f, rep, dir->p99);
+		fputc('}', f);
+	}
+	fputs("],\"slowest\":[", f);
+	for (i = 0; i < st->nr_slowest; i++) {
+		fputs(i ? "," : "", f);
+		json_packet(f, rep, st->slowest[i]);
+	}
+	fputs("]}", f);
+}
+
+/* Retransmit attempts by kind over the capture's time span. */
+static void json_retrans_timeline(FILE *f, const struct stages *st)
+{
+	int b, k;
+
+	fprintf(f, ",\"tcp_retrans_timeline\":{\"start_ns\":%llu,\"bin_ns\":%llu,\"kinds\":[",
+		ull(st->rtx_start), ull(st->rtx_bin_ns));
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, "%s\"%s\"", k ? "," : "", netlat_retrans_kind_name(k));
+	fputs("],\"bins\":[", f);
+	for (b = 0; b < RTX_BINS; b++) {
+		fputs(b ? ",[" : "[", f);
+		for (k = 0; k < NR_RTX_KINDS; k++)
+			fprintf(f, "%s%llu", k ? "," : "", ull(st->rtx_bins[b][k]));
+		fputc(']', f);
+	}
+	fputs("]}", f);
+}
+
 static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 {
 	const struct netlat_rec_stream *s = &rep->first_stream;
@@ -893,6 +1136,9 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 		fputc('}', f);
 		if (!rep->no_hist)
 			json_stage_hists(f, rep->stages);
+		json_packets(f, rep);
+		if (rep->stages->rtx.n)
+			json_retrans_timeline(f, rep->stages);
 	}
 	if (!flows_empty(rep->flows)) {
 		fputs(",\"tcp_flows\":", f);
@@ -910,15 +1156,22 @@ void report_set_hist(struct report *rep, bool on)
 	rep->no_hist = !on;
 }
 
-void report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)
+int report_compute(struct report *rep, const struct netlat_seq *seq)
 {
-	struct cpu_stats total;
+	if (rep->computed)
+		return 0;
+	rep->computed = true;
+	summarise(rep, seq, &rep->total);
+	return rep->stages ? stages_compute(rep->stages, rep->flows, &rep->total) : 0;
+}
 
-	summarise(rep, seq, &total);
-	if (rep->stages)
-		stages_compute(rep->stages);
+int report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)
+{
+	if (report_compute(rep, seq))
+		return -ENOMEM;
 	if (json)
-		print_json(rep, &total, f);
+		print_json(rep, &rep->total, f);
 	else
-		print_text(rep, &total, f);
+		print_text(rep, &rep->total, f);
+	return 0;
 }

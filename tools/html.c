@@ -136,18 +136,9 @@ static void directions(FILE *f, const struct stages *st)
 
 	fputs("<section id=\"summary\"><h2>Where the time went</h2><ul class=\"dirs\">", f);
 	for (i = 0; i < st->nr_dirs; i++) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (!m)
-			continue;
-		print_direction(m, &st->dirs[i]);
-		fclose(m);
 		fputs("<li class=\"dir\">", f);
-		esc(f, buf);
+		print_direction(f, &st->dirs[i], true);
 		fputs("</li>", f);
-		free(buf);
 	}
 	fprintf(f, "</ul><p class=\"note\">%zu first transmissions joined by socket and "
 		"sequence; the median packet is the one whose end-to-end time (first to "

@@ -17,6 +17,11 @@ const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
 #define NR_TYPES	65536	/* hdr.type is a __u16 */
 
+static unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
+
 static void stages_free(struct stages *st);
 
 struct report *report_new(const char *name)
@@ -473,30 +478,50 @@ static void stages_free(struct stages *st)
 	free(st);
 }
 
-void print_direction(FILE *f, const struct direction *dir)
+/* @ns readably; in HTML with the exact value as the hover text. */
+static void print_dur(FILE *f, uint64_t ns, bool html)
+{
+	char buf[32];
+
+	format_duration(buf, sizeof(buf), ns);
+	if (html)
+		fprintf(f, "<span class=\"ns\" title=\"%llu ns\">%s</span>", ull(ns), buf);
+	else
+		fputs(buf, f);
+}
+
+void print_direction(FILE *f, const struct direction *dir, bool html)
 {
 	const struct packet *p = dir->median;
-	char s[64], d[64], a[32], b[32], c[32];
+	char s[64], d[64];
 
 	format_addr(s, sizeof(s), dir->family, dir->saddr);
 	format_addr(d, sizeof(d), dir->family, dir->daddr);
-	fprintf(f, "%s -> %s: %zu packet%s", s, d, dir->packets, dir->packets == 1 ? "" : "s");
+	fprintf(f, "%s %s %s: %zu packet%s", s, html ? "-&gt;" : "->", d, dir->packets,
+		dir->packets == 1 ? "" : "s");
 	if (!p) {
 		fputs(", none joined with a sendmsg, the device or an ACK", f);
 		return;
 	}
-	format_duration(a, sizeof(a), p->queued);
-	format_duration(b, sizeof(b), p->stack);
-	format_duration(c, sizeof(c), p->ack_wait);
 	fputs("; median packet:", f);
-	if (p->pt[PT_SENDMSG])
-		fprintf(f, " %s queued behind sendmsg,", a);
-	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER])
-		fprintf(f, " %s stack,", b);
-	if (p->pt[PT_ACK])
-		fprintf(f, " %s until ACK,", c);
-	format_duration(a, sizeof(a), p->e2e);
-	fprintf(f, " %s end to end", a);
+	if (p->pt[PT_SENDMSG]) {
+		fputc(' ', f);
+		print_dur(f, p->queued, html);
+		fputs(" queued behind sendmsg,", f);
+	}
+	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER]) {
+		fputc(' ', f);
+		print_dur(f, p->stack, html);
+		fputs(" stack,", f);
+	}
+	if (p->pt[PT_ACK]) {
+		fputc(' ', f);
+		print_dur(f, p->ack_wait, html);
+		fputs(" until ACK,", f);
+	}
+	fputc(' ', f);
+	print_dur(f, p->e2e, html);
+	fputs(" end to end", f);
 }
 
 static void text_directions(FILE *f, const struct stages *st)
@@ -508,7 +533,7 @@ static void text_directions(FILE *f, const struct stages *st)
 	fputs("\nwhere the time went, per direction\n", f);
 	for (i = 0; i < st->nr_dirs; i++) {
 		fputs("  ", f);
-		print_direction(f, &st->dirs[i]);
+		print_direction(f, &st->dirs[i], false);
 		fputc('\n', f);
 	}
 }
@@ -735,11 +760,6 @@ static void summarise(struct report *rep, const struct netlat_seq *seq,
 	for (i = 0; i < rep->nr_cpus; i++)
 		netlat_dist_compute(rep->cpus[i].gaps.v, rep->cpus[i].gaps.n,
 				    &rep->cpus[i].gap);
-}
-
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
 }
 
 static uint64_t span_ns(const struct cpu_stats *c)

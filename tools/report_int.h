@@ -149,7 +149,8 @@ void segment_name(char *buf, size_t len, int a, int b);
 /*
  * "192.0.2.1 -> 192.0.2.2: 12 packets; median packet: 1.8 ms queued behind
  * sendmsg, 28 us stack, 9 ms until ACK, 11 ms end to end", no newline.
+ * With @html, as HTML: each time a <span> whose title is its nanoseconds.
  */
-void print_direction(FILE *f, const struct direction *dir);
+void print_direction(FILE *f, const struct direction *dir, bool html);
 
 #endif

@@ -1739,6 +1739,7 @@ static const struct test tests[] = {
 	{ "netlat report --html in headless Chromium", test_cli_report_html },
 	{ "netlat export --chrome-trace", test_cli_export_chrome_trace },
 	{ "netlat report --html and export: errors", test_cli_pictures_errors },
+	{ "netlat report --html and export of a snapshot", test_cli_pictures_snapshot },
 };
 
 static void remove_tmpdir(void)

@@ -338,6 +338,44 @@ static void check_stage_row(const char *dom, const char *json, const char *stage
 	CHECK_HAS(dom, row);
 }
 
+/*
+ * The headline of the direction @saddr -> @daddr: the median packet of
+ * report --json's tcp_packets, its times in order as the spans' titles.
+ */
+static void check_headline(const char *page, const char *json, const char *saddr,
+			   const char *daddr)
+{
+	static const char *const keys[] = {
+		"\"queued_ns\":", "\"stack_ns\":", "\"ack_wait_ns\":", "\"end_to_end_ns\":",
+	};
+	char anchor[128], want[64];
+	const char *li, *end, *p;
+	size_t i;
+
+	snprintf(anchor, sizeof(anchor), "\"saddr\":\"%s\",\"daddr\":\"%s\"", saddr, daddr);
+	p = strstr(json, anchor);
+	p = p ? strstr(p, "\"median_packet\":{") : NULL;
+	snprintf(anchor, sizeof(anchor), "<li class=\"dir\">%s -&gt; %s: ", saddr, daddr);
+	li = strstr(page, anchor);
+	end = li ? strstr(li, "</li>") : NULL;
+	if (!CHECK(p && li && end))
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = strstr(p, keys[i]);
+		unsigned long long ns;
+
+		if (!CHECK(v && sscanf(v + strlen(keys[i]), "%llu", &ns) == 1))
+			return;
+		snprintf(want, sizeof(want), "<span class=\"ns\" title=\"%llu ns\">", ns);
+		li = strstr(li, want);
+		if (!CHECK(li && li < end))
+			fprintf(stderr, "    no %s after the previous time in the %s -> %s headline\n",
+				want, saddr, daddr);
+		if (!li)
+			return;
+	}
+}
+
 static void test_cli_report_html(void)
 {
 	static const char *const stages[][2] = {
@@ -385,10 +423,18 @@ static void test_cli_report_html(void)
 	snprintf(dir_line, sizeof(dir_line), "10.0.0.2 -&gt; 10.0.0.1: %u packets; median packet:",
 		 PIC_PACKETS);
 	CHECK_HAS(page, dir_line);
+	check_headline(page, j.out, "10.0.0.1", "10.0.0.2");
+	check_headline(page, j.out, "10.0.0.2", "10.0.0.1");
 	/* Every number in the stage table is the JSON's. */
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
 		check_stage_row(page, j.out, stages[i][0], stages[i][1]);
 	free(page);
+
+	/* The text report says the same, in the same words. */
+	netlat(&r, "report", path, NULL);
+	CHECK_HAS(r.out, "where the time went, per direction\n  10.0.0.");
+	CHECK_HAS(r.out, "10.0.0.2 -> 10.0.0.1: 60 packets; median packet: ");
+	run_free(&r);
 
 	/* The same page from - (stdout). */
 	netlat(&r, "report", "--html", "-", path, NULL);
@@ -418,7 +464,8 @@ static void test_cli_report_html(void)
 		CHECK_HAS(r.out, stages[i][1]);
 		check_stage_row(r.out, j.out, stages[i][0], stages[i][1]);
 	}
-	CHECK_HAS(r.out, "<li class=\"dir\">10.0.0.1 -&gt; 10.0.0.2:");
+	check_headline(r.out, j.out, "10.0.0.1", "10.0.0.2");
+	check_headline(r.out, j.out, "10.0.0.2", "10.0.0.1");
 	run_free(&r);
 
 	unlink(png);
@@ -619,4 +666,29 @@ static void test_cli_pictures_errors(void)
 	CHECK(json_valid(r.out, strlen(r.out)));
 	run_free(&r);
 	unlink(out);
+}
+
+/* A flight recorder's snapshot: its description, rings and trigger. */
+static void test_cli_pictures_snapshot(void)
+{
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+
+	build_snapshot(&c, 7, 10);
+	path = write_capture(&c, "snap-pictures.nl");
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "snapshot 7 (trigger latency: TCP_ACK cpu 1 seq 1002), overwrite mode");
+	CHECK_HAS(r.out, "<tr><td class=\"l\">0</td><td>1000</td><td>990</td><td>0</td>"
+		  "<td>0</td><td>10</td></tr>");
+	CHECK_HAS(r.out, "4 records lost, 0 unexplained gaps.");
+	run_free(&r);
+	netlat(&r, "export", "--chrome-trace", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "{\"ph\":\"i\",\"pid\":1,\"tid\":0,\"name\":\"trigger latency\"");
+	CHECK_HAS(r.out, "\"args\":{\"type\":\"SNAPSHOT\"");
+	run_free(&r);
+	cap_free(&c);
 }

@@ -135,11 +135,13 @@ static void directions(FILE *f, const struct stages *st)
 	size_t i;
 
 	fputs("<section id=\"summary\"><h2>Where the time went</h2><ul class=\"dirs\">", f);
-	for (i = 0; i < st->nr_dirs; i++) {
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
 		fputs("<li class=\"dir\">", f);
 		print_direction(f, &st->dirs[i], true);
 		fputs("</li>", f);
 	}
+	if (st->nr_dirs > DIRS_SHOWN)
+		fprintf(f, "<li>... %zu more directions</li>", st->nr_dirs - DIRS_SHOWN);
 	fprintf(f, "</ul><p class=\"note\">%zu first transmissions joined by socket and "
 		"sequence; the median packet is the one whose end-to-end time (first to "
 		"last joined point) is the direction's p50. \"stack\": transmit to the "
@@ -347,7 +349,7 @@ static void breakdown(FILE *f, const struct report *rep)
 	fputs("<section id=\"breakdown\"><h2>Send stages of the median and the p99 packet</h2>",
 	      f);
 	segment_key(f);
-	for (i = 0; i < st->nr_dirs; i++) {
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
 		const struct direction *dir = &st->dirs[i];
 		const struct packet *pk[2] = { dir->median, dir->p99 };
 		static const char *const label[2] = { "median packet", "p99 packet" };

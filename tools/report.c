@@ -333,28 +333,46 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		make_packet(p, sm, x, q, d, a);
 }
 
-/* The direction of @p's flow, added if new; SIZE_MAX without memory. */
-static size_t direction_of(struct stages *st, const struct flows *fs, const struct packet *p)
+static const struct netlat_tcp_flow *packet_flow(const struct flows *fs,
+						 const struct packet *p)
 {
-	const struct netlat_tcp_flow *fl = &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
-	struct direction *nd;
-	size_t i;
+	return &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
+}
 
-	for (i = 0; i < st->nr_dirs; i++)
-		if (st->dirs[i].family == fl->family &&
-		    !memcmp(st->dirs[i].saddr, fl->saddr, sizeof(fl->saddr)) &&
-		    !memcmp(st->dirs[i].daddr, fl->daddr, sizeof(fl->daddr)))
-			return i;
-	nd = realloc(st->dirs, (st->nr_dirs + 1) * sizeof(*nd));
-	if (!nd)
-		return SIZE_MAX;
-	st->dirs = nd;
-	nd += st->nr_dirs;
-	memset(nd, 0, sizeof(*nd));
-	nd->family = fl->family;
-	memcpy(nd->saddr, fl->saddr, sizeof(fl->saddr));
-	memcpy(nd->daddr, fl->daddr, sizeof(fl->daddr));
-	return st->nr_dirs++;
+/* Source and destination address of a flow, as directions compare them. */
+static int cmp_dir_key(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+{
+	int c;
+
+	if (x->family != y->family)
+		return CMP(x->family, y->family);
+	c = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	return c ? c : memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+}
+
+static const struct flows *sort_flows;	/* for the qsort() comparators */
+
+/* Direction, then transmission order. */
+static int cmp_by_dir(const void *a, const void *b)
+{
+	const struct packet *x = *(const struct packet *const *)a;
+	const struct packet *y = *(const struct packet *const *)b;
+	int c = cmp_dir_key(packet_flow(sort_flows, x), packet_flow(sort_flows, y));
+
+	return c ? c : CMP(x, y);
+}
+
+/* Most packets first. */
+static int cmp_dirs(const void *a, const void *b)
+{
+	const struct direction *x = a, *y = b;
+	int c;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	c = x->family != y->family ? CMP(x->family, y->family) : 0;
+	c = c ? c : memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	return c ? c : memcmp(x->daddr, y->daddr, sizeof(x->daddr));
 }
 
 /* Slowest first; among equals, the earlier transmission first. */
@@ -373,49 +391,80 @@ static bool two_points(const struct packet *p)
 	return packet_next_point(p, packet_next_point(p, -1)) < NR_PT;
 }
 
-/* The packet of @dir whose e2e is @v (a percentile of its packets). */
-static const struct packet *packet_at(const struct stages *st, size_t dir, uint64_t v)
+/* The first of @n packets with two points whose e2e is @v. */
+static const struct packet *packet_at(const struct packet *const *p, size_t n, uint64_t v)
 {
 	size_t i;
 
-	for (i = 0; i < st->xmit.n; i++)
-		if (st->pkts[i].dir == dir && two_points(&st->pkts[i]) && st->pkts[i].e2e == v)
-			return &st->pkts[i];
+	for (i = 0; i < n; i++)
+		if (two_points(p[i]) && p[i]->e2e == v)
+			return p[i];
 	return NULL;
 }
 
-/* Directions, their percentiles and packets, the slowest packets. */
+/* The direction of the @n packets at @p (all of one direction). */
+static int add_direction(struct stages *st, const struct flows *fs,
+			 const struct packet *const *p, size_t n, struct netlat_samples *e2e)
+{
+	const struct netlat_tcp_flow *fl = packet_flow(fs, p[0]);
+	struct direction *d = &st->dirs[st->nr_dirs++];
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->family = fl->family;
+	memcpy(d->saddr, fl->saddr, sizeof(fl->saddr));
+	memcpy(d->daddr, fl->daddr, sizeof(fl->daddr));
+	d->packets = n;
+	e2e->n = 0;
+	for (i = 0; i < n; i++)
+		if (two_points(p[i]) && netlat_samples_add(e2e, p[i]->e2e))
+			return -ENOMEM;
+	netlat_dist_compute(e2e->v, e2e->n, &d->e2e);
+	if (d->e2e.count) {
+		d->median = packet_at(p, n, d->e2e.p50);
+		d->p99 = packet_at(p, n, d->e2e.p99);
+	}
+	return 0;
+}
+
+/* Directions (most packets first), their percentiles and packets; the slowest. */
 static int summarise_packets(struct stages *st, const struct flows *fs)
 {
 	struct netlat_samples e2e = { 0 };
-	size_t i, j;
+	const struct packet **order;
+	size_t i, first;
+	int r = 0;
 
-	for (i = 0; i < st->xmit.n; i++) {
-		st->pkts[i].dir = direction_of(st, fs, &st->pkts[i]);
-		if (st->pkts[i].dir == SIZE_MAX)
-			return -ENOMEM;
-		st->dirs[st->pkts[i].dir].packets++;
-	}
-	for (j = 0; j < st->nr_dirs; j++) {
-		struct direction *dir = &st->dirs[j];
+	size_t n = 1;
 
-		e2e.n = 0;
-		for (i = 0; i < st->xmit.n; i++)
-			if (st->pkts[i].dir == j && two_points(&st->pkts[i]) &&
-			    netlat_samples_add(&e2e, st->pkts[i].e2e)) {
-				netlat_samples_free(&e2e);
-				return -ENOMEM;
-			}
-		netlat_dist_compute(e2e.v, e2e.n, &dir->e2e);
-		if (dir->e2e.count) {
-			dir->median = packet_at(st, j, dir->e2e.p50);
-			dir->p99 = packet_at(st, j, dir->e2e.p99);
-		}
-	}
-	netlat_samples_free(&e2e);
+	order = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*order));
 	st->slowest = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*st->slowest));
-	if (!st->slowest)
+	if (!order || !st->slowest) {
+		free(order);
 		return -ENOMEM;
+	}
+	for (i = 0; i < st->xmit.n; i++)
+		order[i] = &st->pkts[i];
+	sort_flows = fs;
+	qsort(order, st->xmit.n, sizeof(*order), cmp_by_dir);
+	for (i = 1; i < st->xmit.n; i++)
+		n += !!cmp_dir_key(packet_flow(fs, order[i]), packet_flow(fs, order[i - 1]));
+	st->dirs = malloc(n * sizeof(*st->dirs));
+	if (!st->dirs) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (first = 0, i = 1; !r && st->xmit.n && i <= st->xmit.n; i++)
+		if (i == st->xmit.n ||
+		    cmp_dir_key(packet_flow(fs, order[i]), packet_flow(fs, order[first]))) {
+			r = add_direction(st, fs, order + first, i - first, &e2e);
+			first = i;
+		}
+	netlat_samples_free(&e2e);
+	free(order);
+	if (r)
+		return r;
+	qsort(st->dirs, st->nr_dirs, sizeof(*st->dirs), cmp_dirs);
 	for (i = 0; i < st->xmit.n; i++)
 		if (two_points(&st->pkts[i]))
 			st->slowest[st->nr_slowest++] = &st->pkts[i];
@@ -531,11 +580,13 @@ static void text_directions(FILE *f, const struct stages *st)
 	if (!st->nr_dirs)
 		return;
 	fputs("\nwhere the time went, per direction\n", f);
-	for (i = 0; i < st->nr_dirs; i++) {
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
 		fputs("  ", f);
 		print_direction(f, &st->dirs[i], false);
 		fputc('\n', f);
 	}
+	if (st->nr_dirs > DIRS_SHOWN)
+		fprintf(f, "  ... %zu more directions\n", st->nr_dirs - DIRS_SHOWN);
 }
 
 /* A histogram per stage with samples. */
@@ -1072,8 +1123,9 @@ static void json_packets(FILE *f, const struct report *rep)
 	char s[64], d[64];
 	size_t i;
 
-	fprintf(f, ",\"tcp_packets\":{\"count\":%zu,\"directions\":[", st->xmit.n);
-	for (i = 0; i < st->nr_dirs; i++) {
+	fprintf(f, ",\"tcp_packets\":{\"count\":%zu,\"directions_count\":%zu,\"directions\":[",
+		st->xmit.n, st->nr_dirs);
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
 		const struct direction *dir = &st->dirs[i];
 
 		format_addr(s, sizeof(s), dir->family, dir->saddr);

@@ -80,7 +80,6 @@ struct packet {
 	uint64_t queued;	/* sendmsg>xmit, 0 without a sendmsg */
 	uint64_t stack;		/* xmit to the last device point, 0 without */
 	uint64_t ack_wait;	/* the last point before the ACK to it, 0 without */
-	size_t dir;		/* index in stages.dirs */
 };
 
 /* Packets from one address to another (the ports are not compared). */
@@ -95,6 +94,8 @@ struct direction {
 
 /* The slowest packets (by e2e) that the JSON and the waterfall list. */
 #define SLOWEST_SHOWN	20
+/* Directions printed (the most packets first); the rest are counted. */
+#define DIRS_SHOWN	10
 /* Bins of the retransmits-over-time series (the capture's time span). */
 #define RTX_BINS	48
 
@@ -105,7 +106,7 @@ struct stages {
 	struct hist hist[NR_ST];
 
 	struct packet *pkts;		/* one per xmit, in xmit order */
-	struct direction *dirs;
+	struct direction *dirs;		/* the most packets first */
 	size_t nr_dirs;
 	const struct packet **slowest;	/* nr_slowest, slowest first */
 	size_t nr_slowest;

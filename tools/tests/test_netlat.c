@@ -1740,6 +1740,7 @@ static const struct test tests[] = {
 	{ "netlat export --chrome-trace", test_cli_export_chrome_trace },
 	{ "netlat report --html and export: errors", test_cli_pictures_errors },
 	{ "netlat report --html and export of a snapshot", test_cli_pictures_snapshot },
+	{ "netlat report --html and export: many directions", test_cli_pictures_many_directions },
 };
 
 static void remove_tmpdir(void)

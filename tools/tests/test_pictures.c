@@ -692,3 +692,52 @@ static void test_cli_pictures_snapshot(void)
 	run_free(&r);
 	cap_free(&c);
 }
+
+/* Many directions, packets with nothing joined: counted, one empty slice each. */
+static void test_cli_pictures_many_directions(void)
+{
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+	unsigned int i;
+	char want[64];
+
+	cap_stream(&c, 1);
+	for (i = 0; i < 12; i++) {
+		struct netlat_rec_tcp_xmit *x = cap_tcp(&c, NETLAT_REC_TCP_XMIT, sizeof(*x), i,
+							1000 + 100 * i);
+
+		x->flow.cookie = 100 + i;
+		x->flow.daddr[3] = (uint8_t)(10 + i);
+		x->seq = 5000;
+		x->end_seq = 5100;
+		x->len = 100;
+		x->segs = 1;
+	}
+	path = write_capture(&c, "directions.nl");
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "  192.0.2.1 -> 192.0.2.10: 1 packet, none joined with a sendmsg, "
+		  "the device or an ACK\n");
+	CHECK_HAS(r.out, "  ... 2 more directions\n");
+	run_free(&r);
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"tcp_packets\":{\"count\":12,\"directions_count\":12,");
+	CHECK_HAS(r.out, "\"median_packet\":null,\"p99_packet\":null");
+	CHECK_HAS(r.out, "\"slowest\":[]");
+	run_free(&r);
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_HAS(r.out, "<li>... 2 more directions</li>");
+	CHECK(!strstr(r.out, "id=\"waterfall\""));
+	run_free(&r);
+	netlat(&r, "export", "--chrome-trace", "-", path, NULL);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	for (i = 0; i < 12; i++) {
+		snprintf(want, sizeof(want), "\"dur\":0.000,\"args\":{\"packet\":%u,", i);
+		CHECK_HAS(r.out, want);
+	}
+	CHECK_HAS(r.out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1,\"name\":\"xmit\",\"cat\":\"packet\"");
+	run_free(&r);
+	cap_free(&c);
+}

@@ -42,6 +42,35 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
+/* A flow as the text report prints it, as HTML. */
+static void esc_flow(FILE *f, const struct netlat_tcp_flow *fl)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&txt, &len);
+
+	if (m) {
+		print_flow(m, fl, false);
+		fclose(m);
+		esc(f, txt);
+	}
+	free(txt);
+}
+
+static void esc_snapshot(FILE *f, const struct report *rep)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&txt, &len);
+
+	if (m) {
+		describe_snapshot(m, &rep->snap_stream, &rep->snap);
+		fclose(m);
+		esc(f, txt);
+	}
+	free(txt);
+}
+
 static void dur(FILE *f, uint64_t ns)
 {
 	char buf[32];
@@ -114,18 +143,7 @@ static void header(FILE *f, const struct report *rep)
 	fputs("</p>", f);
 	if (rep->snapshots) {
 		fputs("<p class=\"meta\">", f);
-		{
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-
-			if (m) {
-				describe_snapshot(m, &rep->snap_stream, &rep->snap);
-				fclose(m);
-				esc(f, buf);
-			}
-			free(buf);
-		}
+		esc_snapshot(f, rep);
 		fputs("</p>", f);
 	}
 }
@@ -202,7 +220,7 @@ static void histogram(FILE *f, const struct stages *st, int k)
 	const struct hist *h = &st->hist[k];
 	const struct netlat_dist *d = &st->dist[k];
 	const int H = 150, top = 10, bottom = 120;
-	unsigned int first, last, b;
+	unsigned int first, last, b, step;
 	uint64_t peak = 0, lo, hi;
 	double bw;
 	char a[16], z[16];
@@ -215,6 +233,7 @@ static void histogram(FILE *f, const struct stages *st, int k)
 		if (h->count[b] > peak)
 			peak = h->count[b];
 	bw = (double)(W - 60) / (last - first + 1);
+	step = bw >= 32 ? 1 : (unsigned int)(32 / bw) + 1;	/* labels 32 units apart */
 	fputs("<h3>", f);
 	esc(f, stage_names[k]);
 	fprintf(f, "</h3><svg class=\"hist\" viewBox=\"0 0 %d %d\" role=\"img\">", W, H);
@@ -230,11 +249,12 @@ static void histogram(FILE *f, const struct stages *st, int k)
 		fprintf(f, "<g><title>[%s, %s) ns: %llu</title><rect x=\"%.1f\" y=\"%.1f\" "
 			"width=\"%.1f\" height=\"%.1f\" fill=\"#4e79a7\"/></g>", a, z,
 			ull(h->count[b]), x + 1, y, bw > 3 ? bw - 2 : bw, bottom - y);
-		if (h->count[b])
+		if (h->count[b] && bw >= 24)
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%llu</text>",
 				x + bw / 2, y - 2, ull(h->count[b]));
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
-			bottom + 14, a);
+		if ((b - first) % step == 0)
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+				x, bottom + 14, a);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">ns</text>", W - 20, bottom + 28);
 	mark(f, "p50", d->p50, bucket_x(d->p50, first, 40, bw), top, bottom, 0);
@@ -277,18 +297,7 @@ static void point_values(FILE *f, const struct report *rep, const struct packet 
 	case PT_XMIT:
 		fprintf(f, ", seq %u, len %u, segs %u, skb %016llx, flow ", r->seq, r->u.x.len,
 			r->u.x.segs, ull(r->u.x.skb_id));
-		{
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-
-			if (m) {
-				print_flow(m, &flows_row(rep->flows, r->flow)->key, false);
-				fclose(m);
-				esc(f, buf);
-			}
-			free(buf);
-		}
+		esc_flow(f, &flows_row(rep->flows, r->flow)->key);
 		break;
 	case PT_QDISC:
 	case PT_DRIVER:
@@ -532,17 +541,9 @@ static void flow_table(FILE *f, const struct report *rep)
 	fputs("<th>failed</th></tr>", f);
 	for (i = 0; i < shown; i++) {
 		const struct flow_row *r = order[i];
-		char *txt = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&txt, &len);
 
 		fputs("<tr><td class=\"l\">", f);
-		if (m) {
-			print_flow(m, &r->key, false);
-			fclose(m);
-			esc(f, txt);
-		}
-		free(txt);
+		esc_flow(f, &r->key);
 		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>",
 			ull(r->sendmsg_calls), ull(r->sendmsg_bytes), ull(r->xmit_segs),
 			ull(r->xmit_bytes));

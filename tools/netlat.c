@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "libnetlat.h"
 #include "cli.h"
@@ -371,34 +372,48 @@ static int cmd_record(int argc, char **argv)
 /* ---- report -------------------------------------------------------------- */
 
 /*
- * Write @path (- for stdout) with @write; a file is written as PATH.tmp,
- * then renamed, so a failure leaves no half page. 0 or 1 (printed).
+ * Write @path (- for stdout) with @emit. A regular file is written as
+ * PATH.tmp, then renamed, so a failure leaves no half page; anything else
+ * (a FIFO, /dev/stdout) is written in place. 0 or 1 (printed).
  */
-static int write_output(const char *path, int (*write)(void *arg, FILE *f), void *arg)
+static int write_output(const char *path, int (*emit)(void *arg, FILE *f), void *arg)
 {
+	const char *target = path;
 	char tmp[4096];
+	struct stat st;
 	FILE *f;
-	int r;
+	int r, werr;
 
-	if (!strcmp(path, "-"))
-		return write(arg, stdout) ? (error("out of memory"), 1) : finish_stdout();
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		error("%s: name too long", path);
+	if (!strcmp(path, "-")) {
+		if (!emit(arg, stdout))
+			return finish_stdout();
+		error("out of memory");
 		return 1;
 	}
-	f = fopen(tmp, "w");
+	if (stat(path, &st) || S_ISREG(st.st_mode)) {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+			error("%s: name too long", path);
+			return 1;
+		}
+		target = tmp;
+	}
+	f = fopen(target, "w");
 	if (!f) {
-		error("cannot create %s: %s", tmp, strerror(errno));
+		error("cannot create %s: %s", target, strerror(errno));
 		return 1;
 	}
-	r = write(arg, f);
+	errno = 0;
+	r = emit(arg, f);
 	if (r)
 		error("out of memory");
-	if (ferror(f) || fclose(f)) {
+	werr = ferror(f);
+	if (fclose(f) || werr) {
 		if (!r)
-			error("cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+			error("cannot write %s: %s", target, strerror(errno ? errno : EIO));
 		r = 1;
 	}
+	if (target == path)
+		return r ? 1 : 0;
 	if (!r && rename(tmp, path)) {
 		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		r = 1;

@@ -630,6 +630,7 @@ static void test_cli_pictures_errors(void)
 	};
 	const char *out = tmp_path("never.out");
 	struct run r, ref;
+	struct stat st;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -649,6 +650,17 @@ static void test_cli_pictures_errors(void)
 		run_free(&r);
 		run_free(&ref);
 	}
+	/* Not a regular file: written in place, never replaced by a rename. */
+	netlat(&r, "report", "--html", "/dev/full", tmp_path("report.nl"), NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "cannot write /dev/full: No space left on device");
+	run_free(&r);
+	CHECK(!stat("/dev/full", &st) && S_ISCHR(st.st_mode));
+	netlat(&r, "export", "--chrome-trace", tmp_path("no-such-dir/trace.json"),
+	       tmp_path("report.nl"), NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "cannot create");
+	run_free(&r);
 	netlat(&r, "export", tmp_path("report.nl"), NULL);
 	CHECK_U64(r.status, 2);
 	CHECK_HAS(r.err, "usage: netlat export");

@@ -15,7 +15,11 @@
 #include "output.h"
 #include "virtio.h"
 
-/* Track ids: pid 1 holds the CPUs (tid = cpu + 1) and, as tid 0, global events. */
+/*
+ * Track ids: pid 1 holds the CPUs (tid = cpu + 1) and, as tid 0, global
+ * events; flows have the pids from PID_FLOW0 on, and their lanes the tids
+ * after the CPUs'.
+ */
 #define PID_CPUS	1
 #define PID_FLOW0	100	/* pid of flow row i: PID_FLOW0 + i */
 
@@ -288,16 +292,22 @@ static int cmp_start(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct lane {
+	uint64_t end;		/* of its last packet */
+	unsigned int tid;
+};
+
 /*
  * Each flow's packets, on the first lane (thread) free at their start:
- * slices of one thread never overlap.
+ * slices of one thread never overlap. Thread ids are unique across the
+ * trace, from @tid on (Perfetto identifies a thread by its tid alone).
  */
-static int packets(struct out *o, const struct report *rep)
+static int packets(struct out *o, const struct report *rep, unsigned int tid)
 {
 	const struct stages *st = rep->stages;
 	const struct packet **order;
-	uint64_t *lane_end = NULL;
-	size_t nr_lanes = 0, cap = 0, lanes_named = 0, i, flow = SIZE_MAX;
+	struct lane *lanes = NULL;
+	size_t nr_lanes = 0, cap = 0, i, flow = SIZE_MAX;
 	char name[160];
 
 	order = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*order));
@@ -309,8 +319,8 @@ static int packets(struct out *o, const struct report *rep)
 	for (i = 0; i < st->xmit.n; i++) {
 		const struct packet *p = order[i];
 		unsigned int pid = PID_FLOW0 + (unsigned int)p->pt[PT_XMIT]->flow;
-		uint64_t start = first_ts(p), end = start + p->e2e;
-		size_t lane;
+		uint64_t start = first_ts(p);
+		size_t lane, id = (size_t)(p - st->pkts);
 		int a, b;
 
 		if (p->pt[PT_XMIT]->flow != flow) {
@@ -319,7 +329,7 @@ static int packets(struct out *o, const struct report *rep)
 			FILE *m = open_memstream(&txt, &len);
 
 			flow = p->pt[PT_XMIT]->flow;
-			nr_lanes = lanes_named = 0;
+			nr_lanes = 0;
 			if (m) {
 				print_flow(m, &flows_row(rep->flows, flow)->key, false);
 				fclose(m);
@@ -331,29 +341,26 @@ static int packets(struct out *o, const struct report *rep)
 			fprintf(o->f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
 				flow + 10);
 		}
-		for (lane = 0; lane < nr_lanes && lane_end[lane] > start; lane++)
+		for (lane = 0; lane < nr_lanes && lanes[lane].end > start; lane++)
 			;
 		if (lane == nr_lanes) {
-			if (grow((void **)&lane_end, &cap, nr_lanes + 1, sizeof(*lane_end))) {
+			if (grow((void **)&lanes, &cap, nr_lanes + 1, sizeof(*lanes))) {
 				free(order);
 				return -ENOMEM;
 			}
-			nr_lanes++;
-		}
-		lane_end[lane] = end;
-		if (lane == lanes_named) {
+			lanes[nr_lanes++].tid = tid++;
 			snprintf(name, sizeof(name), "packets, lane %zu", lane);
-			name_track(o, "thread_name", pid, (unsigned int)lane + 1, name);
-			lanes_named++;
+			name_track(o, "thread_name", pid, lanes[lane].tid, name);
 		}
+		lanes[lane].end = start + p->e2e;
 		a = packet_next_point(p, -1);
 		b = packet_next_point(p, a);
 		if (b == NR_PT)
-			slice(o, p, (size_t)(p - st->pkts), pid, (unsigned int)lane + 1, a, a);
+			slice(o, p, id, pid, lanes[lane].tid, a, a);
 		for (; b < NR_PT; a = b, b = packet_next_point(p, b))
-			slice(o, p, (size_t)(p - st->pkts), pid, (unsigned int)lane + 1, a, b);
+			slice(o, p, id, pid, lanes[lane].tid, a, b);
 	}
-	free(lane_end);
+	free(lanes);
 	free(order);
 	return 0;
 }
@@ -395,7 +402,8 @@ int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *s
 		name_track(&o, "thread_name", PID_CPUS, c + 1, name);
 	}
 	instants(&o, tr);
-	if (rep->stages && packets(&o, rep))
+	/* the lanes' thread ids follow the CPUs' */
+	if (rep->stages && packets(&o, rep, tr->any_cpu ? tr->max_cpu + 2u : 1))
 		return -ENOMEM;
 	fputs("\n]}\n", f);
 	return 0;

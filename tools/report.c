@@ -339,15 +339,21 @@ static const struct netlat_tcp_flow *packet_flow(const struct flows *fs,
 	return &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
 }
 
-/* Source and destination address of a flow, as directions compare them. */
-static int cmp_dir_key(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+/* Family, source, destination: what tells directions apart. */
+static int cmp_addrs(unsigned int fx, const uint8_t *sx, const uint8_t *dx,
+		     unsigned int fy, const uint8_t *sy, const uint8_t *dy)
 {
 	int c;
 
-	if (x->family != y->family)
-		return CMP(x->family, y->family);
-	c = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
-	return c ? c : memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	if (fx != fy)
+		return CMP(fx, fy);
+	c = memcmp(sx, sy, 16);
+	return c ? c : memcmp(dx, dy, 16);
+}
+
+static int cmp_dir_key(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+{
+	return cmp_addrs(x->family, x->saddr, x->daddr, y->family, y->saddr, y->daddr);
 }
 
 static const struct flows *sort_flows;	/* for the qsort() comparators */
@@ -366,13 +372,10 @@ static int cmp_by_dir(const void *a, const void *b)
 static int cmp_dirs(const void *a, const void *b)
 {
 	const struct direction *x = a, *y = b;
-	int c;
 
 	if (x->packets != y->packets)
 		return x->packets < y->packets ? 1 : -1;
-	c = x->family != y->family ? CMP(x->family, y->family) : 0;
-	c = c ? c : memcmp(x->saddr, y->saddr, sizeof(x->saddr));
-	return c ? c : memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	return cmp_addrs(x->family, x->saddr, x->daddr, y->family, y->saddr, y->daddr);
 }
 
 /* Slowest first; among equals, the earlier transmission first. */
@@ -432,10 +435,8 @@ static int summarise_packets(struct stages *st, const struct flows *fs)
 {
 	struct netlat_samples e2e = { 0 };
 	const struct packet **order;
-	size_t i, first;
+	size_t i, first, n = 1;
 	int r = 0;
-
-	size_t n = 1;
 
 	order = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*order));
 	st->slowest = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*st->slowest));
@@ -1231,10 +1232,12 @@ void report_set_hist(struct report *rep, bool on)
 int report_compute(struct report *rep, const struct netlat_seq *seq)
 {
 	if (rep->computed)
-		return 0;
+		return rep->compute_err;
 	rep->computed = true;
 	summarise(rep, seq, &rep->total);
-	return rep->stages ? stages_compute(rep->stages, rep->flows, &rep->total) : 0;
+	if (rep->stages)
+		rep->compute_err = stages_compute(rep->stages, rep->flows, &rep->total);
+	return rep->compute_err;
 }
 
 int report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)

@@ -125,6 +125,7 @@ struct report {
 	unsigned int nr_cpus;
 	struct cpu_stats total;		/* by report_compute() */
 	bool computed;
+	int compute_err;		/* what report_compute() returned */
 
 	uint64_t markers, marker_bytes, marker_min, marker_max;
 

@@ -219,7 +219,7 @@ static void histogram(FILE *f, const struct stages *st, int k)
 {
 	const struct hist *h = &st->hist[k];
 	const struct netlat_dist *d = &st->dist[k];
-	const int H = 164, top = 10, bottom = 134;
+	const int H = 174, top = 10, bottom = 144;
 	unsigned int first, last, b, step;
 	uint64_t peak = 0, lo, hi;
 	double bw;
@@ -241,7 +241,7 @@ static void histogram(FILE *f, const struct stages *st, int k)
 		W - 20, bottom);
 	for (b = first; b <= last; b++) {
 		double x = 40 + bw * (b - first);
-		double y = bottom - (double)(bottom - top - 44) * h->count[b] / peak;
+		double y = bottom - (double)(bottom - top - 54) * h->count[b] / peak;
 
 		hist_range(b, &lo, &hi);
 		hist_label(a, sizeof(a), lo, 0);

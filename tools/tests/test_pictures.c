@@ -41,7 +41,7 @@ static const struct pflow pflows[] = {
 };
 
 #define PIC_PACKETS	60	/* per flow */
-#define PIC_MAX_EVENTS	(3 * PIC_PACKETS * 6 + 64)
+#define PIC_MAX_EVENTS	(3 * PIC_PACKETS * 6 + 64)	/* 6 records a packet at most */
 
 static int cmp_pev(const void *a, const void *b)
 {
@@ -66,6 +66,21 @@ static void pic_write(struct capture *c, const struct pev *e, uint64_t seq)
 
 	if (e->type == NETLAT_REC_MARKER) {
 		cap_marker(c, e->cpu, seq, e->ts, e->text, (uint32_t)strlen(e->text));
+		return;
+	}
+	if (e->type == NETLAT_REC_VIRTIO) {
+		struct netlat_rec_virtio *v;
+
+		cap_other(c, e->type, e->cpu, seq, e->ts, sizeof(*v));
+		v = (void *)(c->buf + off);
+		memset(&v->event, 0, sizeof(*v) - sizeof(v->hdr));
+		v->event = e->stage;
+		v->flags = NETLAT_VIRTIO_VQ_VALID | NETLAT_VIRTIO_QUEUE_VALID;
+		v->ifindex = 2;
+		v->vq_index = 1;
+		v->num_free = 200;
+		v->ring_size = 256;
+		v->len = e->len;
 		return;
 	}
 	cap_other(c, e->type, e->cpu, seq, e->ts, sizes[e->type]);
@@ -197,6 +212,10 @@ static size_t build_pictures(struct capture *c)
 	}
 	ev[n++] = (struct pev){ .ts = TEST_MONO_NS + 900000, .cpu = 1,
 				.type = NETLAT_REC_MARKER, .text = "test-start" };
+	ev[n++] = (struct pev){ .ts = TEST_MONO_NS + 1200000, .cpu = 1, .type = NETLAT_REC_VIRTIO,
+				.stage = NETLAT_VIRTIO_XMIT, .len = 1514 };
+	ev[n++] = (struct pev){ .ts = TEST_MONO_NS + 1250000, .cpu = 0, .type = NETLAT_REC_VIRTIO,
+				.stage = NETLAT_VIRTIO_XMIT_DONE };
 	ev[n++] = (struct pev){ .ts = TEST_MONO_NS + 5000000, .cpu = 0,
 				.type = NETLAT_REC_MARKER, .text = "midway <&>" };
 	qsort(ev, n, sizeof(ev[0]), cmp_pev);
@@ -558,6 +577,10 @@ static void test_cli_export_chrome_trace(void)
 	CHECK_HAS(text, "\"name\":\"process_name\",\"args\":{\"name\":\"flow 10.0.0.2:5001>10.0.0.1:40000");
 	CHECK_HAS(text, "\"name\":\"thread_name\",\"args\":{\"name\":\"cpu 1\"}");
 	CHECK_HAS(text, "\"name\":\"marker midway <&>\"");
+	/* device events on their CPU's thread (tid = cpu + 1) */
+	CHECK_HAS(text, "{\"ph\":\"i\",\"pid\":1,\"tid\":2,\"name\":\"virtio xmit\"");
+	CHECK_HAS(text, "{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"name\":\"virtio xmit_done\"");
+	CHECK_HAS(text, "{\"ph\":\"i\",\"pid\":1,\"tid\":2,\"name\":\"driver\"");
 	sl = calloc(strlen(text) / 40 + 1, sizeof(*sl));
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		const char *ts, *dur, *pid, *tid, *pk, *e2e;
@@ -601,8 +624,8 @@ static void test_cli_export_chrome_trace(void)
 	CHECK_U64(bad, 0);
 	CHECK_U64(bad_tids, 0);
 	CHECK(meta >= 5);
-	/* 2 markers, the driver records of 3 flows */
-	CHECK_U64(instants, 2 + 3 * (PIC_PACKETS - (PIC_PACKETS + 3) / 7));
+	/* 2 markers, 2 virtqueue events, the driver records of 3 flows */
+	CHECK_U64(instants, 2 + 2 + 3 * (PIC_PACKETS - (PIC_PACKETS + 3) / 7));
 	qsort(sl, n, sizeof(*sl), cmp_tslice);
 	for (i = 0; i < n; i++) {
 		bool first = !i || sl[i].packet != sl[i - 1].packet;

@@ -8,25 +8,6 @@
 #include "flows.h"
 #include "output.h"
 
-#define NR_RTX_KINDS	(NETLAT_RETRANS_SYNACK + 1)
-#define MAX_FAIL_CODES	8	/* distinct failure codes kept per flow */
-
-struct fail_count {
-	int32_t ret;
-	uint64_t count;
-};
-
-struct flow_row {
-	struct netlat_tcp_flow key;	/* reserved zeroed */
-	uint64_t sendmsg_calls, sendmsg_bytes;
-	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
-	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
-	uint64_t failed;		/* attempts with ret != 0 */
-	struct fail_count fail[MAX_FAIL_CODES];
-	unsigned int nr_fail;
-	uint64_t fail_other;		/* codes beyond MAX_FAIL_CODES */
-};
-
 struct flows {
 	struct flow_row *rows;
 	size_t n, cap;
@@ -136,18 +117,22 @@ static void add_retrans(struct flow_row *r, const struct netlat_rec_tcp_retrans 
 		add_failure(r, rt->ret);
 }
 
-int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec)
+int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 {
 	const struct netlat_rec_tcp_sendmsg *sm = (const void *)rec;
 	const struct netlat_rec_tcp_xmit *x = (const void *)rec;
 	struct flow_row *r;
 
+	if (row)
+		*row = SIZE_MAX;
 	if (rec->type != NETLAT_REC_TCP_SENDMSG && rec->type != NETLAT_REC_TCP_XMIT &&
 	    rec->type != NETLAT_REC_TCP_RETRANS)
 		return 0;
 	r = row_of(fs, (const void *)(rec + 1));
 	if (!r)
 		return -ENOMEM;
+	if (row)
+		*row = (size_t)(r - fs->rows);
 	switch (rec->type) {
 	case NETLAT_REC_TCP_SENDMSG:
 		r->sendmsg_calls++;
@@ -179,8 +164,12 @@ static int cmp_rows(const void *a, const void *b)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
-/* "EBUSY" for the errors the kernel returns here, else the number. */
-static const char *code_name(int32_t ret, char *buf, size_t len)
+const struct flow_row *flows_row(const struct flows *fs, size_t i)
+{
+	return &fs->rows[i];
+}
+
+const char *flows_code_name(int32_t ret, char *buf, size_t len)
 {
 	switch (ret) {
 	case -EBUSY: return "EBUSY";
@@ -206,7 +195,7 @@ static void text_failures(FILE *f, const struct flow_row *r)
 	unsigned int i;
 
 	for (i = 0; i < r->nr_fail; i++)
-		fprintf(f, "%s%s=%llu", i ? "," : " ", code_name(r->fail[i].ret, buf, sizeof(buf)),
+		fprintf(f, "%s%s=%llu", i ? "," : " ", flows_code_name(r->fail[i].ret, buf, sizeof(buf)),
 			ull(r->fail[i].count));
 	if (r->fail_other)
 		fprintf(f, ",more=%llu", ull(r->fail_other));
@@ -243,7 +232,7 @@ static void json_row(FILE *f, const struct flow_row *r)
 	fprintf(f, "},\"retrans_failed\":%llu,\"retrans_failed_by_ret\":[", ull(r->failed));
 	for (i = 0; i < r->nr_fail; i++)
 		fprintf(f, "%s{\"ret\":%d,\"name\":\"%s\",\"count\":%llu}", i ? "," : "",
-			r->fail[i].ret, code_name(r->fail[i].ret, buf, sizeof(buf)),
+			r->fail[i].ret, flows_code_name(r->fail[i].ret, buf, sizeof(buf)),
 			ull(r->fail[i].count));
 	fprintf(f, "],\"retrans_failed_other\":%llu}", ull(r->fail_other));
 }
@@ -280,21 +269,32 @@ static void json_table(FILE *f, const struct flow_row *const *order, size_t n,
 	fputs("]}", f);
 }
 
+const struct flow_row **flows_sorted(const struct flows *fs, size_t *n)
+{
+	const struct flow_row **order = calloc(fs->n ? fs->n : 1, sizeof(*order));
+	size_t i;
+
+	*n = fs->n;
+	if (!order)
+		return NULL;
+	for (i = 0; i < fs->n; i++)
+		order[i] = &fs->rows[i];
+	qsort(order, fs->n, sizeof(*order), cmp_rows);
+	return order;
+}
+
 void flows_print(const struct flows *fs, bool json, FILE *f)
 {
-	size_t shown = fs->n < FLOWS_SHOWN ? fs->n : FLOWS_SHOWN, i;
-	const struct flow_row **order = calloc(fs->n ? fs->n : 1, sizeof(*order));
+	size_t n, shown = fs->n < FLOWS_SHOWN ? fs->n : FLOWS_SHOWN;
+	const struct flow_row **order = flows_sorted(fs, &n);
 
 	if (!order) {
 		fputs(json ? "null" : "TCP flows: out of memory\n", f);
 		return;
 	}
-	for (i = 0; i < fs->n; i++)
-		order[i] = &fs->rows[i];
-	qsort(order, fs->n, sizeof(*order), cmp_rows);
 	if (json)
-		json_table(f, order, fs->n, shown);
+		json_table(f, order, n, shown);
 	else
-		text_table(f, order, fs->n, shown);
+		text_table(f, order, n, shown);
 	free(order);
 }

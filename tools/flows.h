@@ -7,21 +7,59 @@
 #define NETLAT_FLOWS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "libnetlat.h"
 
 /* Rows printed (text and JSON); the rest is one "N more flows" line. */
 #define FLOWS_SHOWN	20
 
+#define NR_RTX_KINDS	(NETLAT_RETRANS_SYNACK + 1)
+#define MAX_FAIL_CODES	8	/* distinct failure codes kept per flow */
+
+struct fail_count {
+	int32_t ret;
+	uint64_t count;
+};
+
+/* One flow's row; read-only outside flows.c (html.c draws the table). */
+struct flow_row {
+	struct netlat_tcp_flow key;	/* reserved zeroed */
+	uint64_t sendmsg_calls, sendmsg_bytes;
+	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
+	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
+	uint64_t failed;		/* attempts with ret != 0 */
+	struct fail_count fail[MAX_FAIL_CODES];
+	unsigned int nr_fail;
+	uint64_t fail_other;		/* codes beyond MAX_FAIL_CODES */
+};
+
 struct flows;
 
 struct flows *flows_new(void);
 void flows_free(struct flows *fs);
 
-/* Account a TCP record (others are ignored). 0 or -ENOMEM. */
-int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec);
+/*
+ * Account a TCP record (others are ignored). 0 or -ENOMEM. *@row (if
+ * @row) is set to the index of the record's row (see flows_row()), or
+ * SIZE_MAX for a record that has none (PUSH, SKB, ACK, DEV).
+ */
+int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row);
 
 bool flows_empty(const struct flows *fs);
+
+/* Row @i (an index from flows_add()); valid until the next flows_add(). */
+const struct flow_row *flows_row(const struct flows *fs, size_t i);
+
+/*
+ * Every row in the order of the table (*@n of them, FLOWS_SHOWN printed):
+ * an array to free(), or NULL without memory.
+ */
+const struct flow_row **flows_sorted(const struct flows *fs, size_t *n);
+
+/* "EBUSY" for the errors the kernel returns for a retransmit, else the number. */
+const char *flows_code_name(int32_t ret, char *buf, size_t len);
 
 /* The table, in text, or as a JSON object. */
 void flows_print(const struct flows *fs, bool json, FILE *f);

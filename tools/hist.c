@@ -40,8 +40,7 @@ static int span(const struct hist *h, unsigned int *first, unsigned int *last)
 	return 1;
 }
 
-/* A power of two (or 0) as bpftrace prints it: 512, 8K, 16M, 4G, ... */
-static void size_label(char *buf, size_t len, uint64_t v, int end)
+void hist_label(char *buf, size_t len, uint64_t v, int end)
 {
 	static const char suffix[] = " KMGTPE";
 	unsigned int s = 0;
@@ -85,8 +84,8 @@ void hist_print_text(FILE *f, const struct hist *h)
 		unsigned int bar = (unsigned int)(h->count[k] * HIST_WIDTH / max);
 
 		hist_range(k, &lo, &hi);
-		size_label(a, sizeof(a), lo, 0);
-		size_label(b, sizeof(b), hi, 1);
+		hist_label(a, sizeof(a), lo, 0);
+		hist_label(b, sizeof(b), hi, 1);
 		snprintf(range, sizeof(range), "[%s, %s)", a, b);
 		fprintf(f, "  %-14s %10llu ", range, (unsigned long long)h->count[k]);
 		put_bar(f, bar);

@@ -22,6 +22,9 @@ unsigned int hist_bucket(uint64_t v);
 /* The bucket's range [*lo, *hi); *hi is 0 for the last (2^64). */
 void hist_range(unsigned int k, uint64_t *lo, uint64_t *hi);
 
+/* A bucket bound as bpftrace prints it: 512, 8K, 16M; @end: 0 means 2^64. */
+void hist_label(char *buf, size_t len, uint64_t v, int end);
+
 void hist_compute(struct hist *h, const uint64_t *v, size_t n);
 
 /* "[8K, 16K)   1234 |#########     |" lines, empty buckets inside only. */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "libnetlat.h"
 #include "pktstat.h"
@@ -26,6 +27,8 @@
 #include "flight.h"
 #include "output.h"
 #include "report.h"
+#include "html.h"
+#include "trace.h"
 
 /* Unexplained gaps printed one by one before they are only counted. */
 #define MAX_GAP_WARNINGS 10
@@ -369,15 +372,114 @@ static int cmd_record(int argc, char **argv)
 
 /* ---- report -------------------------------------------------------------- */
 
+/*
+ * Write @path (- for stdout) with @emit. A regular file is written as
+ * PATH.tmp, then renamed, so a failure leaves no half page; anything else
+ * (a FIFO, /dev/stdout) is written in place. 0 or 1 (printed).
+ */
+static int write_output(const char *path, int (*emit)(void *arg, FILE *f), void *arg)
+{
+	const char *target = path;
+	char tmp[4096];
+	struct stat st;
+	FILE *f;
+	int r, werr;
+
+	if (!strcmp(path, "-")) {
+		if (!emit(arg, stdout))
+			return finish_stdout();
+		error("out of memory");
+		return 1;
+	}
+	if (stat(path, &st) || S_ISREG(st.st_mode)) {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+			error("%s: name too long", path);
+			return 1;
+		}
+		target = tmp;
+	}
+	f = fopen(target, "w");
+	if (!f) {
+		error("cannot create %s: %s", target, strerror(errno));
+		return 1;
+	}
+	errno = 0;
+	r = emit(arg, f);
+	if (r)
+		error("out of memory");
+	werr = ferror(f);
+	if (fclose(f) || werr) {
+		if (!r)
+			error("cannot write %s: %s", target, strerror(errno ? errno : EIO));
+		r = 1;
+	}
+	if (target == path)
+		return r ? 1 : 0;
+	if (!r && rename(tmp, path)) {
+		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		r = 1;
+	}
+	if (r)
+		unlink(tmp);
+	return r ? 1 : 0;
+}
+
+struct page_job {
+	struct report *rep;
+	const struct netlat_seq *seq;
+	struct trace *trace;
+};
+
+static int page_write(void *arg, FILE *f)
+{
+	struct page_job *j = arg;
+
+	return html_write(j->rep, j->seq, f);
+}
+
+static int trace_job_write(void *arg, FILE *f)
+{
+	struct page_job *j = arg;
+
+	return trace_write(j->trace, j->rep, j->seq, f);
+}
+
+/*
+ * Read the capture @path through @flt into @rep (and @tr, if any): 0, or
+ * 1 with the reason printed. Nothing is printed of part of a capture.
+ */
+static int read_capture(const char *path, struct filter *flt, struct report *rep,
+			struct trace *tr, struct reader *rd)
+{
+	const struct netlat_rec_hdr *rec;
+	int r;
+
+	if (reader_open(rd, path, false, 0))
+		return 1;
+	catch_stop_signals();
+	while ((r = reader_next(rd, &rec)) > 0) {
+		if (!filter_match(flt, &rd->stream, rec))
+			continue;
+		if (report_add(rep, &rd->stream, rec) ||
+		    (tr && trace_add(tr, &rd->stream, rec))) {
+			error("out of memory");
+			return 1;
+		}
+	}
+	/* A report of part of a capture would pass for the whole: none. */
+	return r < 0;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-hist", no_argument, NULL, 'H' },
+		{ "html", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const struct netlat_rec_hdr *rec;
+	const char *html = NULL;
 	struct filter flt = { 0 };
 	struct report *rep;
 	bool json = false, hist = true;
@@ -391,6 +493,9 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case 'H':
 			hist = false;
+			break;
+		case 'W':
+			html = optarg;
 			break;
 		case 'h':
 			return command_help();
@@ -406,38 +511,84 @@ static int cmd_report(int argc, char **argv)
 		filter_free(&flt);
 		return usage_error("expected one capture FILE");
 	}
-	if (reader_open(&rd, argv[optind], false, 0)) {
-		reader_close(&rd);
-		filter_free(&flt);
-		return 1;
-	}
 	rep = report_new(argv[optind]);
 	if (!rep) {
 		error("out of memory");
-		reader_close(&rd);
 		filter_free(&flt);
 		return 1;
 	}
 	report_set_hist(rep, hist);
-	catch_stop_signals();
-	while ((r = reader_next(&rd, &rec)) > 0) {
-		if (!filter_match(&flt, &rd.stream, rec))
-			continue;
-		if (report_add(rep, &rd.stream, rec)) {
-			error("out of memory");
-			r = -1;
-			break;
-		}
+	r = read_capture(argv[optind], &flt, rep, NULL, &rd);
+	if (!r && html) {
+		struct page_job job = { .rep = rep, .seq = rd.seq };
+
+		r = write_output(html, page_write, &job);
 	}
-	/* A report of part of a capture would pass for the whole: none. */
-	if (r == 0) {
-		report_print(rep, rd.seq, json, stdout);
-		r = finish_stdout() ? -1 : 0;
+	if (!r && (json || !html)) {
+		if (report_print(rep, rd.seq, json, stdout)) {
+			error("out of memory");
+			r = 1;
+		} else {
+			r = finish_stdout();
+		}
 	}
 	report_free(rep);
 	reader_close(&rd);
 	filter_free(&flt);
-	return r < 0;
+	return r;
+}
+
+/* ---- export -------------------------------------------------------------- */
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "chrome-trace", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct page_job job = { 0 };
+	const char *out = NULL;
+	struct filter flt = { 0 };
+	struct reader rd;
+	int c, r;
+
+	while ((c = next_option(argc, argv, "c:h", filter_options(opts))) != -1) {
+		switch (c) {
+		case 'c':
+			out = optarg;
+			break;
+		case 'h':
+			return command_help();
+		default:
+			r = filter_or_bad_option(&flt, c, argv);
+			if (r >= 0) {
+				filter_free(&flt);
+				return r;
+			}
+		}
+	}
+	if (!out || argc - optind != 1) {
+		filter_free(&flt);
+		return usage_error(out ? "expected one capture FILE"
+				       : "expected --chrome-trace FILE and a capture FILE");
+	}
+	job.rep = report_new(argv[optind]);
+	job.trace = trace_new();
+	if (!job.rep || !job.trace) {
+		error("out of memory");
+		r = 1;
+	} else {
+		r = read_capture(argv[optind], &flt, job.rep, job.trace, &rd);
+		job.seq = rd.seq;
+		if (!r)
+			r = write_output(out, trace_job_write, &job);
+		reader_close(&rd);
+	}
+	trace_free(job.trace);
+	report_free(job.rep);
+	filter_free(&flt);
+	return r;
 }
 
 /* ---- stat ---------------------------------------------------------------- */
@@ -562,7 +713,8 @@ static int cmd_stat(int argc, char **argv)
 		/* r == 2: the interval is over. */
 		if (!json && windows++)
 			putchar('\n');
-		report_print(w.rep, w.seq, json, stdout);
+		if (report_print(w.rep, w.seq, json, stdout))
+			r = -2;
 		fflush(stdout);
 		window_free(&w);
 		rd.tick_ns += interval_ns;
@@ -576,8 +728,12 @@ static int cmd_stat(int argc, char **argv)
 	if (r == 0) {
 		if (!json && windows)
 			putchar('\n');
-		report_print(w.rep, w.seq, json, stdout);
-		r = finish_stdout() ? -1 : 0;
+		if (report_print(w.rep, w.seq, json, stdout)) {
+			error("out of memory");
+			r = -1;
+		} else {
+			r = finish_stdout() ? -1 : 0;
+		}
 	}
 	window_free(&w);
 	reader_close(&rd);
@@ -902,12 +1058,22 @@ static const struct command commands[] = {
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
 	  KFILTER_HELP },
-	{ "report", cmd_report, "[--json] [--no-hist] [FILTERS] FILE",
+	{ "report", cmd_report, "[--json] [--no-hist] [--html PAGE] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
 	  "unexplained gaps, markers, and inter-record gap percentiles per CPU;\n"
-	  "with TCP records, per-skb stage latencies and the top flows.\n"
+	  "with TCP records, per-skb stage latencies, where the time went per\n"
+	  "direction, and the top flows.\n"
 	  "  -j, --json           one JSON object\n"
 	  "      --no-hist        no log2 histograms of the stage latencies\n"
+	  "      --html PAGE      write the report as one self-contained HTML page\n"
+	  "                       (- for stdout) instead of the text summary\n"
+	  FILTER_HELP },
+	{ "export", cmd_export, "--chrome-trace TRACE [FILTERS] FILE",
+	  "Convert a capture to a timeline: Chrome trace-event JSON that\n"
+	  "ui.perfetto.dev and chrome://tracing load. A process per TCP flow with\n"
+	  "each packet's stages as slices, one per CPU with the driver and\n"
+	  "virtqueue events, markers and triggers as instant events.\n"
+	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
 	  "[--duration SECS] [--interval SECS] [--json] [--hist] [--device PATH] [FILTERS]",

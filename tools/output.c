@@ -71,7 +71,7 @@ static void text_marker(FILE *f, const struct netlat_rec_marker *m)
 
 /* ---- TCP records ---------------------------------------------------------- */
 
-static void addr_str(char *buf, size_t len, unsigned int family, const uint8_t *a)
+void format_addr(char *buf, size_t len, unsigned int family, const uint8_t *a)
 {
 	if (!inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, buf, len))
 		snprintf(buf, len, "?");
@@ -82,8 +82,8 @@ static void text_flow(FILE *f, const struct netlat_tcp_flow *fl)
 {
 	char s[64], d[64];
 
-	addr_str(s, sizeof(s), fl->family, fl->saddr);
-	addr_str(d, sizeof(d), fl->family, fl->daddr);
+	format_addr(s, sizeof(s), fl->family, fl->saddr);
+	format_addr(d, sizeof(d), fl->family, fl->daddr);
 	if (fl->family == AF_INET6)
 		fprintf(f, "[%s]:%u>[%s]:%u ck=%016llx", s, fl->sport, d, fl->dport,
 			ull(fl->cookie));
@@ -96,11 +96,29 @@ static void json_flow(FILE *f, const struct netlat_tcp_flow *fl)
 {
 	char s[64], d[64];
 
-	addr_str(s, sizeof(s), fl->family, fl->saddr);
-	addr_str(d, sizeof(d), fl->family, fl->daddr);
+	format_addr(s, sizeof(s), fl->family, fl->saddr);
+	format_addr(d, sizeof(d), fl->family, fl->daddr);
 	fprintf(f, ",\"family\":%u,\"saddr\":\"%s\",\"sport\":%u,\"daddr\":\"%s\","
 		"\"dport\":%u,\"cookie\":%llu", fl->family, s, fl->sport, d, fl->dport,
 		ull(fl->cookie));
+}
+
+void format_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double v = (double)ns;
+	unsigned int u = 0;
+
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0 || v >= 100)
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	else if (v >= 10)
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	else
+		snprintf(buf, len, "%.2f %s", v, units[u]);
 }
 
 void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json)

@@ -32,6 +32,12 @@ void print_record(FILE *f, const struct netlat_rec_stream *stream,
  */
 void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json);
 
+/* An address of @family (AF_INET: 4 bytes, AF_INET6: 16) as text, "?" if bad. */
+void format_addr(char *buf, size_t len, unsigned int family, const uint8_t *a);
+
+/* @ns in a unit that keeps 2-3 significant digits: "950 ns", "28 us", "1.8 ms". */
+void format_duration(char *buf, size_t len, uint64_t ns);
+
 /* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
 const char *snap_reason_name(unsigned int reason);
 const char *ring_mode_name(unsigned int mode);

@@ -9,58 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 #include "virtio.h"
-#include "flows.h"
-#include "hist.h"
 #include "output.h"
 
-/* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
-enum kind { KIND_MARKER, KIND_LOST, KIND_OTHER, NR_KINDS };
-
-static const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
+const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
 #define NR_TYPES	65536	/* hdr.type is a __u16 */
 
-struct cpu_stats {
-	bool seen;
-	uint64_t records;
-	uint64_t by_kind[NR_KINDS];
-	uint64_t first_ts, last_ts;
-	uint64_t first_wall, last_wall;
-	uint64_t ts_backwards;		/* breaks of the per-CPU clock rule */
-	struct netlat_seq_stats seq;	/* filled in when printing */
-
-	bool have_prev;			/* prev_ts is in the current stream */
-	uint64_t prev_ts;
-	struct netlat_samples gaps;	/* ts_ns deltas of consecutive records */
-	struct netlat_dist gap;		/* summary of gaps, when printing */
-
-	bool in_snap;			/* a SNAP_CPU described this CPU */
-	struct netlat_rec_snap_cpu snap;	/* its counters, summed */
-};
-
-struct report {
-	char *name;
-	uint64_t bytes;
-	uint64_t streams;
-	struct netlat_rec_stream first_stream;
-	uint64_t *type_counts;		/* NR_TYPES, STREAM included */
-
-	struct cpu_stats *cpus;
-	unsigned int nr_cpus;
-
-	uint64_t markers, marker_bytes, marker_min, marker_max;
-
-	struct stages *stages;		/* TCP records kept for the join */
-	struct virtio_report *virtio;	/* per-virtqueue summary */
-	struct flows *flows;		/* per-flow summary of TCP records */
-	bool no_hist;			/* no stage histograms */
-
-	uint64_t snapshots;		/* SNAPSHOT records */
-	struct netlat_rec_snapshot snap;	/* the last one */
-	struct netlat_rec_stream snap_stream;	/* its stream header */
-};
+static unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
 
 static void stages_free(struct stages *st);
 
@@ -109,35 +69,14 @@ void report_free(struct report *rep)
  * full), so it covers retransmissions too; modules before it have no
  * such field and the stage is left out.
  */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, ST_XMIT_ACK,
-       NR_ST };
-static const char *const stage_names[NR_ST] = {
+const char *const stage_names[NR_ST] = {
 	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
 	"xmit>ack",
 };
 
+const char *const point_names[NR_PT] = { "sendmsg", "xmit", "qdisc", "driver", "ack" };
 
-struct j_rec {			/* one kept record, reduced */
-	uint64_t cookie, ts;
-	uint32_t seq, end;	/* SENDMSG: id, end_seq; ACK: snd_una */
-	uint8_t stage;		/* DEV stage */
-};
-
-struct j_vec {
-	struct j_rec *v;
-	size_t n, cap;
-};
-
-struct stages {
-	struct j_vec sm, xmit, dev, ack;
-	uint64_t pkts;		/* packet records: stages the kernel followed */
-	struct netlat_samples d[NR_ST];
-	struct netlat_dist dist[NR_ST];
-	struct hist hist[NR_ST];
-};
-
-/* The stages shown: the joined ones always, xmit>ack when measured. */
-static bool stage_shown(const struct stages *st, int k)
+bool stage_shown(const struct stages *st, int k)
 {
 	return k != ST_XMIT_ACK || st->d[k].n;
 }
@@ -171,7 +110,7 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p)
 	uint64_t from, to;
 	unsigned int s;
 
-	st->pkts++;
+	st->kernel_pkts++;
 	for (s = 0; s < NETLAT_NR_STAGES; s++)
 		if (netlat_pkt_stage(p, s, &from, &to) &&
 		    netlat_samples_add(&st->d[to_st[s]], to - from))
@@ -182,13 +121,14 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p)
 static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 {
 	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
-	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns };
+	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns, .seqno = h->seq,
+			   .cpu = h->cpu };
 
 	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
 		return -ENOMEM;
 	if (!rep->flows && !(rep->flows = flows_new()))
 		return -ENOMEM;
-	if (flows_add(rep->flows, h))
+	if (flows_add(rep->flows, h, &r.flow))
 		return -ENOMEM;
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
@@ -197,6 +137,10 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.ts = m->start_ns;
 		r.seq = m->sendmsg_id;
 		r.end = m->end_seq;
+		r.u.sm.ret_ts = h->ts_ns;
+		r.u.sm.ret = m->ret;
+		r.u.sm.pid = m->pid;
+		r.u.sm.tid = m->tid;
 		return r.seq == r.end ? 0 : j_push(&rep->stages->sm, &r);
 	}
 	case NETLAT_REC_TCP_XMIT: {
@@ -206,6 +150,9 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 			return 0;
 		r.seq = x->seq;
 		r.end = x->seq + x->len;
+		r.u.x.skb_id = x->skb_id;
+		r.u.x.len = x->len;
+		r.u.x.segs = x->segs;
 		return j_push(&rep->stages->xmit, &r);
 	}
 	case NETLAT_REC_TCP_DEV: {
@@ -215,6 +162,8 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 			return 0;
 		r.seq = d->seq;
 		r.stage = d->stage;
+		r.u.d.ifindex = d->ifindex;
+		r.u.d.len = d->len;
 		return j_push(&rep->stages->dev, &r);
 	}
 	case NETLAT_REC_TCP_PKT:
@@ -228,7 +177,20 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		    netlat_samples_add(&rep->stages->d[ST_XMIT_ACK], a->xmit_ack_ns))
 			return -ENOMEM;
 		r.seq = a->snd_una;
+		r.u.a.acked = a->acked;
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
+			r.u.a.xmit_ack_ns = a->xmit_ack_ns;
 		return j_push(&rep->stages->ack, &r);
+	}
+	case NETLAT_REC_TCP_RETRANS: {
+		const struct netlat_rec_tcp_retrans *t = (const void *)h;
+
+		r.seq = t->seq;
+		r.end = t->end_seq;
+		r.stage = t->kind < NR_RTX_KINDS ? t->kind : NETLAT_RETRANS_OTHER;
+		r.u.r.ret = t->ret;
+		r.u.r.segs = t->segs;
+		return j_push(&rep->stages->rtx, &r);
 	}
 	}
 	return 0;
@@ -304,7 +266,53 @@ static void add_delta(struct stages *st, int stage, uint64_t from, uint64_t to)
 		netlat_samples_add(&st->d[stage], to - from);
 }
 
-static void join_one(struct stages *st, const struct j_rec *x)
+/*
+ * The packet of @x: the joined records as points, less any that would go
+ * back in time (the stage tables leave such a delta out too).
+ */
+static void make_packet(struct packet *p, const struct j_rec *sm, const struct j_rec *x,
+			const struct j_rec *q, const struct j_rec *d, const struct j_rec *a)
+{
+	const struct j_rec *pt[NR_PT] = { sm, x, q, d, a }, *last;
+	int k;
+
+	memset(p, 0, sizeof(*p));
+	if (sm && sm->ts <= x->ts) {
+		p->pt[PT_SENDMSG] = sm;
+		p->e2e = x->ts - sm->ts;
+	}
+	p->pt[PT_XMIT] = last = x;
+	for (k = PT_XMIT + 1; k < NR_PT; k++) {
+		if (!pt[k] || pt[k]->ts < last->ts)
+			continue;
+		p->pt[k] = pt[k];
+		p->e2e += pt[k]->ts - last->ts;
+		last = pt[k];
+	}
+	if (p->pt[PT_SENDMSG])
+		p->queued = x->ts - p->pt[PT_SENDMSG]->ts;
+	last = p->pt[PT_DRIVER] ? p->pt[PT_DRIVER] : p->pt[PT_QDISC];
+	if (last)
+		p->stack = last->ts - x->ts;
+	if (p->pt[PT_ACK])
+		p->ack_wait = p->pt[PT_ACK]->ts - (last ? last->ts : x->ts);
+}
+
+int packet_next_point(const struct packet *pkt, int from)
+{
+	int k;
+
+	for (k = from + 1; k < NR_PT && !pkt->pt[k]; k++)
+		;
+	return k;
+}
+
+void segment_name(char *buf, size_t len, int a, int b)
+{
+	snprintf(buf, len, "%s>%s", point_names[a], point_names[b]);
+}
+
+static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
 	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
 	size_t lo, hi, l, h;
@@ -359,9 +367,168 @@ static void join_one(struct stages *st, const struct j_rec *x)
 		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
 	if (sm && a)
 		add_delta(st, ST_SM_ACK, sm->ts, a->ts);
+	if (p)
+		make_packet(p, sm, x, q, d, a);
 }
 
-static void stages_compute(struct stages *st)
+static const struct netlat_tcp_flow *packet_flow(const struct flows *fs,
+						 const struct packet *p)
+{
+	return &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
+}
+
+/* Family, source, destination: what tells directions apart. */
+static int cmp_addrs(unsigned int fx, const uint8_t *sx, const uint8_t *dx,
+		     unsigned int fy, const uint8_t *sy, const uint8_t *dy)
+{
+	int c;
+
+	if (fx != fy)
+		return CMP(fx, fy);
+	c = memcmp(sx, sy, 16);
+	return c ? c : memcmp(dx, dy, 16);
+}
+
+static int cmp_dir_key(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+{
+	return cmp_addrs(x->family, x->saddr, x->daddr, y->family, y->saddr, y->daddr);
+}
+
+static const struct flows *sort_flows;	/* for the qsort() comparators */
+
+/* Direction, then transmission order. */
+static int cmp_by_dir(const void *a, const void *b)
+{
+	const struct packet *x = *(const struct packet *const *)a;
+	const struct packet *y = *(const struct packet *const *)b;
+	int c = cmp_dir_key(packet_flow(sort_flows, x), packet_flow(sort_flows, y));
+
+	return c ? c : CMP(x, y);
+}
+
+/* Most packets first. */
+static int cmp_dirs(const void *a, const void *b)
+{
+	const struct direction *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return cmp_addrs(x->family, x->saddr, x->daddr, y->family, y->saddr, y->daddr);
+}
+
+/* Slowest first; among equals, the earlier transmission first. */
+static int cmp_slow(const void *a, const void *b)
+{
+	const struct packet *x = *(const struct packet *const *)a;
+	const struct packet *y = *(const struct packet *const *)b;
+
+	if (x->e2e != y->e2e)
+		return x->e2e < y->e2e ? 1 : -1;
+	return CMP(x->pt[PT_XMIT]->ts, y->pt[PT_XMIT]->ts);
+}
+
+static bool two_points(const struct packet *p)
+{
+	return packet_next_point(p, packet_next_point(p, -1)) < NR_PT;
+}
+
+/* The first of @n packets with two points whose e2e is @v. */
+static const struct packet *packet_at(const struct packet *const *p, size_t n, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (two_points(p[i]) && p[i]->e2e == v)
+			return p[i];
+	return NULL;
+}
+
+/* The direction of the @n packets at @p (all of one direction). */
+static int add_direction(struct stages *st, const struct flows *fs,
+			 const struct packet *const *p, size_t n, struct netlat_samples *e2e)
+{
+	const struct netlat_tcp_flow *fl = packet_flow(fs, p[0]);
+	struct direction *d = &st->dirs[st->nr_dirs++];
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->family = fl->family;
+	memcpy(d->saddr, fl->saddr, sizeof(fl->saddr));
+	memcpy(d->daddr, fl->daddr, sizeof(fl->daddr));
+	d->packets = n;
+	e2e->n = 0;
+	for (i = 0; i < n; i++)
+		if (two_points(p[i]) && netlat_samples_add(e2e, p[i]->e2e))
+			return -ENOMEM;
+	netlat_dist_compute(e2e->v, e2e->n, &d->e2e);
+	if (d->e2e.count) {
+		d->median = packet_at(p, n, d->e2e.p50);
+		d->p99 = packet_at(p, n, d->e2e.p99);
+	}
+	return 0;
+}
+
+/* Directions (most packets first), their percentiles and packets; the slowest. */
+static int summarise_packets(struct stages *st, const struct flows *fs)
+{
+	struct netlat_samples e2e = { 0 };
+	const struct packet **order;
+	size_t i, first, n = 1;
+	int r = 0;
+
+	order = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*order));
+	st->slowest = malloc((st->xmit.n ? st->xmit.n : 1) * sizeof(*st->slowest));
+	if (!order || !st->slowest) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < st->xmit.n; i++)
+		order[i] = &st->pkts[i];
+	sort_flows = fs;
+	qsort(order, st->xmit.n, sizeof(*order), cmp_by_dir);
+	for (i = 1; i < st->xmit.n; i++)
+		n += !!cmp_dir_key(packet_flow(fs, order[i]), packet_flow(fs, order[i - 1]));
+	st->dirs = malloc(n * sizeof(*st->dirs));
+	if (!st->dirs) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (first = 0, i = 1; !r && st->xmit.n && i <= st->xmit.n; i++)
+		if (i == st->xmit.n ||
+		    cmp_dir_key(packet_flow(fs, order[i]), packet_flow(fs, order[first]))) {
+			r = add_direction(st, fs, order + first, i - first, &e2e);
+			first = i;
+		}
+	netlat_samples_free(&e2e);
+	free(order);
+	if (r)
+		return r;
+	qsort(st->dirs, st->nr_dirs, sizeof(*st->dirs), cmp_dirs);
+	for (i = 0; i < st->xmit.n; i++)
+		if (two_points(&st->pkts[i]))
+			st->slowest[st->nr_slowest++] = &st->pkts[i];
+	qsort(st->slowest, st->nr_slowest, sizeof(*st->slowest), cmp_slow);
+	if (st->nr_slowest > SLOWEST_SHOWN)
+		st->nr_slowest = SLOWEST_SHOWN;
+	return 0;
+}
+
+/* Retransmit attempts by kind in RTX_BINS bins of [@from, @to]. */
+static void bin_retransmits(struct stages *st, uint64_t from, uint64_t to)
+{
+	size_t i, b;
+
+	st->rtx_start = from;
+	st->rtx_bin_ns = (to - from) / RTX_BINS + 1;
+	for (i = 0; i < st->rtx.n; i++) {
+		const struct j_rec *r = &st->rtx.v[i];
+
+		b = r->ts < from ? 0 : (size_t)((r->ts - from) / st->rtx_bin_ns);
+		st->rtx_bins[b < RTX_BINS ? b : RTX_BINS - 1][r->stage]++;
+	}
+}
+
+static int stages_compute(struct stages *st, const struct flows *fs, const struct cpu_stats *t)
 {
 	size_t i;
 	int k;
@@ -369,12 +536,15 @@ static void stages_compute(struct stages *st)
 	qsort(st->sm.v, st->sm.n, sizeof(*st->sm.v), cmp_ts);
 	qsort(st->ack.v, st->ack.n, sizeof(*st->ack.v), cmp_ts);
 	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
+	st->pkts = calloc(st->xmit.n ? st->xmit.n : 1, sizeof(*st->pkts));
 	for (i = 0; i < st->xmit.n; i++)
-		join_one(st, &st->xmit.v[i]);
+		join_one(st, &st->xmit.v[i], st->pkts ? &st->pkts[i] : NULL);
 	for (k = 0; k < NR_ST; k++) {
 		hist_compute(&st->hist[k], st->d[k].v, st->d[k].n);
 		netlat_dist_compute(st->d[k].v, st->d[k].n, &st->dist[k]);
 	}
+	bin_retransmits(st, t->first_ts, t->last_ts);
+	return st->pkts ? summarise_packets(st, fs) : -ENOMEM;
 }
 
 static void stages_free(struct stages *st)
@@ -387,9 +557,75 @@ static void stages_free(struct stages *st)
 	free(st->xmit.v);
 	free(st->dev.v);
 	free(st->ack.v);
+	free(st->rtx.v);
+	free(st->pkts);
+	free(st->dirs);
+	free(st->slowest);
 	for (k = 0; k < NR_ST; k++)
 		netlat_samples_free(&st->d[k]);
 	free(st);
+}
+
+/* @ns readably; in HTML with the exact value as the hover text. */
+static void print_dur(FILE *f, uint64_t ns, bool html)
+{
+	char buf[32];
+
+	format_duration(buf, sizeof(buf), ns);
+	if (html)
+		fprintf(f, "<span class=\"ns\" title=\"%llu ns\">%s</span>", ull(ns), buf);
+	else
+		fputs(buf, f);
+}
+
+void print_direction(FILE *f, const struct direction *dir, bool html)
+{
+	const struct packet *p = dir->median;
+	char s[64], d[64];
+
+	format_addr(s, sizeof(s), dir->family, dir->saddr);
+	format_addr(d, sizeof(d), dir->family, dir->daddr);
+	fprintf(f, "%s %s %s: %zu packet%s", s, html ? "-&gt;" : "->", d, dir->packets,
+		dir->packets == 1 ? "" : "s");
+	if (!p) {
+		fputs(", none joined with a sendmsg, the device or an ACK", f);
+		return;
+	}
+	fputs("; median packet:", f);
+	if (p->pt[PT_SENDMSG]) {
+		fputc(' ', f);
+		print_dur(f, p->queued, html);
+		fputs(" queued behind sendmsg,", f);
+	}
+	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER]) {
+		fputc(' ', f);
+		print_dur(f, p->stack, html);
+		fputs(" stack,", f);
+	}
+	if (p->pt[PT_ACK]) {
+		fputc(' ', f);
+		print_dur(f, p->ack_wait, html);
+		fputs(" until ACK,", f);
+	}
+	fputc(' ', f);
+	print_dur(f, p->e2e, html);
+	fputs(" end to end", f);
+}
+
+static void text_directions(FILE *f, const struct stages *st)
+{
+	size_t i;
+
+	if (!st->nr_dirs)
+		return;
+	fputs("\nwhere the time went, per direction\n", f);
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
+		fputs("  ", f);
+		print_direction(f, &st->dirs[i], false);
+		fputc('\n', f);
+	}
+	if (st->nr_dirs > DIRS_SHOWN)
+		fprintf(f, "  ... %zu more directions\n", st->nr_dirs - DIRS_SHOWN);
 }
 
 /* A histogram per stage with samples. */
@@ -423,9 +659,9 @@ static void text_stages(FILE *f, const struct stages *st)
 {
 	int k;
 
-	if (st->pkts)
+	if (st->kernel_pkts)
 		fprintf(f, "\nTCP per-packet stages (ns; %llu packets followed by the kernel)\n",
-			(unsigned long long)st->pkts);
+			(unsigned long long)st->kernel_pkts);
 	else
 		fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
 			st->xmit.n);
@@ -619,11 +855,6 @@ static void summarise(struct report *rep, const struct netlat_seq *seq,
 	for (i = 0; i < rep->nr_cpus; i++)
 		netlat_dist_compute(rep->cpus[i].gaps.v, rep->cpus[i].gaps.n,
 				    &rep->cpus[i].gap);
-}
-
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
 }
 
 static uint64_t span_ns(const struct cpu_stats *c)
@@ -835,8 +1066,10 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 		text_gap_row(f, label, &rep->cpus[i].gap);
 	}
 	text_gap_row(f, "all", &t->gap);
-	if (rep->stages)
+	if (rep->stages) {
 		text_stages(f, rep->stages);
+		text_directions(f, rep->stages);
+	}
 	if (rep->stages && !rep->no_hist)
 		text_stage_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {
@@ -895,6 +1128,88 @@ static void json_types(FILE *f, const struct report *rep)
 	fputc(']', f);
 }
 
+static void json_packet(FILE *f, const struct report *rep, const struct packet *p)
+{
+	const struct j_rec *x;
+	char name[32];
+	int k, n;
+	bool any = false;
+
+	if (!p) {
+		fputs("null", f);
+		return;
+	}
+	x = p->pt[PT_XMIT];
+	fprintf(f, "{\"seq\":%u,\"len\":%u", x->seq, x->u.x.len);
+	print_flow(f, &flows_row(rep->flows, x->flow)->key, true);
+	fprintf(f, ",\"end_to_end_ns\":%llu,\"queued_ns\":%llu,\"stack_ns\":%llu,"
+		"\"ack_wait_ns\":%llu,\"points_ns\":{", ull(p->e2e), ull(p->queued),
+		ull(p->stack), ull(p->ack_wait));
+	for (k = 0; k < NR_PT; k++) {
+		if (!p->pt[k])
+			continue;
+		fprintf(f, "%s\"%s\":%llu", any ? "," : "", point_names[k], ull(p->pt[k]->ts));
+		any = true;
+	}
+	fputs("},\"segments_ns\":{", f);
+	for (k = packet_next_point(p, -1); (n = packet_next_point(p, k)) < NR_PT; k = n) {
+		segment_name(name, sizeof(name), k, n);
+		fprintf(f, "%s\"%s\":%llu", k == packet_next_point(p, -1) ? "" : ",", name,
+			ull(p->pt[n]->ts - p->pt[k]->ts));
+	}
+	fputs("}}", f);
+}
+
+/* Per direction: packets, end-to-end percentiles, the median and p99 packet. */
+static void json_packets(FILE *f, const struct report *rep)
+{
+	const struct stages *st = rep->stages;
+	char s[64], d[64];
+	size_t i;
+
+	fprintf(f, ",\"tcp_packets\":{\"count\":%zu,\"directions_count\":%zu,\"directions\":[",
+		st->xmit.n, st->nr_dirs);
+	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
+		const struct direction *dir = &st->dirs[i];
+
+		format_addr(s, sizeof(s), dir->family, dir->saddr);
+		format_addr(d, sizeof(d), dir->family, dir->daddr);
+		fprintf(f, "%s{\"family\":%u,\"saddr\":\"%s\",\"daddr\":\"%s\",\"packets\":%zu,"
+			"\"end_to_end\":", i ? "," : "", dir->family, s, d, dir->packets);
+		json_dist(f, &dir->e2e);
+		fputs(",\"median_packet\":", f);
+		json_packet(f, rep, dir->median);
+		fputs(",\"p99_packet\":", f);
+		json_packet(f, rep, dir->p99);
+		fputc('}', f);
+	}
+	fputs("],\"slowest\":[", f);
+	for (i = 0; i < st->nr_slowest; i++) {
+		fputs(i ? "," : "", f);
+		json_packet(f, rep, st->slowest[i]);
+	}
+	fputs("]}", f);
+}
+
+/* Retransmit attempts by kind over the capture's time span. */
+static void json_retrans_timeline(FILE *f, const struct stages *st)
+{
+	int b, k;
+
+	fprintf(f, ",\"tcp_retrans_timeline\":{\"start_ns\":%llu,\"bin_ns\":%llu,\"kinds\":[",
+		ull(st->rtx_start), ull(st->rtx_bin_ns));
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, "%s\"%s\"", k ? "," : "", netlat_retrans_kind_name(k));
+	fputs("],\"bins\":[", f);
+	for (b = 0; b < RTX_BINS; b++) {
+		fputs(b ? ",[" : "[", f);
+		for (k = 0; k < NR_RTX_KINDS; k++)
+			fprintf(f, "%s%llu", k ? "," : "", ull(st->rtx_bins[b][k]));
+		fputc(']', f);
+	}
+	fputs("]}", f);
+}
+
 static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 {
 	const struct netlat_rec_stream *s = &rep->first_stream;
@@ -937,6 +1252,9 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 		fputc('}', f);
 		if (!rep->no_hist)
 			json_stage_hists(f, rep->stages);
+		json_packets(f, rep);
+		if (rep->stages->rtx.n)
+			json_retrans_timeline(f, rep->stages);
 	}
 	if (!flows_empty(rep->flows)) {
 		fputs(",\"tcp_flows\":", f);
@@ -954,15 +1272,24 @@ void report_set_hist(struct report *rep, bool on)
 	rep->no_hist = !on;
 }
 
-void report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)
+int report_compute(struct report *rep, const struct netlat_seq *seq)
 {
-	struct cpu_stats total;
-
-	summarise(rep, seq, &total);
+	if (rep->computed)
+		return rep->compute_err;
+	rep->computed = true;
+	summarise(rep, seq, &rep->total);
 	if (rep->stages)
-		stages_compute(rep->stages);
+		rep->compute_err = stages_compute(rep->stages, rep->flows, &rep->total);
+	return rep->compute_err;
+}
+
+int report_print(struct report *rep, const struct netlat_seq *seq, bool json, FILE *f)
+{
+	if (report_compute(rep, seq))
+		return -ENOMEM;
 	if (json)
-		print_json(rep, &total, f);
+		print_json(rep, &rep->total, f);
 	else
-		print_text(rep, &total, f);
+		print_text(rep, &rep->total, f);
+	return 0;
 }

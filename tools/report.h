@@ -22,8 +22,14 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 /* Draw (and put in JSON) the per-stage latency histograms: on by default. */
 void report_set_hist(struct report *rep, bool on);
 
-/* Print the summary; @seq tracked the same records (losses, gaps). */
-void report_print(struct report *rep, const struct netlat_seq *seq, bool json,
-		  FILE *f);
+/*
+ * Compute the summary once all records are in; @seq tracked the same
+ * records (losses, gaps). Later calls do nothing. 0 or -ENOMEM.
+ */
+int report_compute(struct report *rep, const struct netlat_seq *seq);
+
+/* Compute (if not yet) and print the summary: 0 or -ENOMEM. */
+int report_print(struct report *rep, const struct netlat_seq *seq, bool json,
+		 FILE *f);
 
 #endif

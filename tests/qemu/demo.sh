@@ -3,12 +3,21 @@
 #
 # make demo: boot the newest supported kernel (or NETLAT_KVERS) with the
 # module loaded, tail records while markers and pings flow, then record and
-# report a capture. The VM console is shown live.
+# report a capture (also as build/demo/report.html). The VM console is
+# shown live.
 
 set -euo pipefail
 LANE_KERNELS=newest
 # shellcheck source=tests/qemu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# The HTML report of the capture leaves the VM on a second serial port
+# (init.sh's save_file), written to build/demo/report.html.
+DEMO_HTML=$BUILD/demo/report.html
+mkdir -p "$BUILD/demo"
+# shellcheck disable=SC2054 # the commas are qemu's
+VM_NICS+=(-chardev "file,id=demo_out,path=$DEMO_HTML"
+	  -device isa-serial,chardev=demo_out,index=1)
 
 setup_host
 build_userspace
@@ -16,4 +25,9 @@ for k in "${KVERS[@]}"; do
 	initrd=$(prepare_vm "$k" demo "${USER_BINS[@]}")
 	run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-300}" demo show
 	[[ $(vm_status "$k" demo) == 0 ]] || die "$k: the demo VM did not finish cleanly"
+	if [[ -s $DEMO_HTML ]]; then
+		log "the capture's HTML report: $DEMO_HTML (open it in a browser)"
+	else
+		log "no HTML report came out of the VM (see $(vm_log "$k" demo))"
+	fi
 done

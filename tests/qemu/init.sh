@@ -174,6 +174,17 @@ tcp_transfer() {
 	wait "$srv"
 }
 
+# save_file <path>: hand one file to the host on the second serial port,
+# which demo.sh connects to a file under build/demo/ (raw: byte for byte).
+save_file() {
+	if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null &&
+		cat "$1" >/dev/ttyS1; then
+		echo "--- $1 ($(wc -c <"$1") bytes) went to the host"
+	else
+		echo "--- $1 stays in the VM: no second serial port"
+	fi
+}
+
 DEMO_GROUPS=sendmsg,push,skb,xmit,retrans,ack,dev,virtio_tx,virtio_rx
 job_demo() {
 	load_netlat || return
@@ -198,6 +209,9 @@ job_demo() {
 	echo "transfer-end" >/dev/netlat
 	wait "$rec_pid" || demo_fail "netlat record"
 	netlat report /tmp/cap || demo_fail "netlat report"
+	echo "--- netlat report --html: the same capture as one HTML page"
+	netlat report --html /tmp/cap.html /tmp/cap || demo_fail "netlat report --html"
+	save_file /tmp/cap.html
 	echo "--- netlat flight: overwrite mode; a marker tagged INCIDENT freezes the last records"
 	netlat flight -d /tmp/flight --trigger marker=INCIDENT --post 300 \
 		--count 1 &

@@ -31,6 +31,9 @@ MODULE_SRCS=(Kbuild module uapi)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1)
+# The host tests (make -C tools test) load netlat's HTML report in
+# headless Chromium; under CI=true they fail without it.
+BASE_PKGS+=(chromium)
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.

@@ -1670,6 +1670,7 @@ static void test_fuzz_command(void)
 
 #include "test_reader.c"
 #include "test_flight.c"
+#include "test_pictures.c"
 
 /* ==== main =============================================================== */
 
@@ -1734,6 +1735,12 @@ static const struct test tests[] = {
 	{ "netlat snapshot on a fake device", test_cli_snapshot_fake },
 	{ "netlat filters, triggers, tail --filter on a fake device",
 	  test_cli_filters_triggers_fake },
+	/* test_pictures.c */
+	{ "netlat report --html in headless Chromium", test_cli_report_html },
+	{ "netlat export --chrome-trace", test_cli_export_chrome_trace },
+	{ "netlat report --html and export: errors", test_cli_pictures_errors },
+	{ "netlat report --html and export of a snapshot", test_cli_pictures_snapshot },
+	{ "netlat report --html and export: many directions", test_cli_pictures_many_directions },
 };
 
 static void remove_tmpdir(void)

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "netlat export --chrome-trace": a capture as Chrome trace-event JSON
+ * (the JSON Object Format: {"traceEvents":[...]}), which ui.perfetto.dev
+ * and chrome://tracing load.
+ *
+ *  - a process per TCP flow; each packet the report joined (a first
+ *    transmission) is a row of complete slices ("ph":"X"), one per
+ *    segment between its points (sendmsg, xmit, qdisc, driver, ack), with
+ *    the records' values as args; packets that overlap in time go to
+ *    different threads ("lanes") of the flow, as slices of one thread
+ *    must nest;
+ *  - a process "cpus" with a thread per CPU: the driver (TCP_DEV at the
+ *    driver) and virtqueue (VIRTIO) records as instant events;
+ *  - markers and the record that fired a snapshot's trigger as global
+ *    instant events ("ph":"i", "s":"g");
+ *  - metadata events ("ph":"M") naming the processes and threads.
+ * Times are microseconds from the first record, to the nanosecond.
+ */
+#ifndef NETLAT_TRACE_H
+#define NETLAT_TRACE_H
+
+#include <stdio.h>
+#include "report.h"
+
+struct trace;
+
+struct trace *trace_new(void);
+void trace_free(struct trace *tr);
+
+/* Keep what the timeline shows of @rec besides packets: 0 or -ENOMEM. */
+int trace_add(struct trace *tr, const struct netlat_rec_stream *stream,
+	      const struct netlat_rec_hdr *rec);
+
+/* Compute @rep (fed the same records) if not yet, write the trace: 0 or -ENOMEM. */
+int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *seq,
+		FILE *f);
+
+#endif

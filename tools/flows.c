@@ -126,7 +126,7 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 	if (row)
 		*row = SIZE_MAX;
 	if (rec->type != NETLAT_REC_TCP_SENDMSG && rec->type != NETLAT_REC_TCP_XMIT &&
-	    rec->type != NETLAT_REC_TCP_RETRANS)
+	    rec->type != NETLAT_REC_TCP_RETRANS && rec->type != NETLAT_REC_TCP_PKT)
 		return 0;
 	r = row_of(fs, (const void *)(rec + 1));
 	if (!r)
@@ -147,6 +147,16 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 	case NETLAT_REC_TCP_RETRANS:
 		add_retrans(r, (const void *)rec);
 		break;
+	case NETLAT_REC_TCP_PKT: {
+		/* a packet the kernel followed: its first transmission */
+		const struct netlat_rec_tcp_pkt *p = (const void *)rec;
+
+		if (rec->size >= sizeof(*p)) {
+			r->xmit_segs += p->segs;
+			r->xmit_bytes += p->end_seq - p->seq;
+		}
+		break;
+	}
 	}
 	return 0;
 }

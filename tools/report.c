@@ -96,8 +96,15 @@ static int j_push(struct j_vec *a, const struct j_rec *r)
 	return 0;
 }
 
-/* A packet record: the kernel joined its stages already, by construction. */
-static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p)
+/*
+ * A packet record: the kernel joined its points already, by construction.
+ * Its stages go straight into the samples; its points become a packet for
+ * the pictures: an XMIT entry (stage KERNEL_PKT, u.x.skb_id the index of
+ * its NR_PT points in st->kp, a zero time where a point was not seen).
+ */
+#define KERNEL_PKT	1
+static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
+		   const struct j_rec *base)
 {
 	static const int to_st[NETLAT_NR_STAGES] = {
 		[NETLAT_STAGE_SENDMSG_XMIT] = ST_SM_XMIT,
@@ -107,15 +114,34 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p)
 		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
 		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
 	};
+	const uint64_t ts[NR_PT] = {
+		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,
+		[PT_QDISC] = p->qdisc_ns, [PT_DRIVER] = p->driver_ns,
+		[PT_ACK] = p->flags & NETLAT_PKT_ACKED ? p->end_ns : 0,
+	};
+	struct j_rec r = *base;
 	uint64_t from, to;
 	unsigned int s;
+	int k;
 
 	st->kernel_pkts++;
 	for (s = 0; s < NETLAT_NR_STAGES; s++)
 		if (netlat_pkt_stage(p, s, &from, &to) &&
 		    netlat_samples_add(&st->d[to_st[s]], to - from))
 			return -ENOMEM;
-	return 0;
+	r.seq = p->seq;
+	r.end = p->end_seq;
+	for (k = 0; k < NR_PT; k++) {
+		r.ts = ts[k];
+		if (j_push(&st->kp, &r))
+			return -ENOMEM;
+	}
+	r.ts = p->xmit_ns;
+	r.stage = KERNEL_PKT;
+	r.u.x.skb_id = st->kp.n / NR_PT - 1;
+	r.u.x.len = p->end_seq - p->seq;
+	r.u.x.segs = p->segs;
+	return j_push(&st->xmit, &r);
 }
 
 static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
@@ -168,7 +194,7 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	}
 	case NETLAT_REC_TCP_PKT:
 		return h->size >= sizeof(struct netlat_rec_tcp_pkt) ?
-		       add_pkt(rep->stages, (const void *)h) : 0;
+		       add_pkt(rep->stages, (const void *)h, &r) : 0;
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *a = (const void *)h;
 
@@ -316,6 +342,18 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
 	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
 	size_t lo, hi, l, h;
+
+	if (x->stage == KERNEL_PKT) {
+		const struct j_rec *pt = &st->kp.v[x->u.x.skb_id * NR_PT];
+
+		/* its samples are in already; only the picture's packet */
+		if (p)
+			make_packet(p, pt[PT_SENDMSG].ts ? &pt[PT_SENDMSG] : NULL, x,
+				    pt[PT_QDISC].ts ? &pt[PT_QDISC] : NULL,
+				    pt[PT_DRIVER].ts ? &pt[PT_DRIVER] : NULL,
+				    pt[PT_ACK].ts ? &pt[PT_ACK] : NULL);
+		return;
+	}
 
 	/* sendmsg ranges of a socket follow each other in time and sequence */
 	cookie_range(&st->sm, x->cookie, &lo, &hi);
@@ -558,6 +596,7 @@ static void stages_free(struct stages *st)
 	free(st->dev.v);
 	free(st->ack.v);
 	free(st->rtx.v);
+	free(st->kp.v);
 	free(st->pkts);
 	free(st->dirs);
 	free(st->slowest);

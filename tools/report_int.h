@@ -102,6 +102,7 @@ struct direction {
 struct stages {
 	struct j_vec sm, xmit, dev, ack, rtx;
 	uint64_t kernel_pkts;		/* TCP_PKT records: joined by the kernel */
+	struct j_vec kp;		/* their points, NR_PT per record */
 	struct netlat_samples d[NR_ST];
 	struct netlat_dist dist[NR_ST];
 	struct hist hist[NR_ST];

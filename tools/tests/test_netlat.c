@@ -71,7 +71,7 @@ static bool check_contains(const char *hay, const char *needle, const char *ehay
 static char tmpdir[] = "/tmp/netlat-test.XXXXXX";
 static char *netlat_bin;
 
-#define MAX_TMP_PATHS 64
+#define MAX_TMP_PATHS 128
 
 static char *tmp_paths[MAX_TMP_PATHS];
 static size_t nr_tmp_paths;
@@ -1714,6 +1714,7 @@ static const struct test tests[] = {
 	{ "netlat report flow table", test_cli_flow_table },
 	{ "log2 histogram buckets", test_hist_buckets },
 	{ "netlat report stage histograms", test_cli_stage_hist },
+	{ "netlat report and tail of packet records", test_cli_packet_records },
 	{ "netlat filter usage errors", test_cli_filter_usage },
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },

@@ -392,6 +392,80 @@ static void test_cli_stage_hist(void)
 	cap_free(&c);
 }
 
+/*
+ * Packet-level records (TCP_PKT): report takes each stage straight from a
+ * record, as the kernel's histograms got it (netlat_pkt_stage), tail
+ * prints the stages, and a packet ended by its socket's close counts in no
+ * ACK stage; export sees one packet per record.
+ */
+static void test_cli_packet_records(void)
+{
+	enum { N = 100 };
+	struct netlat_rec_tcp_pkt *pk;
+	struct capture c = { 0 };
+	char expect[256];
+	unsigned int i;
+	const char *path, *trace = tmp_path("pkt.trace.json");
+	struct run r;
+
+	cap_stream(&c, 1);
+	for (i = 0; i < N; i++) {
+		uint64_t t = TEST_MONO_NS + 1000000 + (uint64_t)i * 100000;
+
+		pk = cap_tcp(&c, NETLAT_REC_TCP_PKT, sizeof(*pk), i, t - TEST_MONO_NS + 30000000);
+		pk->seq = 1000 + 1448 * i;
+		pk->end_seq = pk->seq + 1448;
+		pk->sendmsg_ns = t;
+		pk->xmit_ns = t + 1000 + i;		/* sendmsg>xmit 1000..1099 */
+		pk->qdisc_ns = pk->xmit_ns + 2000;
+		pk->driver_ns = pk->qdisc_ns + 3000;
+		pk->end_ns = pk->driver_ns + 20000000;	/* driver>ack 20 ms */
+		pk->segs = 1;
+		pk->flags = NETLAT_PKT_SENDMSG | NETLAT_PKT_QDISC | NETLAT_PKT_DRIVER |
+			    NETLAT_PKT_ACKED;
+	}
+	/* closed before its ACK: like the kernel's histograms, no stage counts */
+	pk = cap_tcp(&c, NETLAT_REC_TCP_PKT, sizeof(*pk), N, 90000000);
+	pk->seq = 1000 + 1448 * N;
+	pk->end_seq = pk->seq + 1;
+	pk->xmit_ns = TEST_MONO_NS + 80000000;
+	pk->qdisc_ns = pk->xmit_ns + 2000;
+	pk->end_ns = TEST_MONO_NS + 90000000;
+	pk->flags = NETLAT_PKT_QDISC | NETLAT_PKT_CLOSED;
+	path = write_capture(&c, "pkt.nl");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"sendmsg>xmit\":{\"count\":100,\"min\":1000,");
+	CHECK_HAS(r.out, "\"max\":1099,");
+	CHECK_HAS(r.out, "\"xmit>qdisc\":{\"count\":100,\"min\":2000,");
+	snprintf(expect, sizeof(expect), "\"driver>ack\":{\"count\":%d,\"min\":20000000,", N);
+	CHECK_HAS(r.out, expect);
+	snprintf(expect, sizeof(expect), "\"xmit>ack\":{\"count\":%d,\"min\":20005000,", N);
+	CHECK_HAS(r.out, expect);
+	run_free(&r);
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "TCP per-packet stages (ns; 101 packets followed by the kernel)");
+	run_free(&r);
+
+	netlat(&r, "tail", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, " TCP_PKT ");
+	CHECK_HAS(r.out, " seq=1000 end_seq=2448 segs=1 retrans=0 retrans_fail=0 end=ack "
+		  "sendmsg>xmit=1000 xmit>qdisc=2000 qdisc>driver=3000 driver>ack=20000000 "
+		  "xmit>ack=20005000 sendmsg>ack=20006000\n");
+	CHECK_HAS(r.out, " end=close\n");
+	run_free(&r);
+
+	netlat(&r, "export", "--chrome-trace", trace, path, NULL);
+	CHECK_U64(r.status, 0);
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_filter_usage(void)
 {
 	static const char *const bad[][3] = {

@@ -1279,7 +1279,8 @@ struct netlat_filters {
  * @segs: their segments at the first transmission (out).
  * @untracked: packets not followed: their socket's slot in the table was
  *	full, or no slot was free (out).
- * @flows_full: sockets that found no free slot (out).
+ * @flows_full: lookups of a socket that found no free slot (each of its
+ *	sendmsg calls and new packets while the table is full) (out).
  * @flows: sockets followed now (out).
  * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
  *	kernel counts them in RetransSegs (out).

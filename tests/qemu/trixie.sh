@@ -34,14 +34,22 @@ trixie_root() {
 }
 
 # The Debian archive the host's apt uses (sources.list, *.list and deb822
-# *.sources, as apt itself parses them): the entry for the bookworm (or
-# "stable") suite. Read at run time, so no mirror is named in the project.
+# *.sources, as apt itself parses them): the bookworm "main" entry, and of
+# those one whose Release file says Origin Debian if apt has fetched it
+# (a third-party repository may name its suite "bookworm" too). Read at
+# run time, so no mirror is named in the project.
 host_mirror() {
 	local uri
-	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' \
+	# shellcheck disable=SC2016 # apt's format fields, not shell
+	uri=$(apt-get indextargets \
+		--format '$(REPO_URI)|$(RELEASE)|$(CODENAME)|$(COMPONENT)|$(ORIGIN)' \
 		'Identifier: Packages' 2>/dev/null |
-		awk '$1 ~ /^(https?|ftp):\/\// && ($2 == "bookworm" || $2 == "stable") \
-			{ print $1; exit }')
+		awk -F'|' '$1 ~ /^(https?|ftp):\/\// && $4 == "main" &&
+			($2 == "bookworm" || $3 == "bookworm") && $5 ~ /^(Debian)?$/ {
+				if ($5 == "Debian") { print $1; found = 1; exit }
+				if (first == "") first = $1
+			}
+			END { if (!found && first != "") print first }')
 	[[ -n $uri ]] || die "no Debian bookworm archive in the host's apt sources (/etc/apt/sources.list*)"
 	echo "${uri%/}"
 }
@@ -55,6 +63,7 @@ in_chroot() {
 	local root=$1 bind=$2
 	shift 2
 	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private -- /bin/sh -ec '
 		root=$1 bind=$2; shift 2
 		mount -t proc proc "$root/proc"
@@ -165,6 +174,7 @@ trixie_kernel() {
 	t0=$SECONDS
 	log "downloading linux-binary-$k and linux-modules-$k"
 	tmp=$(mktemp -d "$BUILD/kernels/.dl.XXXXXX")
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	in_trixie -b "$tmp" sh -ec 'cd "$1"; shift
 		apt-get download -qq -o APT::Sandbox::User=root "$@"
 		for d in *.deb; do dpkg-deb -x "$d" root; done' \

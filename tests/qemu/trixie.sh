@@ -102,7 +102,7 @@ trixie_apt_update() {
 	root=$(trixie_root)
 	trixie_apt_config "$root"
 	log "apt-get update (trixie chroot)"
-	in_trixie apt-get update -qq >/dev/null
+	in_trixie apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
 	touch "$root/.netlat-lists"
 }
 
@@ -155,13 +155,18 @@ newest_trixie_kernel() {
 trixie_kernel() {
 	local k=$1 root dir tmp t0=$SECONDS
 	root=$(trixie_root)
-	if [[ ! -f $root/lib/modules/$k/build/Makefile ]]; then
+	# dpkg's word, not the files: an install killed half-way has files too.
+	# shellcheck disable=SC2016 # dpkg-query's format
+	if [[ $(in_trixie dpkg-query -W -f='${db:Status-Status}' "linux-headers-$k" \
+		2>/dev/null) != installed ]]; then
 		log "installing linux-headers-$k in the trixie chroot"
-		in_trixie apt-get install -y -qq --no-install-recommends \
+		# Finish what a killed earlier install left half-configured.
+		in_trixie dpkg --configure -a >/dev/null 2>&1 || true
+		in_trixie apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 \
 			-t trixie-backports "linux-headers-$k" >"$LOGS/trixie-headers.log" 2>&1 || {
 			# An upload newer than the lists: refresh once and retry.
 			trixie_apt_update
-			in_trixie apt-get install -y -qq --no-install-recommends \
+			in_trixie apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 \
 				-t trixie-backports "linux-headers-$k" \
 				>"$LOGS/trixie-headers.log" 2>&1 ||
 				{ tail -n 20 "$LOGS/trixie-headers.log" >&2

@@ -121,6 +121,7 @@ setup_trixie() {
 			rm -rf --one-file-system "$NETLAT_CACHE"/trixie-* \
 				"$NETLAT_CACHE"/.trixie-tmp.*
 			tmp=$(mktemp -d "$NETLAT_CACHE/.trixie-tmp.XXXXXX")
+			chmod 755 "$tmp"	# the chroot's /: mktemp made it 0700
 			log "debootstrap trixie into $root (~3.5 min, once per machine)"
 			# debootstrap's own /proc and /sys mounts stay private too.
 			unshare --mount --propagation private -- debootstrap \

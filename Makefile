@@ -12,7 +12,9 @@ W ?= 1
 
 all: module tools
 
+# No build tree: say so, instead of make's "No such file or directory".
 module:
+	@test -f $(KDIR)/Makefile || { echo "netlat: no kernel build tree at $(KDIR) (install the kernel's headers, or set KDIR)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
 
 tools:

@@ -137,6 +137,17 @@ static const struct kernel_param_ops stress_stats_ops = {
 module_param_cb(stats, &stress_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats, "Per CPU: hardirq stored, dropped, softirq stored, dropped");
 
+#ifndef NETLAT_HAVE_HRTIMER_SETUP
+/* Before hrtimer_setup() the callback was set after hrtimer_init(). */
+static void hrtimer_setup(struct hrtimer *timer,
+			  enum hrtimer_restart (*function)(struct hrtimer *),
+			  clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 static int __init stress_init(void)
 {
 	int cpu;
@@ -146,9 +157,8 @@ static int __init stress_init(void)
 	for_each_possible_cpu(cpu) {
 		struct stress_cpu *sc = per_cpu_ptr(&stress_cpus, cpu);
 
-		hrtimer_init(&sc->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		sc->timer.function = stress_timer;
+		hrtimer_setup(&sc->timer, stress_timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 		tasklet_setup(&sc->tasklet, stress_tasklet);
 	}
 	cpus_read_lock();

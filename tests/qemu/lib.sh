@@ -9,7 +9,8 @@
 #
 # Environment:
 #   NETLAT_KVERS   space-separated kernel releases to use instead of the
-#                  newest Debian 6.1 and 6.12 cloud kernels
+#                  newest Debian 6.1, 6.12 and 7.x cloud kernels; a
+#                  "+deb13" release is built in the trixie chroot (trixie.sh)
 #   NETLAT_APPEND  extra kernel command line for the VMs; e.g.
 #                  "netlat_tests=netlat_tcp_test" runs only that selftest
 #   NETLAT_DEBUG_KERNEL=0  leave out the debug kernel (KASAN, lockdep,
@@ -30,7 +31,8 @@ LANE_KERNELS=${LANE_KERNELS:-all}
 MODULE_SRCS=(Kbuild module uapi)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
-	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1)
+	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1
+	   debootstrap)
 # The host tests (make -C tools test) load netlat's HTML report in
 # headless Chromium; under CI=true they fail without it.
 BASE_PKGS+=(chromium)
@@ -49,6 +51,8 @@ TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|
 
 # shellcheck source=tests/qemu/debugkernel.sh
 source "$LANE/debugkernel.sh"
+# shellcheck source=tests/qemu/trixie.sh
+source "$LANE/trixie.sh"
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
@@ -59,7 +63,7 @@ APT_UPDATED=
 apt_update() {
 	[[ -n $APT_UPDATED ]] && return 0
 	log "apt-get update"
-	apt-get update -qq
+	apt-get update -qq -o DPkg::Lock::Timeout=600
 	APT_UPDATED=1
 }
 
@@ -80,7 +84,8 @@ newest_kernel() {
 		sed -E 's/^linux-image-([^ ]+) .*/\1/' | sort -V | tail -n 1
 }
 
-# Set KVERS. apt-cache takes seconds, so the answer is cached in build/,
+# Set KVERS to the bookworm kernels (the 7.x one is added by setup_host,
+# from the trixie chroot). apt-cache takes seconds, so the answer is cached in build/,
 # keyed on the package lists: it is recomputed after an apt-get update that
 # changed them.
 resolve_kernels() {
@@ -131,13 +136,38 @@ fetch_kernel() {
 	rm -rf "$tmp"
 }
 
+# The host packages the lane needs: the headers of the bookworm kernels in
+# KVERS (trixie kernels have theirs in the chroot) and BASE_PKGS.
+host_pkgs() {
+	local k
+	printf '%s\n' "${BASE_PKGS[@]}"
+	for k in "${KVERS[@]}"; do
+		is_trixie_kernel "$k" || echo "linux-headers-$k"
+	done
+}
+
 # True when nothing needs apt: packages installed, kernels unpacked.
 host_ready() {
 	local k
-	[[ -z $(missing_pkgs "${BASE_PKGS[@]}" "${KVERS[@]/#/linux-headers-}") ]] || return 1
+	# shellcheck disable=SC2046 # one package a word
+	[[ -z $(missing_pkgs $(host_pkgs)) ]] || return 1
 	for k in "${KVERS[@]}"; do
-		[[ -f $(vmlinuz "$k") ]] || return 1
+		is_trixie_kernel "$k" || [[ -f $(vmlinuz "$k") ]] || return 1
 	done
+}
+
+# The newest 7.x cloud kernel, cached in build/ like resolve_kernels' answer,
+# keyed on the chroot's package lists.
+resolve_trixie_kernel() {
+	local cache=$BUILD/kvers-trixie key
+	key=$(stat -c '%n %s %Y' "$(trixie_root)"/var/lib/apt/lists/*_Packages* 2>/dev/null | md5sum || true)
+	if [[ ! -f $cache || $(head -n 1 "$cache") != "$key" ]]; then
+		local k
+		k=$(newest_trixie_kernel)
+		[[ -n $k ]] || die "no linux-headers-7.*+deb13-cloud-amd64 in trixie-backports"
+		printf '%s\n%s\n' "$key" "$k" >"$cache"
+	fi
+	tail -n 1 "$cache"
 }
 
 # The kselftest harness headers come from Debian's kernel source; extracted
@@ -160,17 +190,34 @@ setup_host() {
 		apt_update
 		resolve_kernels	# fresh lists may name newer kernels
 		local missing
-		missing=$(missing_pkgs "${BASE_PKGS[@]}" "${KVERS[@]/#/linux-headers-}")
+		# shellcheck disable=SC2046 # one package a word
+		missing=$(missing_pkgs $(host_pkgs))
 		if [[ -n $missing ]]; then
 			log "installing: ${missing//$'\n'/ }"
+			# Lock timeout: other users of the machine may be in apt.
 			# shellcheck disable=SC2086
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				-o DPkg::Lock::Timeout=600 \
 				--no-install-recommends $missing >/dev/null
 		fi
 	fi
+	# The 7.x kernel: in every "make check" unless NETLAT_KVERS says
+	# otherwise; demo and bench ("newest") keep to 6.12, which needs no
+	# chroot, unless NETLAT_KVERS names a 7.x release.
+	if [[ $LANE_KERNELS == all && -z ${NETLAT_KVERS:-} ]]; then
+		local k7
+		setup_trixie
+		k7=$(resolve_trixie_kernel)
+		KVERS+=("$k7")
+	fi
 	local k
 	for k in "${KVERS[@]}"; do
-		fetch_kernel "$k"
+		if is_trixie_kernel "$k"; then
+			setup_trixie
+			trixie_kernel "$k"
+		else
+			fetch_kernel "$k"
+		fi
 	done
 	fetch_ksft_headers
 	if [[ $LANE_KERNELS == all && ${NETLAT_DEBUG_KERNEL:-1} != 0 ]]; then
@@ -184,12 +231,26 @@ setup_host() {
 
 moddir() { echo "$BUILD/mod/$1"; }
 
-# The kernel build tree that modules for kernel $1 are built against.
+# The kernel build tree that modules for kernel $1 are built against (for
+# a trixie kernel, a path in the chroot).
 kbuild_dir() {
 	if is_debug_kernel "$1"; then
 		debug_src
 	else
 		echo "/lib/modules/$1/build"
+	fi
+}
+
+# kmake <kver> <module-dir> <make args>...: make for kernel <kver>; for a
+# trixie kernel in the chroot, with <module-dir> (under build/) bound at the
+# same path, so paths in logs and KBUILD_EXTRA_SYMBOLS mean the same inside.
+kmake() {
+	local k=$1 dir=$2
+	shift 2
+	if is_trixie_kernel "$k"; then
+		in_trixie -b "$dir" make "$@"
+	else
+		make "$@"
 	fi
 }
 
@@ -203,7 +264,7 @@ build_module() {
 	mkdir -p "$dir"
 	cp -a "${MODULE_SRCS[@]/#/$REPO/}" "$dir/"
 	log "building netlat.ko for $k (W=1)"
-	if ! make -C "$(kbuild_dir "$k")" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
+	if ! kmake "$k" "$dir" -C "$(kbuild_dir "$k")" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
 		cat "$dir/build.log" >&2
 		return 1
 	fi
@@ -223,7 +284,7 @@ build_test_modules() {
 		name=$(basename "$(dirname "$kb")")
 		sub=$dir/tm-$name
 		cp -a "$(dirname "$kb")" "$sub"
-		if ! make -C "$(kbuild_dir "$k")" M="$sub" W=1 NETLAT_SRC="$dir" \
+		if ! kmake "$k" "$dir" -C "$(kbuild_dir "$k")" M="$sub" W=1 NETLAT_SRC="$dir" \
 			KBUILD_EXTRA_SYMBOLS="$dir/Module.symvers" modules \
 			>>"$dir/build.log" 2>&1; then
 			cat "$dir/build.log" >&2

@@ -35,7 +35,7 @@
 #define NETLAT_TRACK_FLOW_BITS	8
 #define NETLAT_TRACK_FLOWS	(1U << NETLAT_TRACK_FLOW_BITS)
 #define NETLAT_TRACK_PROBE	8	/* slots looked at from the hash */
-#define NETLAT_TRACK_PKTS	64	/* power of two */
+#define NETLAT_TRACK_PKTS	256	/* power of two: a bulk flow's window */
 #define NETLAT_TRACK_SENDS	8	/* power of two */
 
 struct netlat_track_pkt {

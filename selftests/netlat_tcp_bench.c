@@ -196,7 +196,7 @@ static void *drain_main(void *arg)
 struct probe_run {
 	double bps, rec_per_s;
 	uint64_t records, lost, dropped, missed, filtered, overwritten, segs;
-	uint64_t pkt_mem;
+	uint64_t pkt_mem, untracked;
 };
 
 enum probe_mode {
@@ -304,6 +304,13 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	r->bps = transfer(secs);
 	r->segs = out_segs() - segs0;
 	r->pkt_mem = info.pkt_mem_bytes;
+	if (mode == PROBES_PACKETS || mode == PROBES_SLOW) {
+		struct netlat_hist h = { .size = sizeof(h) };
+
+		/* packets the table could not follow: no record, no sample */
+		if (!nl_ioctl(d.fd, NETLAT_IOC_HIST, &h, sizeof(h)))
+			r->untracked = h.untracked;
+	}
 	err = nl_probes(d.fd, true, 0, &pr1);
 	if (err)
 		die("probes off", -err);
@@ -355,7 +362,7 @@ static void series(const char *label, unsigned int k, double secs)
 	double un[16], idle[16], on[16], rps[16], filt[16], fl[16], pk[16], sl[16];
 	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0, segs = 0;
 	uint64_t filtered = 0, fl_recs = 0, overwritten = 0, pkt_mem = 0;
-	uint64_t pk_recs = 0, pk_segs = 0, sl_recs = 0, sl_segs = 0;
+	uint64_t pk_recs = 0, pk_segs = 0, sl_recs = 0, sl_segs = 0, untracked = 0;
 	double mu, mi, mo, mf, mfl, mpk, msl;
 	unsigned int i;
 
@@ -383,6 +390,7 @@ static void series(const char *label, unsigned int k, double secs)
 		sl_recs += rs.records;
 		sl_segs += rs.segs;
 		pkt_mem = rp.pkt_mem;
+		untracked += rp.untracked + rs.untracked;
 		lost += rp.lost + rs.lost;
 		dropped += rp.dropped + rs.dropped;
 		missed += rp.missed + rs.missed;
@@ -414,9 +422,10 @@ static void series(const char *label, unsigned int k, double secs)
 	       mfl * 8e-6);
 	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f, packets/unloaded %.3f, slow/unloaded %.3f\n",
 	       label, mi / mu, mo / mu, mf / mu, mfl / mu, mpk / mu, msl / mu);
-	printf("bench: tcp %s records per data segment (OutSegs): events %.3f, packets %.3f, slow (>= 5 ms) %.4f; packet table and histograms %llu bytes\n",
+	printf("bench: tcp %s records per data segment (OutSegs): events %.3f, packets %.3f, slow (>= 5 ms) %.4f; packet table and histograms %llu bytes, %llu packets not followed\n",
 	       label, per_seg(recs, segs), per_seg(pk_recs, pk_segs),
-	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem);
+	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem,
+	       (unsigned long long)untracked);
 	printf("bench: tcp %s filtered: %llu probe hits kept out in-kernel; flight: %llu records written, %llu overwritten\n",
 	       label, (unsigned long long)filtered,
 	       (unsigned long long)fl_recs, (unsigned long long)overwritten);

@@ -22,7 +22,7 @@ static DEFINE_PER_CPU(struct netlat_hist_cpu, netlat_hist_cpu);
 
 notrace void netlat_hist_add(enum netlat_stage stage, u64 ns)
 {
-	struct netlat_stage_hist *h = &netlat_hist_cpu.stage[stage];
+	struct netlat_stage_hist __percpu *h = &netlat_hist_cpu.stage[stage];
 	u64 max;
 
 	this_cpu_inc(h->count);

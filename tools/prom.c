@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "prom.h"
 #include "cli.h"
 
@@ -291,8 +292,12 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 /* ---- collecting ----------------------------------------------------------- */
 
 /* Why an ioctl failed, naming the missing feature as the tools do. */
-static const char *ioctl_reason(unsigned long request, int err)
+static const char *ioctl_reason(const char *path, unsigned long request, int err)
 {
+	struct stat st;
+
+	if (err == ENOTTY && !stat(path, &st) && !S_ISCHR(st.st_mode))
+		return "not a netlat device";
 	if (request == NETLAT_IOC_HIST && (err == ENOTTY || err == EOPNOTSUPP))
 		return "this netlat.ko has no packet level (NETLAT_IOC_HIST)";
 	if (err == EPERM || err == EACCES)
@@ -315,7 +320,7 @@ int prom_collect(const char *path, FILE *f, bool openmetrics, char *errbuf)
 	close(fd);
 	if (r < 0) {
 		snprintf(errbuf, NETLAT_ERRBUF_SIZE, "%s: %s: %s", path, what,
-			 ioctl_reason(request, -r));
+			 ioctl_reason(path, request, -r));
 		return -1;
 	}
 	prom_format(f, &s, openmetrics);

@@ -31,6 +31,9 @@ MODULE_SRCS=(Kbuild module uapi)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1)
+# The tools tests check `netlat exporter` with promtool and a real
+# Prometheus server (tools/tests/test_exporter.c).
+BASE_PKGS+=(prometheus)
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.
@@ -67,6 +70,23 @@ missing_pkgs() {
 		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
 			echo "$p"
 	done
+}
+
+# Install packages without starting their services: Debian's prometheus
+# would start one on :9090 where an init system runs, and the tests start
+# their own on 127.0.0.1. policy-rc.d answering 101 forbids it (Docker
+# images ship one; a machine without one gets it for the install only).
+install_pkgs() {
+	local policy=/usr/sbin/policy-rc.d own='' rc=0
+	if [[ ! -e $policy ]]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 755 "$policy"
+		own=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "$@" >/dev/null || rc=$?
+	[[ -z $own ]] || rm -f "$policy"
+	return "$rc"
 }
 
 # --- kernel selection ----------------------------------------------------
@@ -161,8 +181,7 @@ setup_host() {
 		if [[ -n $missing ]]; then
 			log "installing: ${missing//$'\n'/ }"
 			# shellcheck disable=SC2086
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				--no-install-recommends $missing >/dev/null
+			install_pkgs $missing
 		fi
 	fi
 	local k

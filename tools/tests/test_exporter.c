@@ -540,6 +540,47 @@ static bool close_to(double a, double b)
 	return ok;
 }
 
+/* Replace every @from in @s (of @len bytes room) by @to. */
+static void replace_all(char *s, size_t len, const char *from, const char *to)
+{
+	char *p;
+
+	while ((p = strstr(s, from)) && strlen(s) - strlen(from) + strlen(to) < len) {
+		memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1);
+		memcpy(p, to, strlen(to));
+	}
+}
+
+/*
+ * Every query of the example dashboard (Documentation/grafana-netlat.json)
+ * is valid PromQL for this Prometheus, with Grafana's variables set.
+ */
+static void dashboard_queries(int port)
+{
+	char *json = read_file(tools_path("../Documentation/grafana-netlat.json"), NULL);
+	char expr[1024], path[4096], enc[3000], *resp;
+	const char *p = json;
+	int n = 0;
+	size_t i;
+
+	while ((p = strstr(p, "\"expr\": \""))) {
+		for (p += 9, i = 0; *p && *p != '"' && i < sizeof(expr) - 1; p++)
+			expr[i++] = *p == '\\' ? *++p : *p;	/* \" and \\ only */
+		expr[i] = 0;
+		replace_all(expr, sizeof(expr), "$__rate_interval", "1m");
+		replace_all(expr, sizeof(expr), "$instance", ".*");
+		url_encode(enc, sizeof(enc), expr);
+		snprintf(path, sizeof(path), "/api/v1/query?query=%s", enc);
+		resp = http_get(port, path, NULL);
+		if (!CHECK_HAS(resp, "\"status\":\"success\""))
+			fprintf(stderr, "    (dashboard query %s)\n", expr);
+		free(resp);
+		n++;
+	}
+	CHECK(n >= 8);
+	free(json);
+}
+
 static void test_prometheus_scrapes(void)
 {
 	static const char *const listen[] = { "--listen", "127.0.0.1:0", NULL };
@@ -626,6 +667,7 @@ static void test_prometheus_scrapes(void)
 			CHECK(!"histogram_quantile() from the fed buckets");
 		}
 	}
+	dashboard_queries(prom_port);
 	/* it scraped OpenMetrics: the units came through */
 	resp = http_get(prom_port, "/api/v1/metadata?metric=netlat_tcp_bytes", NULL);
 	CHECK_HAS(resp, "\"type\":\"counter\"");

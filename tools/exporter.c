@@ -35,6 +35,7 @@ struct client {
 	size_t len;		/* request bytes in req */
 	char *resp;		/* NULL while the request is read */
 	size_t resp_len, sent;
+	bool draining;		/* all sent: read to EOF, then close */
 	char req[REQ_MAX + 1];
 };
 
@@ -291,7 +292,11 @@ static void client_close(struct client *c)
 	free(c->resp);
 	c->fd = -1;
 	c->resp = NULL;
+	c->draining = false;
 }
+
+/* How long a client may take to close after the response: it has it all. */
+#define DRAIN_NS	1000000000ULL
 
 static void accept_clients(struct server *srv)
 {
@@ -308,14 +313,49 @@ static void accept_clients(struct server *srv)
 			return;	/* EAGAIN, or a passing error: poll tells again */
 		c->fd = fd;
 		c->len = c->resp_len = c->sent = 0;
+		c->draining = false;
 		c->deadline_ns = monotonic_ns() + srv->timeout_ns;
 	}
 }
 
+static void client_write(struct client *c)
+{
+	ssize_t n = send(c->fd, c->resp + c->sent, c->resp_len - c->sent, MSG_NOSIGNAL);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0) {
+		client_close(c);
+		return;
+	}
+	c->sent += (size_t)n;
+	if (c->sent < c->resp_len)
+		return;
+	/*
+	 * Closing with unread request bytes would send a reset that can
+	 * destroy the response in flight: half-close, and wait for the
+	 * client's close (briefly).
+	 */
+	free(c->resp);
+	c->resp = NULL;
+	c->draining = true;
+	shutdown(c->fd, SHUT_WR);
+	if (c->deadline_ns > monotonic_ns() + DRAIN_NS)
+		c->deadline_ns = monotonic_ns() + DRAIN_NS;
+}
+
 static void client_read(struct server *srv, struct client *c)
 {
-	ssize_t n = recv(c->fd, c->req + c->len, REQ_MAX - c->len, 0);
+	ssize_t n;
 
+	if (c->draining) {
+		/* discard what it still sends, so that close() does not reset */
+		n = recv(c->fd, c->req, REQ_MAX, 0);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			client_close(c);
+		return;
+	}
+	n = recv(c->fd, c->req + c->len, REQ_MAX - c->len, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -333,21 +373,8 @@ static void client_read(struct server *srv, struct client *c)
 		return;
 	if (!c->resp)	/* out of memory: nothing to say */
 		client_close(c);
-}
-
-static void client_write(struct client *c)
-{
-	ssize_t n = send(c->fd, c->resp + c->sent, c->resp_len - c->sent, MSG_NOSIGNAL);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n < 0) {
-		client_close(c);
-		return;
-	}
-	c->sent += (size_t)n;
-	if (c->sent == c->resp_len)
-		client_close(c);
+	else
+		client_write(c);	/* most responses fit the socket at once */
 }
 
 /* Serve until a stop request. */

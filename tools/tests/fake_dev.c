@@ -21,6 +21,9 @@
  *                      (stage S's sum_ns); count and max follow the
  *                      buckets; the level is then packets
  *  FAKE_NETLAT_NO_HIST a module without the packet level: HIST is ENOTTY
+ *  FAKE_NETLAT_FAIL_OPENS=FIRST,LAST  opens FIRST to LAST (from 1) of the
+ *                      device fail with ENOENT: the module went away and
+ *                      came back
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -164,8 +167,17 @@ static bool is_fake(int fd)
 
 static int fake_open(void)
 {
+	const char *fail_opens = getenv("FAKE_NETLAT_FAIL_OPENS");
+	static unsigned int opens;
+	unsigned int first, last;
 	int fd;
 
+	opens++;
+	if (fail_opens && sscanf(fail_opens, "%u,%u", &first, &last) == 2 &&
+	    opens >= first && opens <= last) {
+		errno = ENOENT;
+		return -1;
+	}
 	fake_init();
 	fd = ((int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open"))("/dev/null",
 									 O_RDONLY);

@@ -300,6 +300,51 @@ static void test_exporter_fake(void)
 	free(fake_done());
 }
 
+/* The module goes away (opens 2 and 3 fail) and comes back. */
+static void test_exporter_device_gone(void)
+{
+	static const char *const listen[] = { "--listen", "127.0.0.1:0", NULL };
+	const char *file = tmp_path("gone.prom");
+	char *argv[] = { NULL, "stat", "--prometheus", (char *)file, "--interval", "0.05",
+			 "--duration", "0.5", "--device", FAKE_DEV, NULL };
+	char *resp, *err;
+	struct run r;
+	int port, i;
+	pid_t pid;
+
+	fake_env("0", "0");
+	setenv("FAKE_NETLAT_FAIL_OPENS", "2,3", 1);
+	pid = start_exporter(&port, listen);
+	for (i = 0; i < 2; i++) {
+		resp = http_get(port, "/metrics", NULL);
+		CHECK_HAS(resp, "HTTP/1.1 503 Service Unavailable\r\n");
+		CHECK_HAS(http_body(resp), "no /dev/netlat-fake: is the netlat module loaded?\n");
+		free(resp);
+	}
+	resp = http_get(port, "/metrics", NULL);
+	CHECK_HAS(resp, "HTTP/1.1 200 OK\r\n");
+	free(resp);
+	stop_exporter(pid, "exporter stopped: 1 scrapes");
+	err = read_file(tmp_path("exporter.err"), NULL);
+	/* the start line, the failure once, the recovery, the stop line */
+	CHECK_U64(count_lines(err), 4);
+	CHECK_HAS(err, "netlat: scrape failed: no /dev/netlat-fake: is the netlat module loaded?\n"
+		  "netlat: scrapes work again\n");
+	free(err);
+
+	/* the textfile: removed while the device is gone, then back */
+	argv[0] = netlat_bin;
+	pid = spawn_argv(argv, tmp_path("gone.out"), tmp_path("gone.err"));
+	wait_child(&r, pid, 5000);
+	CHECK_U64(r.status, 0);
+	err = read_file(tmp_path("gone.err"), NULL);
+	CHECK(!strcmp(err, "netlat: no /dev/netlat-fake: is the netlat module loaded?\n"));
+	CHECK(access(file, F_OK) == 0);
+	free(err);
+	unsetenv("FAKE_NETLAT_FAIL_OPENS");
+	free(fake_done());
+}
+
 #define NOT_A_DEVICE "(a regular file)"
 
 static void test_exporter_errors(void)

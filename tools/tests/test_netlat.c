@@ -1749,6 +1749,7 @@ static const struct test tests[] = {
 	/* test_exporter.c */
 	{ "netlat exporter on a fake device", test_exporter_fake },
 	{ "netlat exporter: bad input, one line each", test_exporter_errors },
+	{ "netlat exporter and textfile while the module is gone", test_exporter_device_gone },
 	{ "netlat stat --prometheus: atomic textfile", test_textfile },
 	{ "promtool check metrics accepts the metrics", test_promtool },
 	{ "a real Prometheus scrapes netlat exporter", test_prometheus_scrapes },

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 /* Longer than the exporter's request limit (8 KiB). */
@@ -679,6 +680,8 @@ static void test_prometheus_scrapes(void)
 	prom_pid = fork();
 	if (prom_pid == 0) {
 		int fd = open(tmp_path("prometheus/log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);	/* never outlives the test */
 
 		dup2(fd, 1);
 		dup2(fd, 2);

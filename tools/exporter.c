@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,30 +50,49 @@ struct server {
 /* ---- listening ------------------------------------------------------------ */
 
 /*
- * Split "HOST:PORT", "[V6]:PORT" or ":PORT" (HOST NULL: every address) into
- * @host (NUL-terminated in @buf) and @port. false if malformed.
+ * Parse "ADDR:PORT", "[IPV6]:PORT", "localhost:PORT" or ":PORT" (every IPv4
+ * address) into @ss. Numeric only, so no name service is asked (and the
+ * static build needs no NSS): a listening address is an address anyway.
  */
-static bool split_listen(const char *spec, char *buf, size_t len, const char **host,
-			 const char **port)
+static bool parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
 	const char *colon = strrchr(spec, ':');
+	char host[INET6_ADDRSTRLEN + 1];
 	size_t hlen;
-	uint64_t p;
+	uint64_t port;
 
-	if (!colon || !parse_u64(colon + 1, &p) || p > 65535)
+	memset(ss, 0, sizeof(*ss));
+	if (!colon || !parse_u64(colon + 1, &port) || port > 65535)
 		return false;
 	hlen = (size_t)(colon - spec);
-	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']')
-		spec++, hlen -= 2;
-	else if (memchr(spec, ':', hlen) || memchr(spec, '[', hlen))
-		return false;	/* an IPv6 address needs brackets */
-	if (hlen + 1 > len)
+	if (hlen >= 2 && spec[0] == '[' && spec[hlen - 1] == ']') {
+		if (hlen - 2 >= sizeof(host))
+			return false;
+		memcpy(host, spec + 1, hlen - 2);
+		host[hlen - 2] = 0;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return inet_pton(AF_INET6, host, &in6->sin6_addr) == 1;
+	}
+	if (hlen >= sizeof(host))
 		return false;
-	memcpy(buf, spec, hlen);
-	buf[hlen] = 0;
-	*host = hlen ? buf : NULL;
-	*port = colon + 1;
-	return true;
+	memcpy(host, spec, hlen);
+	host[hlen] = 0;
+	in4->sin_family = AF_INET;
+	in4->sin_port = htons((uint16_t)port);
+	*len = sizeof(*in4);
+	if (!hlen) {
+		in4->sin_addr.s_addr = htonl(INADDR_ANY);
+		return true;
+	}
+	if (!strcmp(host, "localhost")) {
+		in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return true;
+	}
+	return inet_pton(AF_INET, host, &in4->sin_addr) == 1;
 }
 
 /* "ADDR:PORT" of a bound socket, for the start message. */
@@ -82,53 +100,47 @@ static void sock_name(int fd, char *buf, size_t len)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	char host[INET6_ADDRSTRLEN + 2] = "?", port[8] = "?";
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
 
-	if (!getsockname(fd, (struct sockaddr *)&ss, &sl))
-		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
-			    NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+	if (!getsockname(fd, (struct sockaddr *)&ss, &sl)) {
+		if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *in6 = (const void *)&ss;
+
+			inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+			port = ntohs(in6->sin6_port);
+		} else {
+			const struct sockaddr_in *in4 = (const void *)&ss;
+
+			inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host));
+			port = ntohs(in4->sin_port);
+		}
+	}
+	snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
 }
 
-/* A listening socket for @spec, or -1 with one line printed. */
+/* A listening socket for @spec (parsed by parse_listen), or -1 with one line. */
 static int listen_on(const char *spec)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-	}, *res, *ai;
-	const char *host, *port;
-	char buf[256];
-	int fd = -1, one = 1, err = 0, r;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, err;
 
-	if (!split_listen(spec, buf, sizeof(buf), &host, &port)) {
-		error("bad listen address '%s': want ADDR:PORT, [IPV6]:PORT or :PORT", spec);
+	if (!parse_listen(spec, &ss, &len))
+		return -1;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		error("cannot listen on %s: %s", spec, strerror(errno));
 		return -1;
 	}
-	r = getaddrinfo(host, port, &hints, &res);
-	if (r) {
-		error("cannot listen on %s: %s", spec, gai_strerror(r));
-		return -1;
-	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		/* a restart may rebind at once; a live listener still conflicts */
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, MAX_CLIENTS))
-			break;
+	/* a restart may rebind at once; a live listener still conflicts */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, MAX_CLIENTS)) {
 		err = errno;
 		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
 		error("cannot listen on %s: %s", spec, strerror(err));
+		return -1;
+	}
 	return fd;
 }
 
@@ -460,9 +472,11 @@ int exporter_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *listen_spec = EXPORTER_LISTEN_DEFAULT, *device = NULL, *host, *port;
+	const char *listen_spec = EXPORTER_LISTEN_DEFAULT, *device = NULL;
 	static struct server srv;
-	char name[256];
+	struct sockaddr_storage ss;
+	char name[INET6_ADDRSTRLEN + 16];
+	socklen_t sl;
 	double timeout = 10;
 	size_t i;
 	int c, r;
@@ -484,9 +498,9 @@ int exporter_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("too many arguments");
-	if (!split_listen(listen_spec, name, sizeof(name), &host, &port))
-		return usage_error("bad listen address '%s': want ADDR:PORT, [IPV6]:PORT or :PORT",
-				   listen_spec);
+	if (!parse_listen(listen_spec, &ss, &sl))
+		return usage_error("bad listen address '%s': want IPV4:PORT, [IPV6]:PORT, "
+				   "localhost:PORT or :PORT", listen_spec);
 	srv.device = device ? device : NETLAT_DEVICE_PATH;
 	srv.timeout_ns = (uint64_t)(timeout * 1e9);
 	for (i = 0; i < MAX_CLIENTS; i++)

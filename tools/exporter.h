@@ -15,9 +15,9 @@
 	"http://ADDR:PORT/metrics, read from the device at each scrape (no record\n" \
 	"is read: it runs beside any reader). OpenMetrics 1.0.0 when the scraper\n" \
 	"asks for it, else the text format 0.0.4. Runs until SIGINT/SIGTERM.\n" \
-	"  -l, --listen ADDR:PORT  address to listen on (default " EXPORTER_LISTEN_DEFAULT ";\n" \
-	"                       [::1]:PORT for IPv6, :PORT for every address;\n" \
-	"                       port 0 picks a free one, printed at start)\n" \
+	"  -l, --listen ADDR:PORT  address to listen on (default " EXPORTER_LISTEN_DEFAULT "):\n" \
+	"                       an IPv4 address or localhost, [IPV6]:PORT, or :PORT\n" \
+	"                       for every IPv4 address; port 0 picks a free one\n" \
 	"  -t, --timeout SECS   close a connection whose request has not come in\n" \
 	"                       SECS after it was opened (default 10)\n" \
 	"  -D, --device PATH    use PATH instead of " NETLAT_DEVICE_PATH "\n"

@@ -162,11 +162,18 @@ static pid_t start_exporter(int *port, const char *const *extra)
 	pid = spawn_argv(argv, tmp_path("exporter.out"), err_path);
 	*port = 0;
 	for (i = 0; i < 500 && !*port; i++) {
+		const char *end;
+
 		usleep(10000);
 		err = read_file(err_path, NULL);
-		p = strstr(err, "http://127.0.0.1:");
-		if (p)
-			*port = atoi(p + strlen("http://127.0.0.1:"));
+		/* "serving http://ADDR:PORT/metrics from ..." */
+		p = strstr(err, "http://");
+		end = p ? strstr(p, "/metrics") : NULL;
+		if (end) {
+			while (end > p && end[-1] >= '0' && end[-1] <= '9')
+				end--;
+			*port = atoi(end);
+		}
 		free(err);
 	}
 	CHECK(*port > 0);
@@ -346,6 +353,28 @@ static void test_exporter_device_gone(void)
 	free(fake_done());
 }
 
+/* The exporter listening at @spec says @url, serves, and stops. */
+static void listen_at(const char *spec, const char *url)
+{
+	const char *args[] = { "--listen", spec, NULL };
+	char *resp, *err;
+	int port;
+	pid_t pid;
+
+	fake_env("0", "0");
+	pid = start_exporter(&port, args);
+	err = read_file(tmp_path("exporter.err"), NULL);
+	CHECK_HAS(err, url);
+	free(err);
+	if (strstr(url, "127.0.0.1")) {
+		resp = http_get(port, "/metrics", NULL);
+		CHECK_HAS(resp, "HTTP/1.1 200 OK\r\n");
+		free(resp);
+	}
+	stop_exporter(pid, NULL);
+	free(fake_done());
+}
+
 #define NOT_A_DEVICE "(a regular file)"
 
 static void test_exporter_errors(void)
@@ -358,6 +387,8 @@ static void test_exporter_errors(void)
 		{ { "--listen", "127.0.0.1" }, 2, "bad listen address '127.0.0.1'" },
 		{ { "--listen", "::1:80" }, 2, "bad listen address" },
 		{ { "--listen", ":99999" }, 2, "bad listen address" },
+		{ { "--listen", "example.com:80" }, 2, "bad listen address" },
+		{ { "--listen", "[::1:80" }, 2, "bad listen address" },
 		{ { "--timeout", "0" }, 2, "bad timeout" },
 		{ { "extra" }, 2, "too many arguments" },
 		{ { "--device", "/nonexistent/netlat", "--listen", "127.0.0.1:0" }, 1,
@@ -402,6 +433,20 @@ static void test_exporter_errors(void)
 	CHECK_U64(count_lines(r.err), 1);
 	run_free(&r);
 	close(lfd);
+
+	/* localhost and IPv6 loopback (where this host has IPv6) */
+	listen_at("localhost:0", "http://127.0.0.1:");
+	lfd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd >= 0) {
+		struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+
+		if (!bind(lfd, (struct sockaddr *)&sa6, sizeof(sa6))) {
+			close(lfd);
+			listen_at("[::1]:0", "http://[::1]:");
+		} else {
+			close(lfd);
+		}
+	}
 
 	/* A module without NETLAT_IOC_HIST. */
 	fake_env("0", "0");

@@ -22,6 +22,8 @@
 
 #include "libnetlat.h"
 #include "pktstat.h"
+#include "exporter.h"
+#include "prom.h"
 #include "cli.h"
 #include "filter.h"
 #include "flight.h"
@@ -640,11 +642,12 @@ static int cmd_stat(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "hist", no_argument, NULL, 'H' },
+		{ "prometheus", required_argument, NULL, 'P' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *device = NULL, *name;
+	const char *device = NULL, *name, *prom_file = NULL;
 	const struct netlat_rec_hdr *rec;
 	double duration = 0, interval = 0;
 	struct filter flt = { 0 };
@@ -654,7 +657,7 @@ static int cmd_stat(int argc, char **argv)
 	struct reader rd;
 	int c, r;
 
-	while ((c = next_option(argc, argv, "d:i:jHD:h", filter_options(opts))) != -1) {
+	while ((c = next_option(argc, argv, "d:i:jHP:D:h", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_seconds(optarg, &duration))
@@ -669,6 +672,9 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'H':
 			hist = true;
+			break;
+		case 'P':
+			prom_file = optarg;
 			break;
 		case 'D':
 			device = optarg;
@@ -688,6 +694,12 @@ static int cmd_stat(int argc, char **argv)
 		return usage_error("too many arguments");
 	}
 	name = device ? device : NETLAT_DEVICE_PATH;
+	if (prom_file) {
+		filter_free(&flt);
+		if (json)
+			return usage_error("--prometheus writes no JSON");
+		return prom_textfile_run(name, prom_file, interval, duration);
+	}
 	if (hist) {
 		filter_free(&flt);
 		return pktstat_run(name, interval, duration, json);
@@ -1076,18 +1088,22 @@ static const struct command commands[] = {
 	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
-	  "[--duration SECS] [--interval SECS] [--json] [--hist] [--device PATH] [FILTERS]",
+	  "[--duration SECS] [--interval SECS] [--json] [--hist] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"
 	  "records that arrived: once at the end (SECS, or SIGINT/SIGTERM), or for\n"
 	  "each interval. With --hist, print the packet level's kernel histograms\n"
 	  "and counters instead (`netlat config --level packets`): no records are\n"
-	  "read, so it runs beside any reader; once, or every interval.\n"
+	  "read, so it runs beside any reader; once, or every interval. With\n"
+	  "--prometheus, write them as Prometheus metrics (those of `netlat\n"
+	  "exporter`) to FILE for node_exporter's textfile collector instead.\n"
 	  "  -H, --hist           the kernel's per-stage histograms and counters\n"
+	  "  -P, --prometheus FILE  write the metrics to FILE.tmp, then rename it\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -i, --interval SECS  a report per SECS seconds of arrivals\n"
 	  "  -j, --json           one JSON object per report, one per line\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
 	  FILTER_HELP },
+	{ "exporter", exporter_main, EXPORTER_SYNOPSIS, EXPORTER_HELP },
 	{ "info", cmd_info, "[--device PATH]",
 	  "Show the device state and the per-CPU ring counters.\n" },
 	{ "start", cmd_start, "[--device PATH]", "Start tracing.\n" },

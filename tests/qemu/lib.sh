@@ -36,6 +36,9 @@ BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 # The host tests (make -C tools test) load netlat's HTML report in
 # headless Chromium; under CI=true they fail without it.
 BASE_PKGS+=(chromium)
+# The tools tests check `netlat exporter` with promtool and a real
+# Prometheus server (tools/tests/test_exporter.c).
+BASE_PKGS+=(prometheus)
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.
@@ -74,6 +77,24 @@ missing_pkgs() {
 		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
 			echo "$p"
 	done
+}
+
+# Install packages without starting their services: Debian's prometheus
+# would start one on :9090 where an init system runs, and the tests start
+# their own on 127.0.0.1. policy-rc.d answering 101 forbids it (Docker
+# images ship one; a machine without one gets it for the install only).
+install_pkgs() {
+	local policy=/usr/sbin/policy-rc.d own='' rc=0
+	if [[ ! -e $policy ]]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 755 "$policy"
+		own=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		-o DPkg::Lock::Timeout=600 \
+		--no-install-recommends "$@" >/dev/null || rc=$?
+	[[ -z $own ]] || rm -f "$policy"
+	return "$rc"
 }
 
 # --- kernel selection ----------------------------------------------------
@@ -196,9 +217,7 @@ setup_host() {
 			log "installing: ${missing//$'\n'/ }"
 			# Lock timeout: other users of the machine may be in apt.
 			# shellcheck disable=SC2086
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				-o DPkg::Lock::Timeout=600 \
-				--no-install-recommends $missing >/dev/null
+			install_pkgs $missing
 		fi
 	fi
 	# The 7.x kernel: in every "make check" unless NETLAT_KVERS says

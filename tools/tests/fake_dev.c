@@ -14,6 +14,16 @@
  *  FAKE_NETLAT_LOG     at exit, the final state is written there as
  *                      "armed=N rules=N mode=N running=N takes=N releases=N"
  *  FAKE_NETLAT_RULES   rules in force at start (port=1000+i), default 0
+ *  FAKE_NETLAT_HIST    what NETLAT_IOC_HIST reports (default: all zero),
+ *                      space-separated KEY=N: packets, bytes, segs,
+ *                      untracked, flows_full, flows, retrans_fail, rK
+ *                      (retrans_segs[K]), hS.B (stage S, bucket B), sumS
+ *                      (stage S's sum_ns); count and max follow the
+ *                      buckets; the level is then packets
+ *  FAKE_NETLAT_NO_HIST a module without the packet level: HIST is ENOTTY
+ *  FAKE_NETLAT_FAIL_OPENS=FIRST,LAST  opens FIRST to LAST (from 1) of the
+ *                      device fail with ENOENT: the module went away and
+ *                      came back
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +61,55 @@ static struct {
 	unsigned int takes, releases;
 	unsigned char snap[512];
 	size_t snap_len;
+	struct netlat_hist hist;
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	bool packets_level;
 	bool is_fake[MAX_FDS];
 	bool reader[MAX_FDS];		/* NETLAT_SNAPSHOT_READ was issued */
 	uint64_t read_id[MAX_FDS];
 	size_t pos[MAX_FDS];
 } fake;
+
+/* FAKE_NETLAT_HIST: the counters and histograms HIST reports. */
+static void hist_init(const char *spec)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} keys[] = {
+		{ "packets", offsetof(struct netlat_hist, packets) },
+		{ "bytes", offsetof(struct netlat_hist, bytes) },
+		{ "segs", offsetof(struct netlat_hist, segs) },
+		{ "untracked", offsetof(struct netlat_hist, untracked) },
+		{ "flows_full", offsetof(struct netlat_hist, flows_full) },
+		{ "flows", offsetof(struct netlat_hist, flows) },
+		{ "retrans_fail", offsetof(struct netlat_hist, retrans_fail) },
+	};
+	char key[32];
+	unsigned long long v;
+	unsigned int a, b, i;
+	int n;
+
+	fake.packets_level = true;
+	while (sscanf(spec, " %31[a-z_0-9.]=%llu%n", key, &v, &n) == 2) {
+		spec += n;
+		if (sscanf(key, "h%u.%u", &a, &b) == 2 && a < NETLAT_NR_STAGES &&
+		    b < NETLAT_HIST_BUCKETS) {
+			fake.st[a].bucket[b] = v;
+			fake.st[a].count += v;
+			if (v && b && fake.st[a].max_ns < (1ULL << (b - 1)))
+				fake.st[a].max_ns = 1ULL << (b - 1);
+		} else if (sscanf(key, "sum%u", &a) == 1 && a < NETLAT_NR_STAGES) {
+			fake.st[a].sum_ns = v;
+		} else if (sscanf(key, "r%u", &a) == 1 && a < 8) {
+			fake.hist.retrans_segs[a] = v;
+		} else {
+			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				if (!strcmp(key, keys[i].name))
+					memcpy((char *)&fake.hist + keys[i].off, &v, sizeof(v));
+		}
+	}
+}
 
 static void fake_init(void)
 {
@@ -68,6 +123,8 @@ static void fake_init(void)
 	fake.running = true;
 	fake.snaps_left = s ? atoi(s) : 0;
 	fake.nr_rules = r ? (unsigned int)atoi(r) : 0;
+	if (getenv("FAKE_NETLAT_HIST"))
+		hist_init(getenv("FAKE_NETLAT_HIST"));
 	for (i = 0; i < fake.nr_rules && i < NETLAT_FILTER_MAX_RULES; i++) {
 		fake.rules[i].groups = NETLAT_PROBE_ALL;
 		fake.rules[i].match = NETLAT_MATCH_PORT;
@@ -110,8 +167,17 @@ static bool is_fake(int fd)
 
 static int fake_open(void)
 {
+	const char *fail_opens = getenv("FAKE_NETLAT_FAIL_OPENS");
+	static unsigned int opens;
+	unsigned int first, last;
 	int fd;
 
+	opens++;
+	if (fail_opens && sscanf(fail_opens, "%u,%u", &first, &last) == 2 &&
+	    opens >= first && opens <= last) {
+		errno = ENOENT;
+		return -1;
+	}
 	fake_init();
 	fd = ((int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open"))("/dev/null",
 									 O_RDONLY);
@@ -204,6 +270,26 @@ static int do_filters(struct netlat_filters *f)
 	return 0;
 }
 
+static int do_hist(struct netlat_hist *h)
+{
+	struct netlat_stage_hist *st = (void *)(uintptr_t)h->stages;
+	unsigned int n = h->nr_stages < NETLAT_NR_STAGES ? h->nr_stages : NETLAT_NR_STAGES;
+	struct netlat_hist in = *h;
+
+	if (getenv("FAKE_NETLAT_NO_HIST"))
+		return fail(ENOTTY);
+	if (in.stage_size != sizeof(*st))
+		return fail(EINVAL);
+	*h = fake.hist;
+	h->size = in.size;
+	h->flags = in.flags;
+	h->stage_size = in.stage_size;
+	h->stages = in.stages;
+	h->nr_stages = NETLAT_NR_STAGES;
+	memcpy(st, fake.st, n * sizeof(*st));
+	return 0;
+}
+
 static int do_ioctl(int fd, unsigned long req, void *arg)
 {
 	switch (req) {
@@ -215,6 +301,10 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 		i->ring_bytes = 4096;
 		i->state = fake.running ? NETLAT_STATE_RUNNING : 0;
 		i->mode = fake.mode;
+		i->level = fake.packets_level ? NETLAT_LEVEL_PACKETS : NETLAT_LEVEL_EVENTS;
+		i->mem_bytes = 8192;
+		i->pkt_mem_bytes = fake.packets_level ? 819200 : 0;
+		i->pkt_flows = fake.packets_level ? 256 : 0;
 		return 0;
 	}
 	case NETLAT_IOC_GET_CPU_STATS:
@@ -247,6 +337,20 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 	}
 	case NETLAT_IOC_FILTERS:
 		return do_filters(arg);
+	case NETLAT_IOC_HIST:
+		return do_hist(arg);
+	case NETLAT_IOC_PROBES: {
+		struct netlat_probes *p = arg;
+
+		if (p->flags)
+			return fail(EPERM);	/* the fake only reports */
+		p->available = NETLAT_PROBE_ALL & ~NETLAT_PROBE_VIRTIO_ALL;
+		p->enabled = NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_ACK;
+		p->partial = NETLAT_PROBE_TCP_DEV;
+		p->deferred = NETLAT_PROBE_VIRTIO_ALL;
+		p->nmissed = 3;
+		return 0;
+	}
 	}
 	return fail(ENOTTY);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "run.h"
 
@@ -59,6 +60,8 @@ pid_t spawn_argv(char *const argv[], const char *out, const char *err)
 
 	if (pid != 0)
 		return pid;
+	/* a test that dies leaves no server running (netlat exporter) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	redirect(STDIN_FILENO, "/dev/null", O_RDONLY);
 	redirect(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC);
 	redirect(STDERR_FILENO, err, O_WRONLY | O_CREAT | O_TRUNC);

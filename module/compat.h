@@ -36,10 +36,11 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
  *   tcp_retransmit_skb(sk, skb, segs), __tcp_retransmit_skb(sk, skb, segs)
  *   tcp_rtx_synack(sk, req), tcp_ack(sk, skb, flag)
  *   tracepoints net_dev_queue(skb), net_dev_start_xmit(skb, dev)
- * What does differ is inlining: 6.1 inlines __tcp_retransmit_skb into
- * tcp_retransmit_skb, so both are probed and nested hits are merged at
- * run time (tcp.c). A signature change would be handled here, detected in
- * Kbuild like NETLAT_HAVE_VM_FLAGS_SET.
+ * What does differ is inlining and splitting: 6.1 inlines
+ * __tcp_retransmit_skb into tcp_retransmit_skb and has a .part.0 clone of
+ * it, so all of them are probed and nested hits are merged at run time
+ * (tcp.c). A signature change would be handled here, detected in Kbuild
+ * like NETLAT_HAVE_VM_FLAGS_SET.
  */
 
 /*

@@ -167,16 +167,6 @@ static int netlat_family_switch(struct netlat_family *f, u64 enable)
 	return err;
 }
 
-static bool netlat_symbol_probeable(const char *sym)
-{
-	struct kprobe kp = { .symbol_name = sym };
-
-	if (register_kprobe(&kp))
-		return false;
-	unregister_kprobe(&kp);
-	return true;
-}
-
 /* Under the mutex: register @f's probes, then switch on what is enabled. */
 static void netlat_family_attach(struct netlat_family *f)
 {
@@ -192,6 +182,8 @@ static void netlat_family_attach(struct netlat_family *f)
 		if (p->test_only && !netlat_test_missing)
 			continue;
 		err = netlat_probe_register(p);
+		if (err && p->optional)
+			continue;
 		if (err) {
 			if (!f->module)
 				pr_info("probe %s unavailable (%d)\n", p->name,
@@ -211,13 +203,6 @@ static void netlat_family_attach(struct netlat_family *f)
 		if (f->detach)
 			f->detach();
 		return;
-	}
-	for (i = 0; i < f->nr_bypass; i++) {
-		if (!netlat_symbol_probeable(f->bypass[i].sym))
-			continue;
-		pr_info("%s exists: its callers bypass the probes\n",
-			f->bypass[i].sym);
-		partial |= f->bypass[i].group;
 	}
 	f->avail = avail;
 	f->partial = partial & avail;

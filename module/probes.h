@@ -28,6 +28,8 @@ struct netlat_probe {
 	/* NETLAT_KPROBE */
 	kprobe_pre_handler_t pre;
 	bool test_only;		/* only with module parameter test_missing */
+	/* a compiler clone only some builds have: its absence is no gap */
+	bool optional;
 	/* NETLAT_KRETPROBE */
 	kretprobe_handler_t entry;
 	kretprobe_handler_t ret;
@@ -52,23 +54,12 @@ struct netlat_probe {
 	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
 	  .tp_fn = (void *)fn }
 
-/*
- * A symbol whose existence means callers bypass a probe (a compiler's
- * ".part" clone entered directly): its group is reported partial.
- */
-struct netlat_bypass {
-	const char *sym;
-	u64 group;
-};
-
 struct netlat_family {
 	const char *name;
 	/* NULL: the core kernel; else attached while this module is live */
 	const char *module;
 	struct netlat_probe *probes;
 	unsigned int nr_probes;
-	const struct netlat_bypass *bypass;
-	unsigned int nr_bypass;
 	/* optional, under the registry mutex: before its probes register
 	 * (nonzero: not attached) and after they are gone */
 	int (*attach)(void);

@@ -262,8 +262,8 @@ NOKPROBE_SYMBOL(netlat_entail_pre);
  * compared, so a nested softirq for another socket is never misattributed.
  * tcp_retransmit_skb() can also run in process context with bottom halves
  * on (release_sock() draining the backlog), where a softirq retransmit may
- * nest inside it: outer_skb is therefore saved on entry and restored on
- * return, last in first out.
+ * nest inside it: outer_skb, the skb a retransmit probe is recording, is
+ * therefore saved on entry and restored on return, last in first out.
  */
 struct netlat_rtx_ctx {
 	const struct sock *timer_sk;
@@ -349,7 +349,6 @@ struct netlat_rtx_data {
 	struct sock *sk;
 	struct sk_buff *skb;
 	const struct sk_buff *prev_outer_skb;
-	bool outer;
 	u32 total_retrans;
 	u16 segs_req;
 	u8 kind;
@@ -378,45 +377,35 @@ static notrace u8 netlat_rtx_kind(const struct sock *sk)
 NOKPROBE_SYMBOL(netlat_rtx_kind);
 
 /*
- * tcp_retransmit_skb() calls __tcp_retransmit_skb(), which the compiler may
- * inline there (6.1 does), so both are probed: the outer call writes the
- * record and the inner one, seen inside it for the same skb, is skipped;
- * a direct call of __tcp_retransmit_skb (loss probe) writes its own.
+ * One retransmission goes through up to three probed functions: the
+ * outer tcp_retransmit_skb(), __tcp_retransmit_skb() (called from it, or
+ * directly by the loss probe), and the ".part.0" clone GCC splits off it
+ * in some builds (the 6.1 release and debug kernels), which callers that
+ * inlined the head enter directly (tcp_retransmit_skb() in the release
+ * build, tcp_send_loss_probe() in the debug build) and
+ * __tcp_retransmit_skb() tail-calls. Whichever is entered first for an
+ * skb writes the record; the ones nested in it for the same skb are
+ * skipped. The clone's arguments are the original's (sk, skb, segs):
+ * the head jumps to it with the registers untouched, checked in both
+ * builds' disassembly.
  */
-static notrace int netlat_rtx_enter(struct kretprobe_instance *ri,
-				    struct pt_regs *regs, bool outer)
+static notrace int netlat_rtx_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
 {
 	struct netlat_rtx_data *d = (void *)ri->data;
 
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->skb = (void *)regs_get_kernel_argument(regs, 1);
-	if (!outer && this_cpu_read(netlat_rtx_ctx.outer_skb) == d->skb)
+	if (this_cpu_read(netlat_rtx_ctx.outer_skb) == d->skb)
 		return 1;	/* no return handler */
 	d->segs_req = regs_get_kernel_argument(regs, 2);
 	d->total_retrans = READ_ONCE(tcp_sk(d->sk)->total_retrans);
 	d->kind = netlat_rtx_kind(d->sk);
 	d->ca_state = inet_csk(d->sk)->icsk_ca_state;
 	d->retransmits = inet_csk(d->sk)->icsk_retransmits;
-	d->outer = outer;
-	if (outer) {
-		d->prev_outer_skb = this_cpu_read(netlat_rtx_ctx.outer_skb);
-		this_cpu_write(netlat_rtx_ctx.outer_skb, d->skb);
-	}
+	d->prev_outer_skb = this_cpu_read(netlat_rtx_ctx.outer_skb);
+	this_cpu_write(netlat_rtx_ctx.outer_skb, d->skb);
 	return 0;
-}
-NOKPROBE_SYMBOL(netlat_rtx_enter);
-
-static notrace int netlat_rtx_outer_entry(struct kretprobe_instance *ri,
-					  struct pt_regs *regs)
-{
-	return netlat_rtx_enter(ri, regs, true);
-}
-NOKPROBE_SYMBOL(netlat_rtx_outer_entry);
-
-static notrace int netlat_rtx_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
-{
-	return netlat_rtx_enter(ri, regs, false);
 }
 NOKPROBE_SYMBOL(netlat_rtx_entry);
 
@@ -429,8 +418,7 @@ static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
 	struct netlat_writer w;
 	u32 counted;
 
-	if (d->outer)
-		this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
+	this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
 	/* segments the kernel added to RetransSegs for this attempt */
@@ -656,10 +644,14 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP("tcp_send_loss_probe", NETLAT_PROBE_TCP_RETRANS,
 		   netlat_tlp_entry, netlat_timer_ret, long),
 	NETLAT_KRP("tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
-		   netlat_rtx_outer_entry, netlat_rtx_ret,
-		   struct netlat_rtx_data),
+		   netlat_rtx_entry, netlat_rtx_ret, struct netlat_rtx_data),
 	NETLAT_KRP("__tcp_retransmit_skb", NETLAT_PROBE_TCP_RETRANS,
 		   netlat_rtx_entry, netlat_rtx_ret, struct netlat_rtx_data),
+	/* only where GCC split it (see netlat_rtx_entry) */
+	{ .name = "__tcp_retransmit_skb.part.0",
+	  .group = NETLAT_PROBE_TCP_RETRANS, .kind = NETLAT_KRETPROBE,
+	  .entry = netlat_rtx_entry, .ret = netlat_rtx_ret,
+	  .data_size = sizeof(struct netlat_rtx_data), .optional = true },
 	NETLAT_KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
 		   netlat_synack_entry, netlat_synack_ret,
 		   struct request_sock *),
@@ -676,22 +668,10 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
 };
 
-/*
- * GCC may split a probed function into a head inlined into its callers and
- * a ".part" clone that some callers enter directly, bypassing the probe on
- * the original (seen with __tcp_retransmit_skb in KASAN builds). Where such
- * a clone exists, the group does not see every call: report it partial.
- */
-static const struct netlat_bypass netlat_tcp_bypass[] = {
-	{ "__tcp_retransmit_skb.part.0", NETLAT_PROBE_TCP_RETRANS },
-};
-
 static struct netlat_family netlat_tcp_family = {
 	.name = "tcp",
 	.probes = netlat_tcp_probes,
 	.nr_probes = ARRAY_SIZE(netlat_tcp_probes),
-	.bypass = netlat_tcp_bypass,
-	.nr_bypass = ARRAY_SIZE(netlat_tcp_bypass),
 	.groups_on = netlat_tcp_groups_on,
 };
 

@@ -17,6 +17,8 @@
  * retrans_segs: under netem loss (one segment per skb from here on) the
  *	retransmitted-segment counters add up to the sender namespace's
  *	RetransSegs.
+ * tlp_counted: tail loss probes that retransmit are counted as TLP, as
+ *	many as TCPLossProbes, whichever function the loss probe enters.
  * bad_input: malformed HIST and level configs are -EINVAL.
  *
  * Topology: namespaces A and B joined by a veth pair (npa0 192.0.2.1 in
@@ -356,6 +358,53 @@ TEST_F(pkt, retrans_segs)
 	       (unsigned long long)hist.retrans_fail);
 	ASSERT_LE(0, r0);
 	EXPECT_LT(0, r1 - r0);
+	EXPECT_EQ((uint64_t)(r1 - r0), sum);
+}
+
+/*
+ * Tail loss probes: after a first exchange (a small RTT), a 1 s netem
+ * delay on the ACKs' path makes the loss probe fire before any ACK; with
+ * nothing new to send it retransmits. TCPLossProbes counts the probes:
+ * the TLP-kind retransmitted segments must equal it, and the kinds add up
+ * to RetransSegs; in the 6.1 debug build tcp_send_loss_probe() enters the
+ * ".part.0" clone of __tcp_retransmit_skb() directly.
+ */
+TEST_F(pkt, tlp_counted)
+{
+	static char buf[3000];
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist hist;
+	long long lp0, lp1, r0, r1;
+	uint64_t sum = 0;
+	unsigned int k;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	EXPECT_EQ(0ull, self->pr.partial & NETLAT_PROBE_TCP_RETRANS)
+		TH_LOG("the retransmit group misses a path on this kernel");
+	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_conn_open(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 10));
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 1000));
+	lp0 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPLossProbes");
+	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, sizeof(buf)));
+	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 20));
+	lp1 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPLossProbes");
+	r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	for (k = 0; k < 8; k++)
+		sum += hist.retrans_segs[k];
+	TH_LOG("TCPLossProbes +%lld, RetransSegs +%lld; counted tlp %llu rto %llu, all %llu",
+	       lp1 - lp0, r1 - r0,
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_TLP],
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_RTO],
+	       (unsigned long long)sum);
+	ASSERT_LE(0, lp0);
+	ASSERT_LT(0, lp1 - lp0) TH_LOG("no loss probe fired: nothing to check");
+	EXPECT_EQ((uint64_t)(lp1 - lp0), hist.retrans_segs[NETLAT_RETRANS_TLP]);
 	EXPECT_EQ((uint64_t)(r1 - r0), sum);
 }
 

@@ -131,7 +131,7 @@ static bool covers(struct range *r, size_t n, int64_t from, int64_t to,
 
 /* ---- fixture --------------------------------------------------------- */
 
-/* The module says some retransmits may bypass its probes (the tcp family's bypass list). */
+/* The module says some retransmits may bypass its probes (a probe missing). */
 static bool retrans_partial;
 
 FIXTURE(tcp) {
@@ -764,8 +764,7 @@ static int64_t queue_seq(int fd, int queue)
  * Every RETRANS record of @c is a successful retransmit of kind @kind of
  * the segment at @isn; the COUNTED ones add up to RetransSegs and to
  * TCPSynRetrans (which counts handshake retransmits only). Exactly, even
- * with the group partial: the ".part" clone that bypasses the probes is
- * local to tcp_output.c, while a SYN is retransmitted from
+ * with the group partial: a SYN is retransmitted from
  * tcp_retransmit_timer() (tcp_timer.c) through the probed
  * tcp_retransmit_skb(), and a SYN-ACK by an indirect call of
  * tcp_rtx_synack().

@@ -281,8 +281,10 @@ struct netlat_rec_snap_cpu {
  *                            tcp_push_one
  *  NETLAT_PROBE_TCP_SKB      kprobe tcp_skb_entail
  *  NETLAT_PROBE_TCP_XMIT     kprobe __tcp_transmit_skb
- *  NETLAT_PROBE_TCP_RETRANS  kretprobes __tcp_retransmit_skb and
- *                            tcp_rtx_synack; kretprobes on
+ *  NETLAT_PROBE_TCP_RETRANS  kretprobes tcp_retransmit_skb,
+ *                            __tcp_retransmit_skb (and its .part.0 clone
+ *                            where GCC made one) and tcp_rtx_synack;
+ *                            kretprobes on
  *                            tcp_retransmit_timer and tcp_send_loss_probe
  *                            only classify (NETLAT_RETRANS_*)
  *  NETLAT_PROBE_TCP_ACK      kretprobe tcp_ack

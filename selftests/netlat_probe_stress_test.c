@@ -11,7 +11,8 @@
  *
  * Each of NETLAT_STRESS_CYCLES (4) cycles loads netlat afresh with
  * ring_kb=4096 (the first one unloads the module the lane loaded), enables
- * every available group (TCP and, with virtio_net loaded, virtio), reads
+ * every available group (TCP and, with virtio_net loaded, virtio; the odd
+ * cycles at the packet level), reads
  * and checks everything while the transfer runs, measures one window,
  * stops tracing, drains, closes the reader and rmmods with the probes
  * still enabled and the transfer running.
@@ -450,6 +451,17 @@ TEST_F_TIMEOUT(pstress, netem_reload, 300)
 		     (unsigned long long)want);
 		ASSERT_EQ(0, nl_probes(self->fd, true, want, &pr));
 		ASSERT_EQ(want, pr.enabled);
+		if (cyc & 1) {
+			/* odd loads follow each packet: the table lives
+			 * through loss, reads and the unload */
+			struct netlat_config cfg = {
+				.flags = NETLAT_CONFIG_LEVEL,
+				.level = NETLAT_LEVEL_PACKETS,
+			};
+
+			ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG,
+					      &cfg, sizeof(cfg)));
+		}
 
 		/* traffic, probes on, reader attached */
 		ret = read_for(&l, self->fd, &self->x, &c, 1000);

@@ -900,7 +900,7 @@ TEST_F(flight, invalid_args)
 				      .reserved2 = 1 };
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    sizeof(cfg)));
-	cfg = (struct netlat_config){ .flags = 1u << 4 };
+	cfg = (struct netlat_config){ .flags = NETLAT_CONFIG_SLOW_NS << 1 };
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    sizeof(cfg)));
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));

@@ -3,11 +3,12 @@
  * The receive-path probe family (NETLAT_PROBE_RX): a received TCP or UDP
  * packet from the receive core (with the skb's receive stamp) through its
  * transport and socket queues to the copy into the application, and the
- * drops on the way. See uapi/linux/netlat.h for the records. Handlers run
+ * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup. See uapi/linux/netlat.h for the records. Handlers run
  * with preemption disabled, take no lock, and check the group and the
  * filters before they read anything else.
  */
 #include <linux/kernel.h>
+#include <linux/hash.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/sched.h>
@@ -407,6 +408,166 @@ static notrace void netlat_tp_kfree_skb(NETLAT_KFREE_SKB_PROTO)
 }
 NOKPROBE_SYMBOL(netlat_tp_kfree_skb);
 
+/*
+ * ---- the reader's wakeup (NETLAT_PROBE_RX_SCHED) ----
+ *
+ * Who is blocked on which socket: a fixed table of slots hashed by task,
+ * claimed (cmpxchg) at the entry of the wait and released at its return
+ * by the waiting task alone, as tcp.c's sendmsg slots. The slot holds the
+ * socket's flow, computed at BLOCK, so the scheduler handlers never touch
+ * the socket. The scheduler tracepoints cost one load and a compare for
+ * every task that is not in its slot.
+ */
+#define NETLAT_WAIT_BITS	10
+struct netlat_wait_slot {
+	struct task_struct *owner;
+	bool woken;
+	struct netlat_tcp_flow flow;
+};
+static struct netlat_wait_slot netlat_wait_slots[1 << NETLAT_WAIT_BITS];
+
+static notrace struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
+{
+	return &netlat_wait_slots[hash_ptr(t, NETLAT_WAIT_BITS)];
+}
+NOKPROBE_SYMBOL(netlat_wait_slot);
+
+static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event,
+				   const struct task_struct *t, int cpu)
+{
+	struct netlat_rec_rx_wake *r;
+	struct netlat_writer w;
+
+	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_WAKE, sizeof(*r));
+	if (!r)
+		return;
+	r->flow = *flow;
+	r->event = event;
+	if (t) {
+		r->pid = t->tgid;
+		r->tid = t->pid;
+	}
+	r->on_cpu = cpu;
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_rx_wake);
+
+static notrace bool netlat_rx_sock(const struct sock *sk)
+{
+	return (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP) ||
+	       (sk->sk_type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP);
+}
+NOKPROBE_SYMBOL(netlat_rx_sock);
+
+/* Its flow, unless the filters keep @sk out. */
+static notrace bool netlat_rx_sched_flow(const struct sock *sk,
+					 struct netlat_tcp_flow *flow)
+{
+	struct netlat_filter_in in = {
+		.flow = flow, .sk = sk, .net = sock_net(sk),
+	};
+
+	memset(flow, 0, sizeof(*flow));
+	netlat_sk_flow(flow, sk);
+	return !netlat_filter_on(NETLAT_PROBE_RX_SCHED) ||
+	       netlat_filter_keep(NETLAT_PROBE_RX_SCHED, &in);
+}
+NOKPROBE_SYMBOL(netlat_rx_sched_flow);
+
+/* sk_wait_data(sk, timeo, skb), __skb_wait_for_more_packets(sk, ...) */
+static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct netlat_wait_slot *s;
+	struct netlat_tcp_flow flow;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
+	    !netlat_rx_sched_flow(sk, &flow))
+		return 1;	/* no return handler */
+	netlat_rx_wake(&flow, NETLAT_RX_WAKE_BLOCK, current,
+		       raw_smp_processor_id());
+	s = netlat_wait_slot(current);
+	if (cmpxchg(&s->owner, NULL, current))
+		return 1;	/* taken: this wait goes without */
+	s->flow = flow;
+	WRITE_ONCE(s->woken, false);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_wait_entry);
+
+static notrace int netlat_wait_ret(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct netlat_wait_slot *s = netlat_wait_slot(current);
+
+	if (s->owner == current)
+		smp_store_release(&s->owner, NULL);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_wait_ret);
+
+static notrace void netlat_ready(const struct sock *sk)
+{
+	struct netlat_tcp_flow flow;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
+	    !netlat_rx_sched_flow(sk, &flow))
+		return;
+	netlat_rx_wake(&flow, NETLAT_RX_WAKE_READY, NULL, raw_smp_processor_id());
+}
+NOKPROBE_SYMBOL(netlat_ready);
+
+#ifdef NETLAT_HAVE_SK_DATA_READY_TP
+/* sock:sk_data_ready(sk), in sock_def_readable() and the others */
+static notrace void netlat_tp_data_ready(void *data, const struct sock *sk)
+{
+	netlat_ready(sk);
+}
+NOKPROBE_SYMBOL(netlat_tp_data_ready);
+#else
+/* sock_def_readable(sk): TCP's and UDP's sk_data_ready */
+static notrace int netlat_readable_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	netlat_ready((void *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_readable_pre);
+#endif
+
+/* sched:sched_wakeup(p): only a task in its wait slot writes */
+static notrace void netlat_tp_wakeup(void *data, struct task_struct *p)
+{
+	struct netlat_wait_slot *s;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED))
+		return;
+	s = netlat_wait_slot(p);
+	if (READ_ONCE(s->owner) != p || READ_ONCE(s->woken))
+		return;
+	WRITE_ONCE(s->woken, true);
+	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_WAKEUP, p, task_cpu(p));
+}
+NOKPROBE_SYMBOL(netlat_tp_wakeup);
+
+/* sched:sched_switch(preempt, prev, next, ...): the woken reader runs */
+static notrace void netlat_tp_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next)
+{
+	struct netlat_wait_slot *s;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED))
+		return;
+	s = netlat_wait_slot(next);
+	if (READ_ONCE(s->owner) != next || !READ_ONCE(s->woken))
+		return;
+	WRITE_ONCE(s->woken, false);
+	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_RUN, next,
+		       raw_smp_processor_id());
+}
+NOKPROBE_SYMBOL(netlat_tp_switch);
+
 /* ---- the table ---- */
 
 /* Whether this family holds net_enable_timestamp(); under the registry. */
@@ -414,6 +575,9 @@ static bool netlat_rx_stamps;
 
 static void netlat_rx_groups_on(u64 groups)
 {
+	/* no wait is in a slot while the group was off */
+	if (groups & NETLAT_PROBE_RX_SCHED)
+		memset(netlat_wait_slots, 0, sizeof(netlat_wait_slots));
 	if ((groups & NETLAT_PROBE_RX) && !netlat_rx_stamps) {
 		net_enable_timestamp();
 		netlat_rx_stamps = true;
@@ -444,6 +608,19 @@ static struct netlat_probe netlat_rx_probes[] = {
 		  netlat_udp_enqueue_pre),
 	NETLAT_KP("skb_consume_udp", NETLAT_PROBE_RX, netlat_udp_consume_pre),
 	NETLAT_TP("kfree_skb", NETLAT_PROBE_RX, netlat_tp_kfree_skb),
+	/* slots first: the scheduler handlers read them */
+	NETLAT_KRP("sk_wait_data", NETLAT_PROBE_RX_SCHED, netlat_wait_entry,
+		   netlat_wait_ret, long),
+	NETLAT_KRP("__skb_wait_for_more_packets", NETLAT_PROBE_RX_SCHED,
+		   netlat_wait_entry, netlat_wait_ret, long),
+#ifdef NETLAT_HAVE_SK_DATA_READY_TP
+	NETLAT_TP("sk_data_ready", NETLAT_PROBE_RX_SCHED, netlat_tp_data_ready),
+#else
+	NETLAT_KP("sock_def_readable", NETLAT_PROBE_RX_SCHED,
+		  netlat_readable_pre),
+#endif
+	NETLAT_TP("sched_wakeup", NETLAT_PROBE_RX_SCHED, netlat_tp_wakeup),
+	NETLAT_TP("sched_switch", NETLAT_PROBE_RX_SCHED, netlat_tp_switch),
 };
 
 static struct netlat_family netlat_rx_family = {

@@ -719,6 +719,143 @@ TEST_F(rx, tcp_ofo)
 	TH_LOG("TCPOFOQueue +%lld, %zu out-of-order QUEUE records", after - before, ofo);
 }
 
+/* ---- the reader's wakeup ------------------------------------------------ */
+
+#define WAKES		8
+
+struct wakes {
+	struct nl_conn *c;
+	bool udp;
+	pid_t reader_tid;
+	uint64_t sent_mono[WAKES];	/* before each send */
+	unsigned int n;
+	int err;
+};
+
+static void *wake_reader(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct wakes *w = arg;
+	unsigned int i;
+
+	w->reader_tid = syscall(SYS_gettid);
+	for (i = 0; i < WAKES; i++)
+		if (recv(w->c->srv, buf, sizeof(buf), MSG_WAITALL) != MSG_LEN) {
+			w->err = errno ? errno : EIO;
+			break;
+		}
+	return NULL;
+}
+
+/* The reader blocks on the socket before each message arrives. */
+static void wake_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct wakes *w = arg;
+	pthread_t th;
+
+	w->n = 0;
+	if (pthread_create(&th, NULL, wake_reader, w)) {
+		w->err = EAGAIN;
+		return;
+	}
+	for (; w->n < WAKES && !w->err; w->n++) {
+		nl_sleep_ms(30);
+		w->sent_mono[w->n] = nl_mono_ns();
+		if (send(w->c->cli, buf, sizeof(buf), 0) != sizeof(buf))
+			w->err = errno ? errno : EIO;
+	}
+	pthread_join(th, NULL);
+}
+
+static void wake_undo(void *arg)
+{
+	((struct wakes *)arg)->n = 0;
+}
+
+/*
+ * A reader blocked on a socket for each message: every message's copy is
+ * preceded by a READY of the socket after the send, a WAKEUP and a RUN of
+ * the reader's thread, in that order; no WAKEUP or RUN of any other task
+ * (the sending thread sleeps and is woken too, but not on a socket).
+ */
+static void run_wakeups(struct __test_metadata *_metadata,
+			FIXTURE_DATA(rx) *self, bool udp)
+{
+	struct wakes w = { .c = &self->c, .udp = udp };
+	unsigned int proto = udp ? NETLAT_RX_UDP : NETLAT_RX_TCP;
+	const void *copy[WAKES + 4];
+	const struct netlat_rec_hdr *h;
+	size_t nc, i, foreign = 0, wakeups = 0;
+
+	if (udp) {
+		ASSERT_EQ(0, udp_open(&self->c, ADDR4_A, ADDR4_B));
+	} else {
+		ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
+		ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	}
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
+				      NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED,
+				      &self->log, 3, wake_traffic, wake_undo, &w))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, w.err);
+	nc = rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY, proto, copy,
+		     NL_ARRAY_SIZE(copy));
+	ASSERT_EQ((size_t)WAKES, nc);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_wake *x = (const void *)h;
+
+		if (h->type != NETLAT_REC_RX_WAKE || x->event == NETLAT_RX_WAKE_READY)
+			continue;
+		if (x->tid != (uint32_t)w.reader_tid)
+			foreign++;
+		else if (x->event == NETLAT_RX_WAKE_WAKEUP)
+			wakeups++;
+	}
+	EXPECT_EQ(0u, foreign);
+	EXPECT_LE((size_t)WAKES, wakeups);
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+		uint64_t ready = 0, wakeup = 0, run = 0;
+
+		/* the last of each before the copy, of this socket and reader */
+		nl_log_for_each(&self->log, h) {
+			const struct netlat_rec_rx_wake *x = (const void *)h;
+
+			if (h->type != NETLAT_REC_RX_WAKE || h->ts_ns > cp->hdr.ts_ns ||
+			    h->ts_ns < w.sent_mono[i] || !rx_sock_is(&x->flow, &self->c))
+				continue;
+			if (x->event == NETLAT_RX_WAKE_READY && h->ts_ns > ready)
+				ready = h->ts_ns;
+			if (x->event == NETLAT_RX_WAKE_WAKEUP && h->ts_ns > wakeup)
+				wakeup = h->ts_ns;
+			if (x->event == NETLAT_RX_WAKE_RUN && h->ts_ns > run)
+				run = h->ts_ns;
+		}
+		ASSERT_NE(0ull, ready) TH_LOG("message %zu: no READY after the send", i);
+		ASSERT_NE(0ull, wakeup) TH_LOG("message %zu: no WAKEUP", i);
+		ASSERT_NE(0ull, run) TH_LOG("message %zu: no RUN", i);
+		EXPECT_LE(ready, wakeup);
+		EXPECT_LE(wakeup, run);
+	}
+	TH_LOG("%zu messages, %zu wakeups of the reader, %zu scheduler records of other tasks",
+	       nc, wakeups, foreign);
+}
+
+TEST_F(rx, tcp_wakeup)
+{
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	run_wakeups(_metadata, self, false);
+}
+
+TEST_F(rx, udp_wakeup)
+{
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	run_wakeups(_metadata, self, true);
+}
+
 /* ---- groups and filters ------------------------------------------------- */
 
 static void one_msg(void *arg)

@@ -333,6 +333,7 @@ static inline size_t nl_rx_rec_size(unsigned int type)
 	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
 	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
+	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
 	}
 	return 0;
 }
@@ -439,6 +440,7 @@ static inline int nl_check_rec(const void *p, size_t avail,
 	case NETLAT_REC_RX_QUEUE:
 	case NETLAT_REC_RX_COPY:
 	case NETLAT_REC_RX_DROP:
+	case NETLAT_REC_RX_WAKE:
 		if (h->size < nl_tcp_rec_size(h->type) + nl_rx_rec_size(h->type))
 			return nl_fail(why, wlen, "TCP/RX type %u size %u",
 				       h->type, h->size);

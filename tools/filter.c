@@ -278,7 +278,7 @@ struct flow_spec {
 static const struct netlat_tcp_flow *record_flow(const struct netlat_rec_hdr *rec)
 {
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
-	     (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_DROP)) &&
+	     (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_WAKE)) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow))
 		return (const void *)(rec + 1);
 	if (rec->type == NETLAT_REC_VIRTIO &&

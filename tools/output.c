@@ -191,6 +191,16 @@ static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("skb", "%llu", ull(r->skb_id));
 		break;
 	}
+	case NETLAT_REC_RX_WAKE: {
+		const struct netlat_rec_rx_wake *r = (const void *)h;
+		static const char *const ev[] = { "?", "block", "ready", "wakeup", "run" };
+
+		FS("event", r->event < 5 ? ev[r->event] : "?");
+		F("pid", "%u", r->pid);
+		F("tid", "%u", r->tid);
+		F("on_cpu", "%u", r->on_cpu);
+		break;
+	}
 	}
 #undef F
 #undef FS
@@ -293,6 +303,7 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 	case NETLAT_REC_RX_QUEUE:
 	case NETLAT_REC_RX_COPY:
 	case NETLAT_REC_RX_DROP:
+	case NETLAT_REC_RX_WAKE:
 		rx_fields(f, h, json);	/* the reader checked their size */
 		break;
 	}
@@ -390,7 +401,7 @@ static bool is_snap(const struct netlat_rec_hdr *h)
 static bool is_tcp(const struct netlat_rec_hdr *h)
 {
 	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
-		(h->type >= NETLAT_REC_RX_NETIF && h->type <= NETLAT_REC_RX_DROP)) &&
+		(h->type >= NETLAT_REC_RX_NETIF && h->type <= NETLAT_REC_RX_WAKE)) &&
 	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
 }
 

@@ -15,7 +15,9 @@
  *  - the RX_COPY that read its last byte (TCP: the copy range of the
  *    socket holding it; UDP: the copy of the same skb after the queue).
  * Stages: netif>tcp (netif>udp), tcp>queue, queue>user (the wait for the
- * reader), netif>user.
+ * reader), netif>user. Every RX_WAKE wakeup of a blocked reader is joined
+ * with the latest READY of its socket before it and the first RUN of its
+ * thread after it: ready>wakeup, wakeup>run.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -26,9 +28,10 @@
 #include "output.h"
 
 enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
-       NR_RS };
+       RS_READY_WAKEUP, RS_WAKEUP_RUN, NR_RS };
 static const char *const rs_names[NR_RS] = {
 	"netif>tcp", "netif>udp", "tcp>queue", "queue>user", "netif>user",
+	"ready>wakeup", "wakeup>run",
 };
 
 struct rx_rec {
@@ -63,6 +66,7 @@ struct drop_rec {
 
 struct rx_report {
 	struct rx_vec netif_tcp, netif_udp, arr, queue, copy_tcp, copy_udp;
+	struct rx_vec ready, wakeup, run;	/* RX_WAKE: by cookie, tid, tid */
 	struct rx_flow *flows;
 	size_t nr_flows, cap_flows;
 	struct drop_rec *drops;
@@ -88,6 +92,9 @@ void rx_report_free(struct rx_report *rr)
 	free(rr->queue.v);
 	free(rr->copy_tcp.v);
 	free(rr->copy_udp.v);
+	free(rr->ready.v);
+	free(rr->wakeup.v);
+	free(rr->run.v);
 	free(rr->flows);
 	free(rr->drops);
 	for (k = 0; k < NR_RS; k++)
@@ -98,7 +105,8 @@ void rx_report_free(struct rx_report *rr)
 bool rx_report_empty(const struct rx_report *rr)
 {
 	return !rr || (!rr->arr.n && !rr->netif_tcp.n && !rr->netif_udp.n &&
-		       !rr->copy_tcp.n && !rr->copy_udp.n && !rr->nr_drops);
+		       !rr->copy_tcp.n && !rr->copy_udp.n && !rr->nr_drops &&
+		       !rr->wakeup.n);
 }
 
 static int push(struct rx_vec *a, const struct rx_rec *r)
@@ -245,6 +253,22 @@ int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 		r.key = fl->cookie;
 		return push(&rr->copy_tcp, &r);
 	}
+	case NETLAT_REC_RX_WAKE: {
+		const struct netlat_rec_rx_wake *w = (const void *)h;
+
+		/* wakeups join their socket's READY (cookie) and RUN (tid) */
+		r.key = fl->cookie;
+		r.seq = w->tid;
+		if (w->event == NETLAT_RX_WAKE_READY)
+			return push(&rr->ready, &r);
+		if (w->event == NETLAT_RX_WAKE_WAKEUP)
+			return push(&rr->wakeup, &r);
+		if (w->event == NETLAT_RX_WAKE_RUN) {
+			r.key = w->tid;
+			return push(&rr->run, &r);
+		}
+		return 0;
+	}
 	case NETLAT_REC_RX_DROP: {
 		const struct netlat_rec_rx_drop *d = (const void *)h;
 
@@ -387,6 +411,56 @@ static void join_udp(struct rx_report *rr, const struct rx_rec *t)
 		add(rr, RS_NETIF_USER, n->ts, u->ts);
 }
 
+/* The latest record of @key at or before @ts in @a sorted by cmp_ts. */
+static const struct rx_rec *latest(const struct rx_vec *a, uint64_t key, uint64_t ts)
+{
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts <= ts))
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l && a->v[l - 1].key == key ? &a->v[l - 1] : NULL;
+}
+
+/* The first record of @key at or after @ts in @a sorted by cmp_ts. */
+static const struct rx_rec *first(const struct rx_vec *a, uint64_t key, uint64_t ts)
+{
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts < ts))
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < a->n && a->v[l].key == key ? &a->v[l] : NULL;
+}
+
+static void join_wakeups(struct rx_report *rr)
+{
+	size_t i;
+
+	qsort(rr->ready.v, rr->ready.n, sizeof(struct rx_rec), cmp_ts);
+	qsort(rr->run.v, rr->run.n, sizeof(struct rx_rec), cmp_ts);
+	for (i = 0; i < rr->wakeup.n; i++) {
+		const struct rx_rec *w = &rr->wakeup.v[i];
+		const struct rx_rec *rd = latest(&rr->ready, w->key, w->ts);
+		const struct rx_rec *ru = first(&rr->run, w->seq, w->ts);
+
+		if (rd)
+			add(rr, RS_READY_WAKEUP, rd->ts, w->ts);
+		if (ru)
+			add(rr, RS_WAKEUP_RUN, w->ts, ru->ts);
+	}
+}
+
 void rx_report_compute(struct rx_report *rr)
 {
 	size_t i, j;
@@ -430,6 +504,7 @@ void rx_report_compute(struct rx_report *rr)
 			row->reason_n[r]++;
 		}
 	}
+	join_wakeups(rr);
 	for (k = 0; k < NR_RS; k++)
 		netlat_dist_compute(rr->d[k].v, rr->d[k].n, &rr->dist[k]);
 }
@@ -439,9 +514,14 @@ static unsigned long long ull(uint64_t v)
 	return v;
 }
 
-/* Rows with samples; netif>udp/tcp only for a protocol that was seen. */
+/*
+ * Rows with samples; netif>udp/tcp only for a protocol that was seen, the
+ * wakeup stages only when the rx_sched group recorded any.
+ */
 static bool rs_shown(const struct rx_report *rr, int k)
 {
+	if (k == RS_READY_WAKEUP || k == RS_WAKEUP_RUN)
+		return rr->wakeup.n;
 	return rr->dist[k].count || (k != RS_NETIF_TCP && k != RS_NETIF_UDP);
 }
 

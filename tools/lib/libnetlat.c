@@ -87,13 +87,15 @@ const char *netlat_type_name(unsigned int type)
 		return "RX_COPY";
 	case NETLAT_REC_RX_DROP:
 		return "RX_DROP";
+	case NETLAT_REC_RX_WAKE:
+		return "RX_WAKE";
 	}
 	return NULL;
 }
 
 static const char *const probe_names[] = {
 	"sendmsg", "push", "skb", "xmit", "retrans", "ack", "dev",
-	[8] = "rx",
+	[8] = "rx", "rx_sched",
 	[16] = "virtio_tx", [17] = "virtio_rx",
 };
 
@@ -187,6 +189,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
 	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
+	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
 	}
 	return 0;
 }

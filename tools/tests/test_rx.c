@@ -51,6 +51,15 @@ static void cap_rx_udp(struct capture *c, uint16_t type, uint64_t ts, uint64_t s
 	s->len = 64;
 }
 
+static void cap_rx_wake(struct capture *c, uint64_t ts, uint32_t event, uint32_t tid)
+{
+	struct netlat_rec_rx_wake *w = cap_rx(c, NETLAT_REC_RX_WAKE, sizeof(*w), ts);
+
+	w->event = event;
+	w->pid = tid ? 42 : 0;
+	w->tid = tid;
+}
+
 static void test_cli_rx_report(void)
 {
 	struct netlat_rec_rx_netif *n;
@@ -109,6 +118,11 @@ static void test_cli_rx_report(void)
 	cp->bytes = 200;
 	cp->pid = 42;
 	cp->tid = 43;
+	/* the reader blocks, the socket is ready, the reader is woken, runs */
+	cap_rx_wake(&c, 1050, NETLAT_RX_WAKE_BLOCK, 43);
+	cap_rx_wake(&c, 1100, NETLAT_RX_WAKE_READY, 0);
+	cap_rx_wake(&c, 1150, NETLAT_RX_WAKE_WAKEUP, 43);
+	cap_rx_wake(&c, 1300, NETLAT_RX_WAKE_RUN, 43);
 	path = write_capture(&c, "rx.nl");
 
 	netlat(&r, "report", "--json", path, NULL);
@@ -119,7 +133,9 @@ static void test_cli_rx_report(void)
 		  "\"netif>udp\":{\"count\":1,\"min\":55,\"p50\":55,\"p90\":55,\"p99\":55,\"p99_9\":55,\"max\":55,\"mean\":55.0},"
 		  "\"tcp>queue\":{\"count\":2,\"min\":50,\"p50\":50,\"p90\":200,\"p99\":200,\"p99_9\":200,\"max\":200,\"mean\":125.0},"
 		  "\"queue>user\":{\"count\":3,\"min\":340,\"p50\":400,\"p90\":750,\"p99\":750,\"p99_9\":750,\"max\":750,\"mean\":496.7},"
-		  "\"netif>user\":{\"count\":3,\"min\":405,\"p50\":700,\"p90\":910,\"p99\":910,\"p99_9\":910,\"max\":910,\"mean\":671.7}}");
+		  "\"netif>user\":{\"count\":3,\"min\":405,\"p50\":700,\"p90\":910,\"p99\":910,\"p99_9\":910,\"max\":910,\"mean\":671.7},"
+		  "\"ready>wakeup\":{\"count\":1,\"min\":50,\"p50\":50,\"p90\":50,\"p99\":50,\"p99_9\":50,\"max\":50,\"mean\":50.0},"
+		  "\"wakeup>run\":{\"count\":1,\"min\":150,\"p50\":150,\"p90\":150,\"p99\":150,\"p99_9\":150,\"max\":150,\"mean\":150.0}}");
 	CHECK_HAS(r.out, "\"saddr\":\"192.0.2.2\",\"sport\":80,\"daddr\":\"192.0.2.1\",\"dport\":1000,\"cookie\":9,"
 		  "\"segments\":2,\"bytes_received\":200,\"bytes_read\":200,\"ofo\":1,\"backlog\":1,"
 		  "\"drops\":1,\"drop_reasons\":{\"5\":1}}");
@@ -144,6 +160,9 @@ static void test_cli_rx_report(void)
 	/* tail: one line per record */
 	CHECK_U64(tail_lines(&r, path, "--type", "RX_COPY", NULL, NULL), 2);
 	CHECK_HAS(r.out, " proto=tcp bytes=200 seq=1000 end_seq=1200 pid=42 tid=43 peek=0");
+	run_free(&r);
+	CHECK_U64(tail_lines(&r, path, "--type", "RX_WAKE", NULL, NULL), 4);
+	CHECK_HAS(r.out, " event=wakeup pid=42 tid=43 on_cpu=0");
 	run_free(&r);
 	cap_free(&c);
 }

@@ -85,6 +85,9 @@
  *	netlat_rec_rx_copy; NETLAT_PROBE_RX).
  * @NETLAT_REC_RX_DROP: a received TCP or UDP packet freed as dropped, with
  *	the kernel's reason (struct netlat_rec_rx_drop; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_WAKE: a reader of a TCP or UDP socket blocks, the socket
+ *	signals data ready, the blocked reader is woken, it runs (struct
+ *	netlat_rec_rx_wake; NETLAT_PROBE_RX_SCHED).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
@@ -105,6 +108,7 @@ enum netlat_rec_type {
 	NETLAT_REC_RX_QUEUE = 50,
 	NETLAT_REC_RX_COPY = 51,
 	NETLAT_REC_RX_DROP = 52,
+	NETLAT_REC_RX_WAKE = 53,
 };
 
 /**
@@ -335,7 +339,19 @@ struct netlat_rec_snap_cpu {
  *                            received skb carries its receive stamp.
  */
 #define NETLAT_PROBE_RX			(1ULL << 8)
+/*
+ *  NETLAT_PROBE_RX_SCHED     kretprobes sk_wait_data and
+ *                            __skb_wait_for_more_packets (who is blocked on
+ *                            which socket); tracepoint sock:sk_data_ready
+ *                            (kprobe sock_def_readable where the kernel has
+ *                            no such tracepoint, 6.1); tracepoints
+ *                            sched:sched_wakeup and sched:sched_switch,
+ *                            which write only for tasks blocked in those
+ *                            waits.
+ */
+#define NETLAT_PROBE_RX_SCHED		(1ULL << 9)
 #define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | NETLAT_PROBE_RX | \
+					 NETLAT_PROBE_RX_SCHED | \
 					 NETLAT_PROBE_VIRTIO_ALL)
 
 /**
@@ -793,6 +809,43 @@ struct netlat_rec_rx_drop {
 	__s32 ifindex;
 	__u8 proto;
 	__u8 reserved[7];
+};
+
+/* netlat_rec_rx_wake.event */
+#define NETLAT_RX_WAKE_BLOCK	1	/* a reader starts waiting for data */
+#define NETLAT_RX_WAKE_READY	2	/* the socket signals data ready */
+#define NETLAT_RX_WAKE_WAKEUP	3	/* a reader blocked on it is woken */
+#define NETLAT_RX_WAKE_RUN	4	/* that reader runs again */
+
+/**
+ * struct netlat_rec_rx_wake - the reader's wakeup
+ * @hdr: common header.
+ * @flow: the socket.
+ * @event: NETLAT_RX_WAKE_*.
+ * @pid: BLOCK, WAKEUP, RUN: thread group id of the reader; READY: 0.
+ * @tid: BLOCK, WAKEUP, RUN: thread id of the reader; READY: 0.
+ * @on_cpu: WAKEUP: the CPU the reader is woken on (its task's CPU); RUN:
+ *	the CPU it runs on; else the CPU of the record.
+ * @reserved: zero.
+ *
+ * A reader is "blocked on" a socket from the entry of sk_wait_data()
+ * (TCP) or __skb_wait_for_more_packets() (UDP) to their return; only then
+ * do its scheduler events (sched:sched_wakeup of it, sched:sched_switch to
+ * it, the first after a wakeup) write WAKEUP and RUN records: never the
+ * host's other scheduler events. Filters are applied at BLOCK (the
+ * reader's process, the socket's flow); its WAKEUP and RUN follow that
+ * decision. READY is written for TCP and UDP sockets only, filtered by
+ * their flow. A blocked reader's slot is in a fixed table hashed by task:
+ * a reader whose slot is taken writes its BLOCK but no WAKEUP or RUN.
+ */
+struct netlat_rec_rx_wake {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__u32 event;
+	__u32 pid;
+	__u32 tid;
+	__u32 on_cpu;
+	__aligned_u64 reserved;
 };
 
 /* netlat_rec_virtio.event */

@@ -719,6 +719,113 @@ TEST_F(rx, tcp_ofo)
 	TH_LOG("TCPOFOQueue +%lld, %zu out-of-order QUEUE records", after - before, ofo);
 }
 
+/* ---- the physical floor -------------------------------------------------- */
+
+#define FLOOR_US	20000
+
+struct floor {
+	struct msgs m;
+	uint64_t sent_mono[MSGS];	/* before each send */
+};
+
+static void floor_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct floor *f = arg;
+	unsigned int i;
+
+	for (f->m.n = 0, i = 0; i < MSGS && !f->m.err; i++, f->m.n++) {
+		f->sent_mono[i] = nl_mono_ns();
+		if (send(f->m.c->cli, buf, MSG_LEN, 0) != MSG_LEN) {
+			f->m.err = errno ? errno : EIO;
+			break;
+		}
+		f->m.got[i] = read_stamped(f->m.c->srv, buf, MSG_LEN, true,
+					   &f->m.stamp[i], &f->m.user[i]);
+		if (f->m.got[i] != MSG_LEN)
+			f->m.err = errno ? errno : EIO;
+	}
+}
+
+/*
+ * netem delaying every packet FLOOR_US on the sender's egress qdisc: the
+ * receive stamp of each message (the one SO_TIMESTAMPNS returned) is at
+ * least that after the sender's send() and after its segment entered the
+ * qdisc (TCP_DEV qdisc record), and not before the driver got it.
+ */
+TEST_F(rx, floor_netem_delay)
+{
+	struct floor f = { .m = { .c = &self->c } };
+	const struct netlat_rec_hdr *h;
+	unsigned int i, checked = 0;
+	uint64_t min_gap = UINT64_MAX;
+	int ret;
+
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
+	ret = nlr_netem_full(DEV_RA, 0, FLOOR_US, 0);
+	nl_ns_enter(nl_ns_home);
+	ASSERT_EQ(0, ret);
+	ret = nl_conn_connect(&self->c, g_ns_a, g_ns_b, REORDER_B, 0);
+	if (!ret)
+		ret = set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1);
+	if (!ret)
+		ret = set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+	if (!ret)
+		ret = nl_collect_retry(self->fd, &self->pr,
+				       NETLAT_PROBE_RX | NETLAT_PROBE_TCP_DEV,
+				       &self->log, 3, floor_traffic, msgs_undo, &f);
+	/* the reordering qdisc back for tcp_ofo */
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
+	EXPECT_EQ(0, nlr_netem_reorder(DEV_RA, 2000, 25));
+	nl_ns_enter(nl_ns_home);
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, f.m.err);
+	ASSERT_EQ((unsigned int)MSGS, f.m.n);
+	for (i = 0; i < MSGS; i++) {
+		const struct netlat_rec_rx_skb *tr = NULL;
+		const struct netlat_rec_rx_netif *ni = NULL;
+		const struct netlat_rec_tcp_dev *q = NULL, *d = NULL;
+		uint64_t mono;
+
+		/* the message's records: the data after this send, first of each */
+		nl_log_for_each(&self->log, h) {
+			if (h->ts_ns < f.sent_mono[i] ||
+			    (i + 1 < MSGS && h->ts_ns >= f.sent_mono[i + 1]))
+				continue;
+			if (h->type == NETLAT_REC_TCP_DEV) {
+				const struct netlat_rec_tcp_dev *x = (const void *)h;
+
+				if (x->len && nl_flow_is(&x->flow, &self->c)) {
+					if (x->stage == NETLAT_DEV_QDISC && !q)
+						q = x;
+					if (x->stage == NETLAT_DEV_DRIVER && !d)
+						d = x;
+				}
+			}
+			if (h->type == NETLAT_REC_RX_NETIF && !ni &&
+			    rx_pkt_is(&((const struct netlat_rec_rx_netif *)h)->flow, &self->c) &&
+			    ((const struct netlat_rec_rx_netif *)h)->len)
+				ni = (const void *)h;
+			if (h->type == NETLAT_REC_RX_TRANSPORT && !tr &&
+			    rx_sock_is(&((const struct netlat_rec_rx_skb *)h)->flow, &self->c))
+				tr = (const void *)h;
+		}
+		ASSERT_TRUE(q && d && ni && tr) TH_LOG("message %u: qdisc %p driver %p netif %p transport %p",
+						       i, q, d, ni, tr);
+		ASSERT_EQ(q->seq, ni->seq);
+		mono = ni->tstamp_ns ? ni->tstamp_mono_ns : tr->tstamp_mono_ns;
+		ASSERT_EQ(f.m.stamp[i], ni->tstamp_ns ? ni->tstamp_ns : tr->tstamp_ns);
+		EXPECT_LE(f.sent_mono[i] + FLOOR_US * 1000ull, mono);
+		EXPECT_LE(q->hdr.ts_ns + FLOOR_US * 1000ull, mono);
+		EXPECT_LE(d->hdr.ts_ns, mono);
+		if (mono - q->hdr.ts_ns < min_gap)
+			min_gap = mono - q->hdr.ts_ns;
+		checked++;
+	}
+	TH_LOG("%u messages: receive stamp - sender's qdisc entry >= %.3f ms (netem %u us)",
+	       checked, min_gap / 1e6, FLOOR_US);
+}
+
 /* ---- the reader's wakeup ------------------------------------------------ */
 
 #define WAKES		8

@@ -758,7 +758,8 @@ struct netlat_rec_rx_skb {
  *	one such range; UDP: 0.
  * @end_seq: TCP: copied_seq at return. With NETLAT_RX_PEEK equal to @seq.
  * @bytes: bytes copied (the return value of tcp_recvmsg(), the length
- *	udp_recvmsg() returns); calls that copied nothing write no record.
+ *	udp_recvmsg() returns). A TCP call that copied nothing writes no
+ *	record; UDP writes one per datagram read, an empty one too.
  * @pid: thread group id of the reader (initial PID namespace).
  * @tid: thread id of the reader.
  * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.

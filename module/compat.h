@@ -70,4 +70,35 @@ static inline bool netlat_skb_xmit_ns(const struct sk_buff *skb, u64 *ns)
 	return true;
 }
 
+/*
+ * Receive stamp of an skb (module/rx.c): skb->tstamp, CLOCK_REALTIME as
+ * net_timestamp_check() sets it, unless the skb carries a monotonic
+ * delivery time instead (forwarded with an EDT stamp): 6.1 marks that with
+ * mono_delivery_time, 6.11 and later with tstamp_type.
+ */
+static inline u64 netlat_skb_rx_stamp(const struct sk_buff *skb)
+{
+#ifdef NETLAT_HAVE_SKB_TSTAMP_TYPE
+	if (skb->tstamp_type != SKB_CLOCK_REALTIME)
+		return 0;
+#else
+	if (skb->mono_delivery_time)
+		return 0;
+#endif
+	return ktime_to_ns(skb->tstamp);
+}
+
+/*
+ * skb:kfree_skb's handler. 6.1: (skb, location, reason); 6.12 added the
+ * receiving socket, rx_sk (const in 7.x; not read here).
+ */
+#ifdef NETLAT_HAVE_KFREE_SKB_RX_SK
+#define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
+				void *location, enum skb_drop_reason reason, \
+				const struct sock *rx_sk
+#else
+#define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
+				void *location, enum skb_drop_reason reason
+#endif
+
 #endif /* _NETLAT_COMPAT_H */

@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "pkt.h"
 #include "tcp.h"
+#include "rx.h"
 #include "virtio.h"
 
 static unsigned int ring_kb = 1024;
@@ -55,6 +56,9 @@ static int __init netlat_init(void)
 	err = netlat_tcp_init();
 	if (err)
 		goto err_probes;
+	err = netlat_rx_init();
+	if (err)
+		goto err_tcp;
 	/* without virtio_net's family netlat still traces TCP */
 	if (netlat_virtio_init())
 		pr_warn("virtio_net probes unavailable\n");
@@ -66,6 +70,8 @@ static int __init netlat_init(void)
 
 err_families:
 	netlat_virtio_exit();
+	netlat_rx_exit();
+err_tcp:
 	netlat_tcp_exit();
 err_probes:
 	netlat_probes_exit();
@@ -81,6 +87,7 @@ err_rings:
 static void __exit netlat_exit(void)
 {
 	netlat_virtio_exit();
+	netlat_rx_exit();
 	netlat_tcp_exit();
 	netlat_probes_exit();
 	/* no handler reads the filter rules any more */

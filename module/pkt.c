@@ -8,6 +8,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <linux/skbuff.h>
 #include <linux/siphash.h>
 #include <linux/random.h>
@@ -54,41 +55,56 @@ notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_sk_flow);
 
-notrace bool netlat_parse_tcp(const struct sk_buff *skb,
-			      struct netlat_tcp_seg *seg)
+/*
+ * The addresses of @skb's unfragmented IPv4 or IPv6 header into @f and the
+ * offset of its @proto header; false if it has none.
+ */
+static notrace bool netlat_parse_ip(const struct sk_buff *skb, u8 proto,
+				    struct netlat_tcp_flow *f, int *thoff)
 {
-	int off = skb_network_offset(skb), thoff, hlen;
-	struct netlat_tcp_flow *f = &seg->flow;
-	const struct tcphdr *th;
-	struct tcphdr _th;
+	int off = skb_network_offset(skb);
 
-	memset(seg, 0, sizeof(*seg));
 	if (skb->protocol == htons(ETH_P_IP)) {
 		const struct iphdr *iph;
 		struct iphdr _iph;
 
 		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-		if (!iph || iph->protocol != IPPROTO_TCP || iph->ihl < 5 ||
+		if (!iph || iph->protocol != proto || iph->ihl < 5 ||
 		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
 			return false;
 		f->family = AF_INET;
 		memcpy(f->saddr, &iph->saddr, 4);
 		memcpy(f->daddr, &iph->daddr, 4);
-		thoff = off + iph->ihl * 4;
+		*thoff = off + iph->ihl * 4;
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6h;
 		struct ipv6hdr _ip6h;
 
 		ip6h = skb_header_pointer(skb, off, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->nexthdr != IPPROTO_TCP)
+		if (!ip6h || ip6h->nexthdr != proto)
 			return false;
 		f->family = AF_INET6;
 		memcpy(f->saddr, &ip6h->saddr, 16);
 		memcpy(f->daddr, &ip6h->daddr, 16);
-		thoff = off + sizeof(*ip6h);
+		*thoff = off + sizeof(*ip6h);
 	} else {
 		return false;
 	}
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_parse_ip);
+
+notrace bool netlat_parse_tcp(const struct sk_buff *skb,
+			      struct netlat_tcp_seg *seg)
+{
+	struct netlat_tcp_flow *f = &seg->flow;
+	const struct tcphdr *th;
+	struct tcphdr _th;
+	int thoff, hlen;
+
+	memset(seg, 0, sizeof(*seg));
+	if (!netlat_parse_ip(skb, IPPROTO_TCP, f, &thoff))
+		return false;
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
 	if (!th)
 		return false;
@@ -101,6 +117,29 @@ notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 	return true;
 }
 NOKPROBE_SYMBOL(netlat_parse_tcp);
+
+notrace bool netlat_parse_udp(const struct sk_buff *skb,
+			      struct netlat_tcp_seg *seg)
+{
+	struct netlat_tcp_flow *f = &seg->flow;
+	const struct udphdr *uh;
+	struct udphdr _uh;
+	int thoff;
+
+	memset(seg, 0, sizeof(*seg));
+	if (!netlat_parse_ip(skb, IPPROTO_UDP, f, &thoff))
+		return false;
+	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
+	if (!uh)
+		return false;
+	f->sport = ntohs(uh->source);
+	f->dport = ntohs(uh->dest);
+	/* the header's length: GRO'd UDP (fraglist) would give the first */
+	seg->payload = ntohs(uh->len) > sizeof(*uh) ?
+		       ntohs(uh->len) - sizeof(*uh) : 0;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_parse_udp);
 
 void netlat_pkt_init(void)
 {

@@ -24,7 +24,7 @@ u64 netlat_sk_id(const struct sock *sk);
  */
 void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk);
 
-/* A TCP segment as its headers describe it. */
+/* A TCP segment (or UDP datagram) as its headers describe it. */
 struct netlat_tcp_seg {
 	struct netlat_tcp_flow flow;	/* addresses and ports; cookie 0 */
 	u32 seq;
@@ -38,6 +38,9 @@ struct netlat_tcp_seg {
  * cannot be read.
  */
 bool netlat_parse_tcp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
+
+/* The same for UDP: ports, and the datagram's payload in @seg->payload. */
+bool netlat_parse_udp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
 
 void netlat_pkt_init(void);
 

@@ -277,12 +277,15 @@ static int netlat_probes_apply(u64 enable)
 	}
 	list_for_each_entry(f, &netlat_families, node) {
 		u64 newly = enable & f->groups & ~netlat_groups_enabled;
+		u64 gone = netlat_groups_enabled & f->groups & ~enable;
 
 		if (newly && f->groups_on)
 			f->groups_on(newly);
 		e = netlat_family_switch(f, enable);
 		if (e && !err)
 			err = e;
+		if (gone && f->groups_off)
+			f->groups_off(gone);
 	}
 	netlat_groups_enabled = enable;
 	WRITE_ONCE(netlat_probes_on, enable);
@@ -352,6 +355,9 @@ void netlat_family_remove(struct netlat_family *f)
 {
 	mutex_lock(&netlat_probes_lock);
 	netlat_family_detach(f);
+	/* what groups_on took for its enabled groups is given back */
+	if (f->groups_off && (f->groups & netlat_groups_enabled))
+		f->groups_off(f->groups & netlat_groups_enabled);
 	list_del(&f->node);
 	mutex_unlock(&netlat_probes_lock);
 }

@@ -66,6 +66,9 @@ struct netlat_family {
 	void (*detach)(void);
 	/* optional: these of its groups go on, none of them was on */
 	void (*groups_on)(u64 groups);
+	/* optional: these of its groups went off (their probes are off and
+	 * no handler runs in them), or the family is removed while on */
+	void (*groups_off)(u64 groups);
 
 	/* registry state */
 	struct list_head node;

@@ -327,6 +327,20 @@ static inline size_t nl_tcp_rec_size(unsigned int type)
 	return 0;
 }
 
+/* Size of an RX record type's struct, 0 for other types. */
+static inline size_t nl_rx_rec_size(unsigned int type)
+{
+	switch (type) {
+	case NETLAT_REC_RX_NETIF: return sizeof(struct netlat_rec_rx_netif);
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
+	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
+	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
+	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
+	}
+	return 0;
+}
+
 /* NETLAT_IOC_PROBES: report (set=false) or set the enabled groups. */
 static inline int nl_probes(int fd, bool set, uint64_t enable,
 			    struct netlat_probes *out)
@@ -424,8 +438,14 @@ static inline int nl_check_rec(const void *p, size_t avail,
 	case NETLAT_REC_TCP_RETRANS:
 	case NETLAT_REC_TCP_ACK:
 	case NETLAT_REC_TCP_DEV:
-		if (h->size < nl_tcp_rec_size(h->type))
-			return nl_fail(why, wlen, "TCP type %u size %u",
+	case NETLAT_REC_RX_NETIF:
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE:
+	case NETLAT_REC_RX_COPY:
+	case NETLAT_REC_RX_DROP:
+	case NETLAT_REC_RX_WAKE:
+		if (h->size < nl_tcp_rec_size(h->type) + nl_rx_rec_size(h->type))
+			return nl_fail(why, wlen, "TCP/RX type %u size %u",
 				       h->type, h->size);
 		break;
 	case NETLAT_REC_VIRTIO:

@@ -272,13 +272,14 @@ struct flow_spec {
 };
 
 /*
- * The TCP flow a record carries, or NULL: every TCP record, and virtio
- * records with NETLAT_VIRTIO_FLOW_VALID.
+ * The TCP flow a record carries, or NULL: every TCP and RX record, and
+ * virtio records with NETLAT_VIRTIO_FLOW_VALID.
  */
 static const struct netlat_tcp_flow *record_flow(const struct netlat_rec_hdr *rec)
 {
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
-	     rec->type == NETLAT_REC_TCP_PKT) &&
+	     rec->type == NETLAT_REC_TCP_PKT ||
+	     (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_WAKE)) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow))
 		return (const void *)(rec + 1);
 	if (rec->type == NETLAT_REC_VIRTIO &&

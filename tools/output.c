@@ -139,6 +139,91 @@ static const char *push_func(unsigned int func)
 	return "?";
 }
 
+static const char *rx_where(unsigned int where)
+{
+	switch (where) {
+	case 0: return "-";
+	case NETLAT_RX_Q_IN_ORDER: return "in_order";
+	case NETLAT_RX_Q_OFO: return "ofo";
+	case NETLAT_RX_Q_BACKLOG: return "backlog";
+	}
+	return "?";
+}
+
+/* The receive records' fields, as tcp_fields() prints the others. */
+static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
+{
+#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
+#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
+	switch (h->type) {
+	case NETLAT_REC_RX_NETIF: {
+		const struct netlat_rec_rx_netif *r = (const void *)h;
+
+		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		F("ifindex", "%d", r->ifindex);
+		F("seq", "%u", r->seq);
+		F("len", "%u", r->len);
+		F("segs", "%u", r->segs);
+		F("tcp_flags", "%u", r->tcp_flags);
+		F("tstamp_ns", "%llu", ull(r->tstamp_ns));
+		F("tstamp_mono_ns", "%llu", ull(r->tstamp_mono_ns));
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE: {
+		const struct netlat_rec_rx_skb *r = (const void *)h;
+
+		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		FS("where", rx_where(r->where));
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("len", "%u", r->len);
+		F("rcv_nxt", "%u", r->rcv_nxt);
+		F("tstamp_ns", "%llu", ull(r->tstamp_ns));
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	case NETLAT_REC_RX_COPY: {
+		const struct netlat_rec_rx_copy *r = (const void *)h;
+
+		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		F("bytes", "%u", r->bytes);
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("pid", "%u", r->pid);
+		F("tid", "%u", r->tid);
+		F("peek", "%u", r->flags & NETLAT_RX_PEEK ? 1 : 0);
+		F("start_ns", "%llu", ull(r->start_ns));
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	case NETLAT_REC_RX_DROP: {
+		const struct netlat_rec_rx_drop *r = (const void *)h;
+
+		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		F("reason", "%u", r->reason);
+		F("ifindex", "%d", r->ifindex);
+		F("seq", "%u", r->seq);
+		F("len", "%u", r->len);
+		F("skb", "%llu", ull(r->skb_id));
+		break;
+	}
+	case NETLAT_REC_RX_WAKE: {
+		const struct netlat_rec_rx_wake *r = (const void *)h;
+		static const char *const ev[] = { "?", "block", "ready", "wakeup", "run" };
+
+		FS("event", r->event < 5 ? ev[r->event] : "?");
+		F("pid", "%u", r->pid);
+		F("tid", "%u", r->tid);
+		F("on_cpu", "%u", r->on_cpu);
+		break;
+	}
+	}
+#undef F
+#undef FS
+}
+
 /* One type's fields; text (" k=v") or JSON (",\"k\":v"). */
 static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
@@ -254,6 +339,14 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		}
 		break;
 	}
+	case NETLAT_REC_RX_NETIF:
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE:
+	case NETLAT_REC_RX_COPY:
+	case NETLAT_REC_RX_DROP:
+	case NETLAT_REC_RX_WAKE:
+		rx_fields(f, h, json);	/* the reader checked their size */
+		break;
 	}
 #undef F
 #undef FS
@@ -345,10 +438,12 @@ static bool is_snap(const struct netlat_rec_hdr *h)
 	return h->type == NETLAT_REC_SNAPSHOT || h->type == NETLAT_REC_SNAP_CPU;
 }
 
+/* Records that carry a flow right after their header: TCP and RX. */
 static bool is_tcp(const struct netlat_rec_hdr *h)
 {
 	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
-		h->type == NETLAT_REC_TCP_PKT) &&
+		h->type == NETLAT_REC_TCP_PKT ||
+		(h->type >= NETLAT_REC_RX_NETIF && h->type <= NETLAT_REC_RX_WAKE)) &&
 	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
 }
 

@@ -11,6 +11,7 @@
 
 #include "report_int.h"
 #include "virtio.h"
+#include "rx.h"
 #include "output.h"
 
 const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
@@ -50,6 +51,7 @@ void report_free(struct report *rep)
 	stages_free(rep->stages);
 	virtio_report_free(rep->virtio);
 	flows_free(rep->flows);
+	rx_report_free(rep->rx);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -694,19 +696,23 @@ static void json_stage_hists(FILE *f, const struct stages *st)
 	fputc('}', f);
 }
 
-static void text_stages(FILE *f, const struct stages *st)
+/* The send stages and, in the same table, the receive stages (rx.c). */
+static void text_stages(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
 	int k;
 
-	if (st->kernel_pkts)
+	if (st && st->kernel_pkts)
 		fprintf(f, "\nTCP per-packet stages (ns; %llu packets followed by the kernel)\n",
 			(unsigned long long)st->kernel_pkts);
-	else
+	else if (st)
 		fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
 			st->xmit.n);
+	if (!rx_report_empty(rx))
+		fprintf(f, "%sreceive stages: arrivals joined per socket by sequence (TCP), per skb (UDP)\n",
+			st ? "" : "\n");
 	fprintf(f, "%-13s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "count",
 		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
-	for (k = 0; k < NR_ST; k++) {
+	for (k = 0; st && k < NR_ST; k++) {
 		const struct netlat_dist *d = &st->dist[k];
 
 		if (!stage_shown(st, k))
@@ -717,6 +723,7 @@ static void text_stages(FILE *f, const struct stages *st)
 			(unsigned long long)d->p90, (unsigned long long)d->p99,
 			(unsigned long long)d->p999, (unsigned long long)d->max, d->mean);
 	}
+	rx_report_stage_rows(rx, f);
 }
 
 static struct cpu_stats *cpu_stats_of(struct report *rep, unsigned int cpu)
@@ -826,6 +833,12 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;
+	if (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_WAKE) {
+		if (!rep->rx)
+			rep->rx = rx_report_new();
+		if (!rep->rx || rx_report_add(rep->rx, rec))
+			return -ENOMEM;
+	}
 	if (rec->type == NETLAT_REC_VIRTIO) {
 		if (!rep->virtio)
 			rep->virtio = virtio_report_new();
@@ -1105,16 +1118,17 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 		text_gap_row(f, label, &rep->cpus[i].gap);
 	}
 	text_gap_row(f, "all", &t->gap);
-	if (rep->stages) {
-		text_stages(f, rep->stages);
+	if (rep->stages || !rx_report_empty(rep->rx))
+		text_stages(f, rep->stages, rep->rx);
+	if (rep->stages)
 		text_directions(f, rep->stages);
-	}
 	if (rep->stages && !rep->no_hist)
 		text_stage_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {
 		fputc('\n', f);
 		flows_print(rep->flows, false, f);
 	}
+	rx_report_flows(rep->rx, f);
 	if (!virtio_report_empty(rep->virtio)) {
 		fputc('\n', f);
 		virtio_report_print(rep->virtio, false, f);
@@ -1299,6 +1313,7 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 		fputs(",\"tcp_flows\":", f);
 		flows_print(rep->flows, true, f);
 	}
+	rx_report_json(rep->rx, f);
 	if (!virtio_report_empty(rep->virtio)) {
 		fputs(",\"virtqueues\":", f);
 		virtio_report_print(rep->virtio, true, f);
@@ -1319,6 +1334,7 @@ int report_compute(struct report *rep, const struct netlat_seq *seq)
 	summarise(rep, seq, &rep->total);
 	if (rep->stages)
 		rep->compute_err = stages_compute(rep->stages, rep->flows, &rep->total);
+	rx_report_compute(rep->rx);
 	return rep->compute_err;
 }
 

@@ -133,6 +133,7 @@ struct report {
 
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
+	struct rx_report *rx;		/* receive-path stages and flows */
 	struct flows *flows;		/* per-flow summary of TCP records */
 	bool no_hist;			/* no stage histograms */
 

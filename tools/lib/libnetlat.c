@@ -79,12 +79,25 @@ const char *netlat_type_name(unsigned int type)
 		return "VIRTIO";
 	case NETLAT_REC_TCP_PKT:
 		return "TCP_PKT";
+	case NETLAT_REC_RX_NETIF:
+		return "RX_NETIF";
+	case NETLAT_REC_RX_TRANSPORT:
+		return "RX_TRANSPORT";
+	case NETLAT_REC_RX_QUEUE:
+		return "RX_QUEUE";
+	case NETLAT_REC_RX_COPY:
+		return "RX_COPY";
+	case NETLAT_REC_RX_DROP:
+		return "RX_DROP";
+	case NETLAT_REC_RX_WAKE:
+		return "RX_WAKE";
 	}
 	return NULL;
 }
 
 static const char *const probe_names[] = {
 	"sendmsg", "push", "skb", "xmit", "retrans", "ack", "dev",
+	[8] = "rx", "rx_sched",
 	[16] = "virtio_tx", [17] = "virtio_rx",
 };
 
@@ -174,6 +187,12 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
 	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
 	case NETLAT_REC_TCP_PKT: return sizeof(struct netlat_rec_tcp_pkt);
+	case NETLAT_REC_RX_NETIF: return sizeof(struct netlat_rec_rx_netif);
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
+	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
+	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
+	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
 	}
 	return 0;
 }

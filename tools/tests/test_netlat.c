@@ -1683,6 +1683,7 @@ static void test_fuzz_command(void)
 #include "test_flight.c"
 #include "test_pictures.c"
 #include "test_exporter.c"
+#include "test_rx.c"
 
 /* ==== main =============================================================== */
 
@@ -1731,6 +1732,8 @@ static const struct test tests[] = {
 	{ "netlat stat", test_cli_stat },
 	{ "netlat stat --interval", test_cli_stat_intervals },
 	{ "flight_min example", test_flight_min },
+	/* test_rx.c */
+	{ "netlat report of receive records", test_cli_rx_report },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

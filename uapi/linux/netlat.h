@@ -74,6 +74,20 @@
  *	its headers (struct netlat_rec_tcp_dev; NETLAT_PROBE_TCP_DEV).
  * @NETLAT_REC_VIRTIO: a virtio_net queue event with the virtqueue's state
  *	(struct netlat_rec_virtio; NETLAT_PROBE_VIRTIO_TX, NETLAT_PROBE_VIRTIO_RX).
+ * @NETLAT_REC_RX_NETIF: a received TCP or UDP packet entering the stack
+ *	(net:netif_receive_skb) with its kernel receive stamp (struct
+ *	netlat_rec_rx_netif; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_TRANSPORT: a received segment or datagram reaching its
+ *	socket in TCP or UDP (struct netlat_rec_rx_skb; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_QUEUE: received data queued to its socket: in order, out
+ *	of order or to the backlog (struct netlat_rec_rx_skb; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_COPY: received data copied to the application (struct
+ *	netlat_rec_rx_copy; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_DROP: a received TCP or UDP packet freed as dropped, with
+ *	the kernel's reason (struct netlat_rec_rx_drop; NETLAT_PROBE_RX).
+ * @NETLAT_REC_RX_WAKE: a reader of a TCP or UDP socket blocks, the socket
+ *	signals data ready, the blocked reader is woken, it runs (struct
+ *	netlat_rec_rx_wake; NETLAT_PROBE_RX_SCHED).
  * @NETLAT_REC_TCP_PKT: packet level (NETLAT_LEVEL_PACKETS): one sent TCP
  *	packet (an skb of the write queue) whose life ended, with the time of
  *	each stage the kernel followed it through (struct netlat_rec_tcp_pkt).
@@ -92,6 +106,12 @@ enum netlat_rec_type {
 	NETLAT_REC_TCP_ACK = 21,
 	NETLAT_REC_TCP_DEV = 22,
 	NETLAT_REC_VIRTIO = 32,
+	NETLAT_REC_RX_NETIF = 48,
+	NETLAT_REC_RX_TRANSPORT = 49,
+	NETLAT_REC_RX_QUEUE = 50,
+	NETLAT_REC_RX_COPY = 51,
+	NETLAT_REC_RX_DROP = 52,
+	NETLAT_REC_RX_WAKE = 53,
 	NETLAT_REC_TCP_PKT = 64,
 };
 
@@ -312,7 +332,32 @@ struct netlat_rec_snap_cpu {
 #define NETLAT_PROBE_VIRTIO_RX		(1ULL << 17)
 #define NETLAT_PROBE_VIRTIO_ALL		(NETLAT_PROBE_VIRTIO_TX | \
 					 NETLAT_PROBE_VIRTIO_RX)
-#define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | \
+/*
+ * Receive path (bit 8), see struct netlat_rec_rx_netif and the others:
+ *  NETLAT_PROBE_RX           tracepoints net:netif_receive_skb and
+ *                            skb:kfree_skb; kprobes tcp_v4_do_rcv,
+ *                            tcp_v6_do_rcv, tcp_add_backlog, tcp_data_queue,
+ *                            tcp_queue_rcv, udp_queue_rcv_one_skb,
+ *                            udpv6_queue_rcv_one_skb,
+ *                            __udp_enqueue_schedule_skb, skb_consume_udp;
+ *                            kretprobe tcp_recvmsg. While it is enabled the
+ *                            module holds net_enable_timestamp(), so every
+ *                            received skb carries its receive stamp.
+ */
+#define NETLAT_PROBE_RX			(1ULL << 8)
+/*
+ *  NETLAT_PROBE_RX_SCHED     kretprobes sk_wait_data and
+ *                            __skb_wait_for_more_packets (who is blocked on
+ *                            which socket); tracepoint sock:sk_data_ready
+ *                            (kprobe sock_def_readable where the kernel has
+ *                            no such tracepoint, 6.1); tracepoints
+ *                            sched:sched_wakeup and sched:sched_switch,
+ *                            which write only for tasks blocked in those
+ *                            waits.
+ */
+#define NETLAT_PROBE_RX_SCHED		(1ULL << 9)
+#define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | NETLAT_PROBE_RX | \
+					 NETLAT_PROBE_RX_SCHED | \
 					 NETLAT_PROBE_VIRTIO_ALL)
 
 /**
@@ -588,6 +633,226 @@ struct netlat_rec_tcp_dev {
 	__u8 tcp_flags;
 	__u16 segs;
 	__u32 reserved;
+};
+
+/* netlat_rec_rx_*.proto */
+#define NETLAT_RX_TCP		6	/* IPPROTO_TCP */
+#define NETLAT_RX_UDP		17	/* IPPROTO_UDP */
+
+/**
+ * struct netlat_rec_rx_netif - a received packet entering the stack
+ * @hdr: common header; @hdr.ts_ns is the time of net:netif_receive_skb
+ *	(after GRO, before IP).
+ * @flow: parsed from the IP and TCP/UDP headers: @flow.saddr and
+ *	@flow.sport are the remote sender's, @flow.daddr and @flow.dport this
+ *	host's (the reverse of the socket's flow in the other RX records);
+ *	@flow.cookie is 0 (no socket is known yet).
+ * @skb_id: SipHash of the skb's address (see netlat_rec_tcp_skb.skb_id):
+ *	the same value as in the NETLAT_REC_RX_TRANSPORT, _QUEUE and (UDP)
+ *	_COPY records of this skb.
+ * @tstamp_ns: the skb's receive stamp (skb->tstamp) as the kernel keeps
+ *	it, CLOCK_REALTIME: the time SO_TIMESTAMPNS reports for it. 0 if the
+ *	skb has none, or carries a monotonic delivery time instead (see
+ *	netlat_rec_rx_skb.tstamp_ns).
+ * @tstamp_mono_ns: the same instant on the records' clock
+ *	(CLOCK_MONOTONIC), converted when the record is written; 0 if none.
+ *	The stamp is taken in the receive core before GRO, so it is at or
+ *	before @hdr.ts_ns.
+ * @seq: TCP: sequence number of the first payload byte; UDP: 0.
+ * @len: TCP: payload bytes; UDP: datagram payload bytes (UDP length
+ *	minus its header).
+ * @ifindex: the receiving device.
+ * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
+ * @tcp_flags: TCP header flags; 0 for UDP.
+ * @segs: GRO segments in the skb (1 if not GRO).
+ * @reserved: zero.
+ *
+ * Written for unfragmented IPv4 and IPv6 TCP and UDP packets only.
+ */
+struct netlat_rec_rx_netif {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__aligned_u64 tstamp_ns;
+	__aligned_u64 tstamp_mono_ns;
+	__u32 seq;
+	__u32 len;
+	__s32 ifindex;
+	__u8 proto;
+	__u8 tcp_flags;
+	__u16 segs;
+	__aligned_u64 reserved;
+};
+
+/* netlat_rec_rx_skb.where (NETLAT_REC_RX_QUEUE) */
+#define NETLAT_RX_Q_IN_ORDER	1	/* TCP: the receive queue; UDP: queued */
+#define NETLAT_RX_Q_OFO		2	/* TCP: the out-of-order queue */
+#define NETLAT_RX_Q_BACKLOG	3	/* TCP: the backlog, the socket was
+					 * owned by a process */
+
+/**
+ * struct netlat_rec_rx_skb - received data reaching or queued to a socket
+ * @hdr: common header.
+ * @flow: the receiving socket (@flow.sport is the local port).
+ * @skb_id: the skb (see netlat_rec_rx_netif.skb_id).
+ * @seq: TCP: the segment's first sequence number; UDP: 0.
+ * @end_seq: TCP: its end sequence number (SYN and FIN count one); UDP: 0.
+ * @len: payload bytes (TCP: @end_seq - @seq without SYN/FIN; UDP: the
+ *	datagram's payload).
+ * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
+ * @where: NETLAT_REC_RX_QUEUE: NETLAT_RX_Q_*; NETLAT_REC_RX_TRANSPORT: 0,
+ *	or NETLAT_RX_Q_BACKLOG when the socket was owned and the segment goes
+ *	to the backlog (the transport then meets it again when the owner
+ *	releases the socket; that second pass writes no TRANSPORT record).
+ * @reserved: zero.
+ * @rcv_nxt: TCP: the socket's rcv_nxt when the record was written (for
+ *	NETLAT_RX_Q_OFO: the hole's start); UDP: 0.
+ * @reserved2: zero.
+ * @tstamp_ns: the skb's receive stamp as the socket gets it
+ *	(CLOCK_REALTIME, what SO_TIMESTAMPNS reports; 0 if none). Usually the
+ *	stamp of netlat_rec_rx_netif.tstamp_ns; but an skb that arrives with
+ *	a monotonic delivery time (a veth peer in another namespace forwards
+ *	the sender's TCP departure time) has no receive stamp in the receive
+ *	core, and IP's local delivery gives it the time of that moment: then
+ *	the stamp is only here.
+ * @tstamp_mono_ns: @tstamp_ns on CLOCK_MONOTONIC (as in
+ *	netlat_rec_rx_netif); 0 if none.
+ *
+ * NETLAT_REC_RX_TRANSPORT (TCP: tcp_v4_do_rcv, tcp_v6_do_rcv or
+ * tcp_add_backlog; UDP: udp_queue_rcv_one_skb, udpv6_queue_rcv_one_skb)
+ * is written for segments with payload and every datagram.
+ * NETLAT_REC_RX_QUEUE: TCP in order (tcp_queue_rcv: the fast path and
+ * tcp_data_queue; segments that wait in the out-of-order queue move to the
+ * receive queue later without another record), out of order (an
+ * in-window segment after rcv_nxt entering tcp_data_queue: what the
+ * TCPOFOQueue MIB counter counts, unless memory is short and it is
+ * dropped: TCPOFODrop, a NETLAT_REC_RX_DROP), backlog (tcp_add_backlog);
+ * UDP: __udp_enqueue_schedule_skb (a full receive buffer then drops it:
+ * NETLAT_REC_RX_DROP).
+ */
+struct netlat_rec_rx_skb {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 end_seq;
+	__u32 len;
+	__u8 proto;
+	__u8 where;
+	__u16 reserved;
+	__u32 rcv_nxt;
+	__u32 reserved2;
+	__aligned_u64 tstamp_ns;
+	__aligned_u64 tstamp_mono_ns;
+};
+
+/* Flags of netlat_rec_rx_copy.flags */
+#define NETLAT_RX_PEEK		(1U << 0)	/* MSG_PEEK: nothing consumed */
+
+/**
+ * struct netlat_rec_rx_copy - received data copied to the application
+ * @hdr: common header; @hdr.ts_ns is when the copy was done: TCP, the
+ *	return of tcp_recvmsg(); UDP, skb_consume_udp() (after the copy, in
+ *	udp_recvmsg()).
+ * @flow: the socket.
+ * @start_ns: TCP: the entry of tcp_recvmsg() (a blocking reader's wait
+ *	is in [@start_ns, @hdr.ts_ns]); UDP: 0.
+ * @skb_id: UDP: the datagram's skb (see netlat_rec_rx_netif.skb_id);
+ *	TCP: 0.
+ * @seq: TCP: the socket's copied_seq at entry: the bytes copied are
+ *	[@seq, @end_seq), every byte of the stream read once is in exactly
+ *	one such range; UDP: 0.
+ * @end_seq: TCP: copied_seq at return. With NETLAT_RX_PEEK equal to @seq.
+ * @bytes: bytes copied (the return value of tcp_recvmsg(), the length
+ *	udp_recvmsg() returns). A TCP call that copied nothing writes no
+ *	record; UDP writes one per datagram read, an empty one too.
+ * @pid: thread group id of the reader (initial PID namespace).
+ * @tid: thread id of the reader.
+ * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
+ * @flags: NETLAT_RX_* flags.
+ * @reserved: zero.
+ */
+struct netlat_rec_rx_copy {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 start_ns;
+	__aligned_u64 skb_id;
+	__u32 seq;
+	__u32 end_seq;
+	__u32 bytes;
+	__u32 pid;
+	__u32 tid;
+	__u8 proto;
+	__u8 flags;
+	__u16 reserved;
+};
+
+/**
+ * struct netlat_rec_rx_drop - a received packet dropped (skb:kfree_skb)
+ * @hdr: common header.
+ * @flow: parsed from the headers, as in netlat_rec_rx_netif (@flow.saddr
+ *	is the sender's); @flow.cookie is 0.
+ * @skb_id: the skb (see netlat_rec_rx_netif.skb_id).
+ * @reason: the kernel's enum skb_drop_reason (its numbering is the
+ *	running kernel's: SKB_DROP_REASON_NOT_SPECIFIED is 2 in 6.1 and
+ *	later; the names are in the tracepoint's format,
+ *	/sys/kernel/tracing/events/skb/kfree_skb/format).
+ * @seq: TCP: sequence number; UDP: 0.
+ * @len: payload bytes.
+ * @ifindex: the device the packet was received on (skb_iif).
+ * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
+ * @reserved: zero.
+ *
+ * Only skbs that were received (skb_iif set) and still hold an IPv4 or
+ * IPv6 TCP or UDP header at their network offset.
+ */
+struct netlat_rec_rx_drop {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 skb_id;
+	__u32 reason;
+	__u32 seq;
+	__u32 len;
+	__s32 ifindex;
+	__u8 proto;
+	__u8 reserved[7];
+};
+
+/* netlat_rec_rx_wake.event */
+#define NETLAT_RX_WAKE_BLOCK	1	/* a reader starts waiting for data */
+#define NETLAT_RX_WAKE_READY	2	/* the socket signals data ready */
+#define NETLAT_RX_WAKE_WAKEUP	3	/* a reader blocked on it is woken */
+#define NETLAT_RX_WAKE_RUN	4	/* that reader runs again */
+
+/**
+ * struct netlat_rec_rx_wake - the reader's wakeup
+ * @hdr: common header.
+ * @flow: the socket.
+ * @event: NETLAT_RX_WAKE_*.
+ * @pid: BLOCK, WAKEUP, RUN: thread group id of the reader; READY: 0.
+ * @tid: BLOCK, WAKEUP, RUN: thread id of the reader; READY: 0.
+ * @on_cpu: WAKEUP: the CPU the reader is woken on (its task's CPU); RUN:
+ *	the CPU it runs on; else the CPU of the record.
+ * @reserved: zero.
+ *
+ * A reader is "blocked on" a socket from the entry of sk_wait_data()
+ * (TCP) or __skb_wait_for_more_packets() (UDP) to their return; only then
+ * do its scheduler events (sched:sched_wakeup of it, sched:sched_switch to
+ * it, the first after a wakeup) write WAKEUP and RUN records: never the
+ * host's other scheduler events. Filters are applied at BLOCK (the
+ * reader's process, the socket's flow); its WAKEUP and RUN follow that
+ * decision. READY is written for TCP and UDP sockets only, filtered by
+ * their flow. A blocked reader's slot is in a fixed table hashed by task:
+ * a reader whose slot is taken writes its BLOCK but no WAKEUP or RUN.
+ */
+struct netlat_rec_rx_wake {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__u32 event;
+	__u32 pid;
+	__u32 tid;
+	__u32 on_cpu;
+	__aligned_u64 reserved;
 };
 
 /* netlat_rec_virtio.event */

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive-path probe family (NETLAT_PROBE_RX): a received TCP or UDP
+ * packet from the receive core (with the skb's receive stamp) through its
+ * transport and socket queues to the copy into the application, and the
+ * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup. See uapi/linux/netlat.h for the records. Handlers run
+ * with preemption disabled, take no lock, and check the group and the
+ * filters before they read anything else.
+ */
+#include <linux/kernel.h>
+#include <linux/hash.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/sched.h>
+#include <linux/kprobes.h>
+#include <linux/timekeeping.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/udp.h>
+#include "record.h"
+#include "probes.h"
+#include "filter.h"
+#include "pkt.h"
+#include "compat.h"
+#include "rx.h"
+
+/* Reserve an RX record about socket @sk unless the filters keep it out. */
+static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,
+				       u32 len, const struct sock *sk)
+{
+	struct netlat_tcp_flow *flow;
+	void *rec;
+
+	if (netlat_filter_on(NETLAT_PROBE_RX)) {
+		struct netlat_tcp_flow f = {};
+		struct netlat_filter_in in = {
+			.flow = &f, .sk = sk, .net = sock_net(sk),
+		};
+
+		netlat_sk_flow(&f, sk);
+		if (!netlat_filter_keep(NETLAT_PROBE_RX, &in))
+			return NULL;
+		rec = netlat_reserve_zeroed(w, type, len);
+		if (rec)
+			memcpy(rec + sizeof(struct netlat_rec_hdr), &f, sizeof(f));
+		return rec;
+	}
+	rec = netlat_reserve_zeroed(w, type, len);
+	if (!rec)
+		return NULL;
+	flow = rec + sizeof(struct netlat_rec_hdr);
+	netlat_sk_flow(flow, sk);
+	return rec;
+}
+NOKPROBE_SYMBOL(netlat_rx_reserve);
+
+/* @skb's receive stamp (realtime) and the same instant on the records' clock. */
+static notrace void netlat_rx_stamp(const struct sk_buff *skb, __u64 *real,
+				    __u64 *mono)
+{
+	u64 stamp = netlat_skb_rx_stamp(skb);
+
+	if (stamp) {
+		/* realtime -> monotonic at this moment: the records' clock */
+		s64 off = ktime_get_real_fast_ns() - ktime_get_mono_fast_ns();
+
+		*real = stamp;
+		*mono = stamp - off;
+	}
+}
+NOKPROBE_SYMBOL(netlat_rx_stamp);
+
+/* Parse @skb as TCP or UDP; its protocol, or 0. */
+static notrace u8 netlat_rx_parse(const struct sk_buff *skb,
+				  struct netlat_tcp_seg *seg)
+{
+	if (netlat_parse_tcp(skb, seg))
+		return NETLAT_RX_TCP;
+	if (netlat_parse_udp(skb, seg))
+		return NETLAT_RX_UDP;
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_rx_parse);
+
+/* A parsed packet's flow past the filters (its namespace: @dev's). */
+static notrace bool netlat_rx_keep_pkt(const struct netlat_tcp_seg *seg,
+				       const struct net_device *dev)
+{
+	struct netlat_filter_in in = {
+		.flow = &seg->flow, .net = dev ? dev_net(dev) : NULL,
+	};
+
+	return !netlat_filter_on(NETLAT_PROBE_RX) ||
+	       netlat_filter_keep(NETLAT_PROBE_RX, &in);
+}
+NOKPROBE_SYMBOL(netlat_rx_keep_pkt);
+
+/* ---- stamp: net:netif_receive_skb(skb) ---- */
+
+static notrace void netlat_tp_netif(void *data, struct sk_buff *skb)
+{
+	struct netlat_rec_rx_netif *r;
+	struct netlat_tcp_seg seg;
+	struct netlat_writer w;
+	u8 proto;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return;
+	proto = netlat_rx_parse(skb, &seg);
+	if (!proto || !netlat_rx_keep_pkt(&seg, skb->dev))
+		return;
+	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_NETIF, sizeof(*r));
+	if (!r)
+		return;
+	r->flow = seg.flow;
+	r->skb_id = netlat_skb_id(skb);
+	netlat_rx_stamp(skb, &r->tstamp_ns, &r->tstamp_mono_ns);
+	r->seq = seg.seq;
+	r->len = seg.payload;
+	r->ifindex = skb->dev ? skb->dev->ifindex : 0;
+	r->proto = proto;
+	r->tcp_flags = seg.tcp_flags;
+	r->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_tp_netif);
+
+/* ---- TCP transport and queues ---- */
+
+static notrace u32 netlat_tcp_payload(const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+
+	return cb->end_seq - cb->seq - !!(cb->tcp_flags & TCPHDR_SYN) -
+	       !!(cb->tcp_flags & TCPHDR_FIN);
+}
+NOKPROBE_SYMBOL(netlat_tcp_payload);
+
+/* A TRANSPORT or QUEUE record of a TCP data segment (TCP_SKB_CB filled). */
+static notrace void netlat_rx_tcp_skb(const struct sock *sk,
+				      const struct sk_buff *skb, u16 type,
+				      u8 where)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	struct netlat_rec_rx_skb *r;
+	struct netlat_writer w;
+	u32 len = netlat_tcp_payload(skb);
+
+	if (!len)
+		return;
+	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
+	if (!r)
+		return;
+	r->skb_id = netlat_skb_id(skb);
+	r->seq = cb->seq;
+	r->end_seq = cb->end_seq;
+	r->len = len;
+	r->proto = NETLAT_RX_TCP;
+	r->where = where;
+	r->rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
+	netlat_rx_stamp(skb, &r->tstamp_ns, &r->tstamp_mono_ns);
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_rx_tcp_skb);
+
+/*
+ * tcp_v4_do_rcv(sk, skb), tcp_v6_do_rcv(sk, skb): from tcp_v4_rcv with
+ * the socket not owned, and again when the owner drains the backlog
+ * (then owned: tcp_add_backlog wrote the segment's arrival already).
+ */
+static notrace void netlat_do_rcv(struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+
+	if (sock_owned_by_user_nocheck(sk))
+		return;
+	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0);
+}
+NOKPROBE_SYMBOL(netlat_do_rcv);
+
+static notrace int netlat_v4_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_do_rcv(regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_v4_do_rcv_pre);
+
+static notrace int netlat_v6_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+
+	/* IPv4 on an AF_INET6 socket: tcp_v6_do_rcv calls tcp_v4_do_rcv */
+	if (netlat_group_on(NETLAT_PROBE_RX) && skb->protocol != htons(ETH_P_IP))
+		netlat_do_rcv(regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_v6_do_rcv_pre);
+
+/* tcp_add_backlog(sk, skb, reason): the socket is owned by a process */
+static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, NETLAT_RX_Q_BACKLOG);
+	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_BACKLOG);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_backlog_pre);
+
+/* tcp_queue_rcv(sk, skb, fragstolen): in order onto the receive queue */
+static notrace int netlat_queue_rcv_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_rx_tcp_skb((void *)regs_get_kernel_argument(regs, 0),
+				  (void *)regs_get_kernel_argument(regs, 1),
+				  NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_IN_ORDER);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_queue_rcv_pre);
+
+/*
+ * tcp_data_queue(sk, skb): tcp_data_queue_ofo() is inlined everywhere, so
+ * its branch is taken here: data after rcv_nxt and inside the window is
+ * what tcp_data_queue() hands to it (under the socket's lock).
+ */
+static notrace int netlat_data_queue_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+	const struct tcp_skb_cb *cb;
+	const struct tcp_sock *tp;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	cb = TCP_SKB_CB(skb);
+	tp = tcp_sk(sk);
+	if (cb->seq != cb->end_seq && after(cb->seq, tp->rcv_nxt) &&
+	    before(cb->seq, tp->rcv_nxt + tcp_receive_window(tp)))
+		netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_OFO);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_data_queue_pre);
+
+/* ---- TCP copy: kretprobe tcp_recvmsg(sk, msg, len, flags, ...) ---- */
+
+struct netlat_recvmsg_data {
+	struct sock *sk;
+	u64 start_ns;
+	bool peek;
+};
+
+static notrace int netlat_recvmsg_entry(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	struct netlat_recvmsg_data *d = (void *)ri->data;
+
+	/* nonzero: no return handler, nothing more to pay for this call */
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 1;
+	d->sk = (void *)regs_get_kernel_argument(regs, 0);
+	d->peek = regs_get_kernel_argument(regs, 3) & MSG_PEEK;
+	d->start_ns = ktime_get_mono_fast_ns();
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_recvmsg_entry);
+
+static notrace int netlat_recvmsg_ret(struct kretprobe_instance *ri,
+				      struct pt_regs *regs)
+{
+	struct netlat_recvmsg_data *d = (void *)ri->data;
+	int ret = (int)regs_return_value(regs);
+	struct netlat_rec_rx_copy *r;
+	struct netlat_writer w;
+	u32 copied;
+
+	if (ret <= 0 || !netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), d->sk);
+	if (!r)
+		return 0;
+	copied = READ_ONCE(tcp_sk(d->sk)->copied_seq);
+	r->start_ns = d->start_ns;
+	/* at return, not entry: the entry read was before the socket lock */
+	r->end_seq = copied;
+	r->seq = d->peek ? copied : copied - ret;
+	r->bytes = ret;
+	r->pid = current->tgid;
+	r->tid = current->pid;
+	r->proto = NETLAT_RX_TCP;
+	r->flags = d->peek ? NETLAT_RX_PEEK : 0;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_recvmsg_ret);
+
+/* ---- UDP ---- */
+
+static notrace void netlat_rx_udp_skb(const struct sock *sk,
+				      const struct sk_buff *skb, u16 type,
+				      u8 where, u32 len)
+{
+	struct netlat_rec_rx_skb *r;
+	struct netlat_writer w;
+
+	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
+	if (!r)
+		return;
+	r->skb_id = netlat_skb_id(skb);
+	r->len = len;
+	r->proto = NETLAT_RX_UDP;
+	r->where = where;
+	netlat_rx_stamp(skb, &r->tstamp_ns, &r->tstamp_mono_ns);
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_rx_udp_skb);
+
+/* udp_queue_rcv_one_skb(sk, skb), udpv6_queue_rcv_one_skb(sk, skb) */
+static notrace int netlat_udp_rcv_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+	struct netlat_tcp_seg seg;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX) || !netlat_parse_udp(skb, &seg))
+		return 0;
+	netlat_rx_udp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0, seg.payload);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_udp_rcv_pre);
+
+/* __udp_enqueue_schedule_skb(sk, skb): the UDP header is pulled already */
+static notrace int netlat_udp_enqueue_pre(struct kprobe *p,
+					  struct pt_regs *regs)
+{
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_rx_udp_skb((void *)regs_get_kernel_argument(regs, 0),
+				  skb, NETLAT_REC_RX_QUEUE,
+				  NETLAT_RX_Q_IN_ORDER, skb->len);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_udp_enqueue_pre);
+
+/*
+ * skb_consume_udp(sk, skb, len): udp_recvmsg and udpv6_recvmsg call it
+ * once the datagram is copied, with the length they return (negated
+ * when peeking).
+ */
+static notrace int netlat_udp_consume_pre(struct kprobe *p,
+					  struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
+	int len = (int)regs_get_kernel_argument(regs, 2);
+	struct netlat_rec_rx_copy *r;
+	struct netlat_writer w;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), sk);
+	if (!r)
+		return 0;
+	r->skb_id = netlat_skb_id(skb);
+	r->bytes = len < 0 ? -len : len;
+	r->pid = current->tgid;
+	r->tid = current->pid;
+	r->proto = NETLAT_RX_UDP;
+	r->flags = len < 0 ? NETLAT_RX_PEEK : 0;
+	netlat_commit(&w);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_udp_consume_pre);
+
+/* ---- drops: skb:kfree_skb (signature in compat.h) ---- */
+
+static notrace void netlat_tp_kfree_skb(NETLAT_KFREE_SKB_PROTO)
+{
+	struct netlat_rec_rx_drop *r;
+	struct netlat_tcp_seg seg;
+	struct netlat_writer w;
+	u8 proto;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return;
+	/* only what was received: the receive core set skb_iif */
+	if (!skb->skb_iif)
+		return;
+	proto = netlat_rx_parse(skb, &seg);
+	if (!proto || !netlat_rx_keep_pkt(&seg, skb->dev))
+		return;
+	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_DROP, sizeof(*r));
+	if (!r)
+		return;
+	r->flow = seg.flow;
+	r->skb_id = netlat_skb_id(skb);
+	r->reason = reason;
+	r->seq = seg.seq;
+	r->len = seg.payload;
+	r->ifindex = skb->skb_iif;
+	r->proto = proto;
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_tp_kfree_skb);
+
+/*
+ * ---- the reader's wakeup (NETLAT_PROBE_RX_SCHED) ----
+ *
+ * Who is blocked on which socket: a fixed table of slots hashed by task,
+ * claimed (cmpxchg) at the entry of the wait and released at its return
+ * by the waiting task alone, as tcp.c's sendmsg slots. The slot holds the
+ * socket's flow, computed at BLOCK, so the scheduler handlers never touch
+ * the socket. The scheduler tracepoints cost one load and a compare for
+ * every task that is not in its slot.
+ */
+#define NETLAT_WAIT_BITS	10
+struct netlat_wait_slot {
+	struct task_struct *owner;
+	bool woken;
+	struct netlat_tcp_flow flow;
+};
+static struct netlat_wait_slot netlat_wait_slots[1 << NETLAT_WAIT_BITS];
+
+static notrace struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
+{
+	return &netlat_wait_slots[hash_ptr(t, NETLAT_WAIT_BITS)];
+}
+NOKPROBE_SYMBOL(netlat_wait_slot);
+
+static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event,
+				   const struct task_struct *t, int cpu)
+{
+	struct netlat_rec_rx_wake *r;
+	struct netlat_writer w;
+
+	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_WAKE, sizeof(*r));
+	if (!r)
+		return;
+	r->flow = *flow;
+	r->event = event;
+	if (t) {
+		r->pid = t->tgid;
+		r->tid = t->pid;
+	}
+	r->on_cpu = cpu;
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_rx_wake);
+
+static notrace bool netlat_rx_sock(const struct sock *sk)
+{
+	return (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP) ||
+	       (sk->sk_type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP);
+}
+NOKPROBE_SYMBOL(netlat_rx_sock);
+
+/* Its flow, unless the filters keep @sk out. */
+static notrace bool netlat_rx_sched_flow(const struct sock *sk,
+					 struct netlat_tcp_flow *flow)
+{
+	struct netlat_filter_in in = {
+		.flow = flow, .sk = sk, .net = sock_net(sk),
+	};
+
+	memset(flow, 0, sizeof(*flow));
+	netlat_sk_flow(flow, sk);
+	return !netlat_filter_on(NETLAT_PROBE_RX_SCHED) ||
+	       netlat_filter_keep(NETLAT_PROBE_RX_SCHED, &in);
+}
+NOKPROBE_SYMBOL(netlat_rx_sched_flow);
+
+/* sk_wait_data(sk, timeo, skb), __skb_wait_for_more_packets(sk, ...) */
+static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct netlat_wait_slot *s;
+	struct netlat_tcp_flow flow;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
+	    !netlat_rx_sched_flow(sk, &flow))
+		return 1;	/* no return handler */
+	netlat_rx_wake(&flow, NETLAT_RX_WAKE_BLOCK, current,
+		       raw_smp_processor_id());
+	s = netlat_wait_slot(current);
+	if (cmpxchg(&s->owner, NULL, current))
+		return 1;	/* taken: this wait goes without */
+	s->flow = flow;
+	WRITE_ONCE(s->woken, false);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_wait_entry);
+
+static notrace int netlat_wait_ret(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct netlat_wait_slot *s = netlat_wait_slot(current);
+
+	if (s->owner == current)
+		smp_store_release(&s->owner, NULL);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_wait_ret);
+
+static notrace void netlat_ready(const struct sock *sk)
+{
+	struct netlat_tcp_flow flow;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
+	    !netlat_rx_sched_flow(sk, &flow))
+		return;
+	netlat_rx_wake(&flow, NETLAT_RX_WAKE_READY, NULL, raw_smp_processor_id());
+}
+NOKPROBE_SYMBOL(netlat_ready);
+
+#ifdef NETLAT_HAVE_SK_DATA_READY_TP
+/* sock:sk_data_ready(sk), in sock_def_readable() and the others */
+static notrace void netlat_tp_data_ready(void *data, const struct sock *sk)
+{
+	netlat_ready(sk);
+}
+NOKPROBE_SYMBOL(netlat_tp_data_ready);
+#else
+/* sock_def_readable(sk): TCP's and UDP's sk_data_ready */
+static notrace int netlat_readable_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	netlat_ready((void *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_readable_pre);
+#endif
+
+/* sched:sched_wakeup(p): only a task in its wait slot writes */
+static notrace void netlat_tp_wakeup(void *data, struct task_struct *p)
+{
+	struct netlat_wait_slot *s;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED))
+		return;
+	s = netlat_wait_slot(p);
+	if (READ_ONCE(s->owner) != p || READ_ONCE(s->woken))
+		return;
+	WRITE_ONCE(s->woken, true);
+	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_WAKEUP, p, task_cpu(p));
+}
+NOKPROBE_SYMBOL(netlat_tp_wakeup);
+
+/* sched:sched_switch(preempt, prev, next, ...): the woken reader runs */
+static notrace void netlat_tp_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next)
+{
+	struct netlat_wait_slot *s;
+
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED))
+		return;
+	s = netlat_wait_slot(next);
+	if (READ_ONCE(s->owner) != next || !READ_ONCE(s->woken))
+		return;
+	WRITE_ONCE(s->woken, false);
+	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_RUN, next,
+		       raw_smp_processor_id());
+}
+NOKPROBE_SYMBOL(netlat_tp_switch);
+
+/* ---- the table ---- */
+
+/* Whether this family holds net_enable_timestamp(); under the registry. */
+static bool netlat_rx_stamps;
+
+static void netlat_rx_groups_on(u64 groups)
+{
+	/* no wait is in a slot while the group was off */
+	if (groups & NETLAT_PROBE_RX_SCHED)
+		memset(netlat_wait_slots, 0, sizeof(netlat_wait_slots));
+	if ((groups & NETLAT_PROBE_RX) && !netlat_rx_stamps) {
+		net_enable_timestamp();
+		netlat_rx_stamps = true;
+	}
+}
+
+static void netlat_rx_groups_off(u64 groups)
+{
+	if ((groups & NETLAT_PROBE_RX) && netlat_rx_stamps) {
+		net_disable_timestamp();
+		netlat_rx_stamps = false;
+	}
+}
+
+static struct netlat_probe netlat_rx_probes[] = {
+	NETLAT_TP("netif_receive_skb", NETLAT_PROBE_RX, netlat_tp_netif),
+	NETLAT_KP("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre),
+	NETLAT_KP("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre),
+	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
+	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),
+	NETLAT_KP("tcp_queue_rcv", NETLAT_PROBE_RX, netlat_queue_rcv_pre),
+	NETLAT_KRP("tcp_recvmsg", NETLAT_PROBE_RX, netlat_recvmsg_entry,
+		   netlat_recvmsg_ret, struct netlat_recvmsg_data),
+	NETLAT_KP("udp_queue_rcv_one_skb", NETLAT_PROBE_RX, netlat_udp_rcv_pre),
+	NETLAT_KP("udpv6_queue_rcv_one_skb", NETLAT_PROBE_RX,
+		  netlat_udp_rcv_pre),
+	NETLAT_KP("__udp_enqueue_schedule_skb", NETLAT_PROBE_RX,
+		  netlat_udp_enqueue_pre),
+	NETLAT_KP("skb_consume_udp", NETLAT_PROBE_RX, netlat_udp_consume_pre),
+	NETLAT_TP("kfree_skb", NETLAT_PROBE_RX, netlat_tp_kfree_skb),
+	/* slots first: the scheduler handlers read them */
+	NETLAT_KRP("sk_wait_data", NETLAT_PROBE_RX_SCHED, netlat_wait_entry,
+		   netlat_wait_ret, long),
+	NETLAT_KRP("__skb_wait_for_more_packets", NETLAT_PROBE_RX_SCHED,
+		   netlat_wait_entry, netlat_wait_ret, long),
+#ifdef NETLAT_HAVE_SK_DATA_READY_TP
+	NETLAT_TP("sk_data_ready", NETLAT_PROBE_RX_SCHED, netlat_tp_data_ready),
+#else
+	NETLAT_KP("sock_def_readable", NETLAT_PROBE_RX_SCHED,
+		  netlat_readable_pre),
+#endif
+	NETLAT_TP("sched_wakeup", NETLAT_PROBE_RX_SCHED, netlat_tp_wakeup),
+	NETLAT_TP("sched_switch", NETLAT_PROBE_RX_SCHED, netlat_tp_switch),
+};
+
+static struct netlat_family netlat_rx_family = {
+	.name = "rx",
+	.probes = netlat_rx_probes,
+	.nr_probes = ARRAY_SIZE(netlat_rx_probes),
+	.groups_on = netlat_rx_groups_on,
+	.groups_off = netlat_rx_groups_off,
+};
+
+int netlat_rx_init(void)
+{
+	return netlat_family_add(&netlat_rx_family);
+}
+
+void netlat_rx_exit(void)
+{
+	netlat_family_remove(&netlat_rx_family);
+}

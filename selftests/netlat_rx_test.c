@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive-path records (NETLAT_PROBE_RX) against what the receiver itself
+ * sees: the kernel receive stamp SO_TIMESTAMPNS returns with each read,
+ * the bytes and calls it read, the MIB counters of its namespace
+ * (TCPOFOQueue, Udp RcvbufErrors). Sender in namespace A, receiver in B,
+ * one veth pair.
+ */
+#include "netlat_util.h"
+
+#include <setjmp.h>
+#include <sys/syscall.h>
+#include <linux/pkt_sched.h>
+#include "netlat_tcp.h"
+#include "netlat_filter.h"
+
+#include "kselftest_harness.h"
+
+#define ADDR4_A		"192.0.2.1"
+#define ADDR4_B		"192.0.2.2"
+#define ADDR6_A		"2001:db8:13::1"
+#define ADDR6_B		"2001:db8:13::2"
+#define DEV_A		"rxa0"
+#define DEV_B		"rxb0"
+#define REORDER_A	"198.51.100.1"	/* a second pair, reordering */
+#define REORDER_B	"198.51.100.2"
+#define DEV_RA		"rxa1"
+#define DEV_RB		"rxb1"
+#define REORDER_BYTES	100000
+#define PORT_1		7001
+#define PORT_2		7002
+#define MSGS		16
+#define MSG_LEN		1000
+#define WAIT_MS		100
+#define STREAM_BYTES	200000
+
+static int g_ns_a = -1, g_ns_b = -1;
+
+/*
+ * Root netem on @dev delaying every packet by @delay_us but sending
+ * @pct percent at once, ahead of the delayed ones (tc's "delay D reorder
+ * P%"; netem reorders only with a delay and a gap, which tc sets to 1).
+ */
+static int nlr_netem_reorder(const char *dev, uint32_t delay_us, uint32_t pct)
+{
+	struct tc_netem_qopt q = { .limit = 10000, .gap = 1 };
+	struct tc_netem_reorder ro = {
+		.probability = (uint32_t)(pct / 100.0 * 4294967295.0),
+	};
+	int64_t lat = (int64_t)delay_us * 1000;
+	int idx = if_nametoindex(dev);
+	struct rtattr *opt;
+	struct nlr_msg m;
+	struct tcmsg *tc;
+
+	if (!idx)
+		return -ENODEV;
+	tc = nlr_init(&m, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE, sizeof(*tc));
+	tc->tcm_family = AF_UNSPEC;
+	tc->tcm_ifindex = idx;
+	tc->tcm_parent = TC_H_ROOT;
+	tc->tcm_handle = 0x10000;
+	nlr_attr(&m, TCA_KIND, "netem", 6);
+	opt = nlr_attr(&m, TCA_OPTIONS, &q, sizeof(q));
+	nlr_attr(&m, TCA_NETEM_LATENCY64, &lat, sizeof(lat));
+	nlr_attr(&m, TCA_NETEM_REORDER, &ro, sizeof(ro));
+	nlr_nest_end(&m, opt);
+	return nlr_talk(&m);
+}
+static char g_skip[128];
+static struct netlat_info g_def;
+
+static void __attribute__((constructor)) rx_topology(void)
+{
+	static const struct { int *ns; const char *addr; } ready[] = {
+		{ &g_ns_a, ADDR4_A }, { &g_ns_b, ADDR4_B },
+		{ &g_ns_a, ADDR6_A }, { &g_ns_b, ADDR6_B },
+		{ &g_ns_a, REORDER_A }, { &g_ns_b, REORDER_B },
+	};
+	const char *step = "namespaces";
+	unsigned int i;
+	int ret;
+
+	if (nl_device_info(&g_def, g_skip, sizeof(g_skip)))
+		return;
+	ret = g_ns_a = nl_ns_new();
+	if (ret >= 0)
+		ret = g_ns_b = nl_ns_new();
+	if (ret < 0)
+		goto fail;
+	step = "veth";
+	ret = nl_ns_veth(g_ns_a, DEV_A, ADDR4_A, g_ns_b, DEV_B, ADDR4_B);
+	if (!ret)
+		ret = nl_ns_addr_up(g_ns_a, DEV_A, ADDR6_A);
+	if (!ret)
+		ret = nl_ns_addr_up(g_ns_b, DEV_B, ADDR6_B);
+	if (!ret)
+		ret = nl_ns_veth(g_ns_a, DEV_RA, REORDER_A, g_ns_b, DEV_RB, REORDER_B);
+	step = "reordering netem";
+	if (!ret)
+		ret = nl_ns_enter(g_ns_a);
+	/* one segment per skb: netem reorders packets, not bytes */
+	if (!ret)
+		ret = nlr_no_gso(DEV_RA);
+	if (!ret)
+		ret = nlr_gso_max_segs(DEV_RA, 1);
+	if (!ret)
+		ret = nlr_netem_reorder(DEV_RA, 2000, 25);
+	nl_ns_enter(nl_ns_home);
+	step = "addresses usable";
+	for (i = 0; !ret && i < NL_ARRAY_SIZE(ready); i++)
+		ret = nl_addr_ready(*ready[i].ns, ready[i].addr, 10);
+	if (!ret)
+		return;
+fail:
+	snprintf(g_skip, sizeof(g_skip), "%s: %s", step, strerror(-ret));
+	if (nl_ns_home >= 0)
+		nl_ns_enter(nl_ns_home);
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+/* A UDP socket in @ns bound to @addr:@port (0: any); its port in *@bound. */
+static int udp_socket(int ns, const char *addr, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in6 a;
+	socklen_t alen = nl_sockaddr(&a, addr, port), len = alen;
+	int fd;
+
+	if (!alen || nl_ns_enter(ns))
+		return -1;
+	fd = socket(a.sin6_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (bind(fd, (void *)&a, alen) ||
+			getsockname(fd, (void *)&a, &len))) {
+		close(fd);
+		fd = -1;
+	}
+	nl_ns_enter(nl_ns_home);
+	*bound = ntohs(a.sin6_port);
+	return fd;
+}
+
+/* A UDP "connection": c->cli in A connected to c->srv in B. */
+static int udp_open(struct nl_conn *c, const char *addr_a, const char *addr_b)
+{
+	struct sockaddr_in6 a;
+	socklen_t alen;
+
+	memset(c, 0, sizeof(*c));
+	c->cli = udp_socket(g_ns_a, addr_a, 0, &c->sport);
+	c->srv = udp_socket(g_ns_b, addr_b, 0, &c->dport);
+	c->family = nl_is_v6(addr_b) ? AF_INET6 : AF_INET;
+	alen = nl_sockaddr(&a, addr_b, c->dport);
+	if (c->cli < 0 || c->srv < 0 || connect(c->cli, (void *)&a, alen))
+		return -1;
+	return 0;
+}
+
+static int set_int(int fd, int level, int opt, int val)
+{
+	return setsockopt(fd, level, opt, &val, sizeof(val));
+}
+
+/*
+ * One read of up to @len bytes (all of them with @waitall), with the
+ * receive stamp of its data in *@stamp (0: none) and CLOCK_REALTIME just
+ * after it in *@user.
+ */
+static ssize_t read_stamped(int fd, void *buf, size_t len, bool waitall,
+			    uint64_t *stamp, uint64_t *user)
+{
+	char ctl[CMSG_SPACE(sizeof(struct timespec)) * 2];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, waitall ? MSG_WAITALL : 0);
+
+	*user = nl_clock_ns(CLOCK_REALTIME);
+	*stamp = 0;
+	for (cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			*stamp = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		}
+	return n;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct netlat_rec_hdr *x = *(const void *const *)a;
+	const struct netlat_rec_hdr *y = *(const void *const *)b;
+
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* The receiver's side of @c: the socket flow of the RX socket records. */
+static bool rx_sock_is(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+{
+	return f->family == c->family && f->sport == c->dport &&
+	       (!f->dport || f->dport == c->sport);
+}
+
+/* The packet flow of @c's data (headers: source = the sender). */
+static bool rx_pkt_is(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+{
+	return f->family == c->family && f->sport == c->sport &&
+	       f->dport == c->dport;
+}
+
+/*
+ * Up to @max records of @type and @proto of @c in *@out, oldest first:
+ * socket records of the receiving socket, packet records (NETIF, DROP) of
+ * its data. Returns how many there were.
+ */
+static size_t rx_recs(const struct nl_log *l, const struct nl_conn *c,
+		      unsigned int type, unsigned int proto,
+		      const void **out, size_t max)
+{
+	const struct netlat_rec_hdr *h;
+	size_t n = 0;
+
+	nl_log_for_each(l, h) {
+		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+		bool pkt = type == NETLAT_REC_RX_NETIF || type == NETLAT_REC_RX_DROP;
+		unsigned int p;
+
+		if (h->type != type)
+			continue;
+		switch (type) {
+		case NETLAT_REC_RX_NETIF:
+			p = ((const struct netlat_rec_rx_netif *)h)->proto;
+			break;
+		case NETLAT_REC_RX_COPY:
+			p = ((const struct netlat_rec_rx_copy *)h)->proto;
+			break;
+		case NETLAT_REC_RX_DROP:
+			p = ((const struct netlat_rec_rx_drop *)h)->proto;
+			break;
+		default:
+			p = ((const struct netlat_rec_rx_skb *)h)->proto;
+		}
+		if (p != proto || !(pkt ? rx_pkt_is(f, c) : rx_sock_is(f, c)))
+			continue;
+		if (n < max)
+			out[n] = h;
+		n++;
+	}
+	if (out)
+		qsort(out, n < max ? n : max, sizeof(*out), cmp_ts);
+	return n;
+}
+
+/* Records of any RX type with no flow of @c on either side. */
+static size_t rx_foreign(const struct nl_log *l, uint16_t port)
+{
+	const struct netlat_rec_hdr *h;
+	size_t n = 0;
+
+	nl_log_for_each(l, h) {
+		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+
+		if (nl_rx_rec_size(h->type) && f->sport != port &&
+		    f->dport != port)
+			n++;
+	}
+	return n;
+}
+
+static size_t rx_count(const struct nl_log *l)
+{
+	const struct netlat_rec_hdr *h;
+	size_t n = 0;
+
+	nl_log_for_each(l, h)
+		n += !!nl_rx_rec_size(h->type);
+	return n;
+}
+
+/* ---- fixture ------------------------------------------------------------ */
+
+FIXTURE(rx) {
+	int fd;
+	struct nl_log log;
+	struct netlat_probes pr;
+	struct nl_conn c, c2;
+};
+
+FIXTURE_SETUP(rx)
+{
+	self->fd = -1;
+	self->c.cli = self->c.srv = self->c2.cli = self->c2.srv = -1;
+	if (g_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
+	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
+				g_def.nr_cpus));
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+	if (!(self->pr.available & NETLAT_PROBE_RX))
+		SKIP(longjmp(_metadata->env, 1), "NETLAT_PROBE_RX unavailable");
+}
+
+FIXTURE_TEARDOWN(rx)
+{
+	nl_conn_close(&self->c);
+	nl_conn_close(&self->c2);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_filters_done(self->fd, &g_def));
+		close(self->fd);
+	}
+	nl_log_free(&self->log);
+}
+
+/* ---- messages read with their stamps ----------------------------------- */
+
+struct msgs {
+	struct nl_conn *c;
+	bool udp;
+	unsigned int wait_ms;		/* sleep before each read */
+	unsigned int n;			/* messages read */
+	uint64_t stamp[MSGS], user[MSGS];
+	uint64_t queued_mono[MSGS];	/* data seen queued (FIONREAD) */
+	ssize_t got[MSGS];
+	int err;
+};
+
+static void msgs_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct msgs *m = arg;
+
+	for (m->n = 0; m->n < MSGS && !m->err; m->n++) {
+		unsigned int i = m->n;
+		int inq = 0;
+
+		if (send(m->c->cli, buf, MSG_LEN, 0) != MSG_LEN) {
+			m->err = errno ? errno : EIO;
+			break;
+		}
+		/* the data is in the socket's queue before the wait starts */
+		while (!ioctl(m->c->srv, FIONREAD, &inq) && inq < 1)
+			nl_sleep_ms(1);
+		m->queued_mono[i] = nl_mono_ns();
+		if (m->wait_ms)
+			nl_sleep_ms(m->wait_ms);
+		m->got[i] = read_stamped(m->c->srv, buf, MSG_LEN, !m->udp,
+					 &m->stamp[i], &m->user[i]);
+		if (m->got[i] != MSG_LEN)
+			m->err = errno ? errno : EIO;
+	}
+}
+
+static void msgs_undo(void *arg)
+{
+	((struct msgs *)arg)->n = 0;
+}
+
+/* The latest record in @v (oldest first) of @c's message at or before @ts. */
+static const void *latest_of(const void **v, size_t n, unsigned int proto,
+			     const struct netlat_rec_rx_copy *cp, uint64_t ts)
+{
+	const void *found = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct netlat_rec_hdr *h = v[i];
+		uint64_t skb;
+		uint32_t seq;
+
+		if (h->ts_ns > ts)
+			break;
+		if (h->type == NETLAT_REC_RX_NETIF) {
+			const struct netlat_rec_rx_netif *x = v[i];
+
+			skb = x->skb_id;
+			seq = x->len ? x->seq : cp->seq + 1;
+		} else {
+			const struct netlat_rec_rx_skb *x = v[i];
+
+			skb = x->skb_id;
+			seq = x->seq;
+		}
+		/* UDP per skb (addresses are reused: the latest), TCP by sequence */
+		if (proto == NETLAT_RX_UDP ? skb == cp->skb_id : seq == cp->seq)
+			found = h;
+	}
+	return found;
+}
+
+/*
+ * Per message: the COPY record of the read, the NETIF and TRANSPORT
+ * records of its packet; the receive stamp netlat recorded is the one
+ * SO_TIMESTAMPNS returned, and netlat's netif>user (copy - stamp) is
+ * within a bound of the reader's own (its clock after recvmsg - stamp).
+ */
+static void check_stamps(struct __test_metadata *_metadata,
+			 const struct nl_log *l, const struct msgs *m,
+			 unsigned int proto)
+{
+	const void *copy[MSGS + 8], *netif[4 * MSGS], *arr[4 * MSGS];
+	double diff_us[MSGS], worst = 0;
+	size_t nc, nn, na, i, at_netif = 0;
+
+	nc = rx_recs(l, m->c, NETLAT_REC_RX_COPY, proto, copy, NL_ARRAY_SIZE(copy));
+	nn = rx_recs(l, m->c, NETLAT_REC_RX_NETIF, proto, netif, NL_ARRAY_SIZE(netif));
+	na = rx_recs(l, m->c, NETLAT_REC_RX_TRANSPORT, proto, arr, NL_ARRAY_SIZE(arr));
+	ASSERT_EQ((unsigned int)MSGS, m->n);
+	/* one sample per message read: the test's read() calls */
+	ASSERT_EQ((size_t)m->n, nc);
+	ASSERT_GE(NL_ARRAY_SIZE(netif), nn);
+	ASSERT_GE(NL_ARRAY_SIZE(arr), na);
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+		const struct netlat_rec_rx_netif *ni;
+		const struct netlat_rec_rx_skb *tr;
+		uint64_t stamp, mono;
+		double netlat_ns, user_ns;
+
+		ASSERT_EQ((uint32_t)m->got[i], cp->bytes);
+		ASSERT_NE(0ull, m->stamp[i]);
+		tr = latest_of(arr, na, proto, cp, cp->hdr.ts_ns);
+		ASSERT_NE(NULL, tr) TH_LOG("message %zu: no TRANSPORT record", i);
+		ni = latest_of(netif, nn, proto, cp, tr->hdr.ts_ns);
+		ASSERT_NE(NULL, ni) TH_LOG("message %zu: no NETIF record", i);
+		ASSERT_EQ(MSG_LEN, proto == NETLAT_RX_UDP ? ni->len : tr->len);
+		/* the same stamp: netlat read skb->tstamp, so did recvmsg */
+		stamp = ni->tstamp_ns ? ni->tstamp_ns : tr->tstamp_ns;
+		mono = ni->tstamp_ns ? ni->tstamp_mono_ns : tr->tstamp_mono_ns;
+		at_netif += !!ni->tstamp_ns;
+		ASSERT_EQ(m->stamp[i], stamp);
+		ASSERT_NE(0ull, mono);
+		ASSERT_LE(mono, cp->hdr.ts_ns);
+		netlat_ns = (double)(cp->hdr.ts_ns - mono);
+		user_ns = (double)(m->user[i] - m->stamp[i]);
+		/* netlat's copy ends inside recvmsg, the reader's clock after */
+		diff_us[i] = (user_ns - netlat_ns) / 1000;
+		if (diff_us[i] > worst)
+			worst = diff_us[i];
+		EXPECT_LE(-50.0, diff_us[i]) TH_LOG("message %zu: netlat %.0f ns, reader %.0f ns",
+						    i, netlat_ns, user_ns);
+		EXPECT_GE(20000.0, diff_us[i]);
+	}
+	EXPECT_GE(2000.0, nl_median(diff_us, nc));
+	TH_LOG("%zu messages (%zu stamped in the receive core): reader - netlat netif>user median %.1f us, max %.1f us",
+	       nc, at_netif, nl_median(diff_us, nc), worst);
+}
+
+static void run_stamps(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(rx) *self, bool udp, const char *addr_a,
+		       const char *addr_b)
+{
+	struct msgs m = { .c = &self->c, .udp = udp };
+
+	if (udp) {
+		ASSERT_EQ(0, udp_open(&self->c, addr_a, addr_b));
+	} else {
+		ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, addr_b, 0));
+		ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	}
+	ASSERT_EQ(0, set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, msgs_traffic, msgs_undo, &m))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, m.err);
+	check_stamps(_metadata, &self->log, &m, udp ? NETLAT_RX_UDP : NETLAT_RX_TCP);
+}
+
+TEST_F(rx, tcp4_stamp)
+{
+	run_stamps(_metadata, self, false, ADDR4_A, ADDR4_B);
+}
+
+TEST_F(rx, tcp6_stamp)
+{
+	run_stamps(_metadata, self, false, ADDR6_A, ADDR6_B);
+}
+
+TEST_F(rx, udp4_stamp)
+{
+	run_stamps(_metadata, self, true, ADDR4_A, ADDR4_B);
+}
+
+TEST_F(rx, udp6_stamp)
+{
+	run_stamps(_metadata, self, true, ADDR6_A, ADDR6_B);
+}
+
+/*
+ * A reader that sleeps WAIT_MS after its data is queued: the queue>user
+ * stage of every message (its QUEUE to its COPY) is at least that.
+ */
+TEST_F(rx, tcp_wait)
+{
+	struct msgs m = { .c = &self->c, .wait_ms = WAIT_MS };
+	const void *copy[MSGS + 8], *queue[4 * MSGS];
+	size_t nc, nq, i, j;
+
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
+	ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	m.err = 0;
+	/* fewer messages: each waits */
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, msgs_traffic, msgs_undo, &m))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, m.err);
+	nc = rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY, NETLAT_RX_TCP,
+		     copy, NL_ARRAY_SIZE(copy));
+	nq = rx_recs(&self->log, &self->c, NETLAT_REC_RX_QUEUE, NETLAT_RX_TCP,
+		     queue, NL_ARRAY_SIZE(queue));
+	ASSERT_EQ((size_t)m.n, nc);
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+		const struct netlat_rec_rx_skb *q = NULL;
+
+		for (j = 0; j < nq && !q; j++) {
+			const struct netlat_rec_rx_skb *x = queue[j];
+
+			if (x->seq == cp->seq && x->where == NETLAT_RX_Q_IN_ORDER)
+				q = x;
+		}
+		ASSERT_NE(NULL, q) TH_LOG("message %zu: no QUEUE record", i);
+		/* queued before the test saw it queued, read after the sleep */
+		EXPECT_LE(q->hdr.ts_ns, m.queued_mono[i]);
+		EXPECT_LE(WAIT_MS * 1000000ull, cp->hdr.ts_ns - q->hdr.ts_ns);
+	}
+}
+
+/* ---- byte ranges ------------------------------------------------------- */
+
+struct stream {
+	struct nl_conn *c;
+	uint64_t sent, read;
+	unsigned int reads;
+	uint32_t *sizes;		/* each read's return */
+	int err;
+};
+
+static void *stream_sender(void *arg)
+{
+	static char buf[8192];
+	struct stream *s = arg;
+	unsigned int i;
+
+	for (i = 0; s->sent < STREAM_BYTES && !s->err; i++) {
+		size_t len = 1 + (i * 1777) % sizeof(buf);
+
+		if (len > STREAM_BYTES - s->sent)
+			len = STREAM_BYTES - s->sent;
+		if (nl_send_all(s->c->cli, buf, len))
+			s->err = errno ? errno : EIO;
+		s->sent += len;
+	}
+	return NULL;
+}
+
+static void stream_traffic(void *arg)
+{
+	static char buf[9000];
+	struct stream *s = arg;
+	pthread_t th;
+
+	s->sent = s->read = 0;
+	s->reads = 0;
+	if (pthread_create(&th, NULL, stream_sender, s)) {
+		s->err = EAGAIN;
+		return;
+	}
+	while (s->read < STREAM_BYTES) {
+		ssize_t n = read(s->c->srv, buf, 1 + (s->reads * 997) % sizeof(buf));
+
+		if (n <= 0) {
+			s->err = n ? errno : EPIPE;
+			break;
+		}
+		s->sizes[s->reads++] = n;
+		s->read += n;
+	}
+	pthread_join(th, NULL);
+}
+
+/* A failed attempt left bytes in flight: a fresh connection instead. */
+static void stream_undo(void *arg)
+{
+	struct stream *s = arg;
+	struct nl_conn *c = s->c;
+
+	nl_conn_close(c);
+	if (nl_conn_connect(c, g_ns_a, g_ns_b, ADDR4_B, 0))
+		s->err = ECONNREFUSED;
+}
+
+/*
+ * Every byte read lies in exactly one COPY range: the ranges, in time
+ * order, are the test's reads one for one (same sizes) and follow each
+ * other without gap or overlap; the bytes add up to what was read. The
+ * in-order QUEUE records carry every byte of the stream.
+ */
+TEST_F(rx, tcp_copy_ranges)
+{
+	struct stream s = { .c = &self->c };
+	const void **copy, **queue;
+	uint64_t sum = 0, queued = 0;
+	size_t nc, nq, i;
+
+	s.sizes = calloc(STREAM_BYTES, sizeof(*s.sizes));
+	copy = calloc(STREAM_BYTES, sizeof(*copy));
+	queue = calloc(STREAM_BYTES, sizeof(*queue));
+	ASSERT_TRUE(s.sizes && copy && queue);
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, stream_traffic, stream_undo, &s))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, s.err);
+	ASSERT_EQ((uint64_t)STREAM_BYTES, s.read);
+	nc = rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY, NETLAT_RX_TCP,
+		     copy, STREAM_BYTES);
+	ASSERT_EQ((size_t)s.reads, nc);
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+
+		ASSERT_EQ(s.sizes[i], cp->bytes) TH_LOG("read %zu", i);
+		ASSERT_EQ(cp->bytes, cp->end_seq - cp->seq);
+		ASSERT_EQ(0, cp->flags);
+		if (i) {
+			ASSERT_EQ(((const struct netlat_rec_rx_copy *)copy[i - 1])->end_seq,
+				  cp->seq) TH_LOG("read %zu", i);
+		}
+		sum += cp->bytes;
+	}
+	ASSERT_EQ(s.read, sum);
+	nq = rx_recs(&self->log, &self->c, NETLAT_REC_RX_QUEUE, NETLAT_RX_TCP,
+		     queue, STREAM_BYTES);
+	for (i = 0; i < nq && i < STREAM_BYTES; i++) {
+		const struct netlat_rec_rx_skb *q = queue[i];
+
+		if (q->where == NETLAT_RX_Q_IN_ORDER)
+			queued += q->len;
+	}
+	EXPECT_EQ(s.read, queued);
+	TH_LOG("%u reads, %zu queue records", s.reads, nq);
+	free(s.sizes);
+	free(copy);
+	free(queue);
+}
+
+/* ---- out of order -------------------------------------------------------- */
+
+static void *reorder_sender(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct stream *s = arg;
+
+	while (s->sent < REORDER_BYTES && !s->err) {
+		if (nl_send_all(s->c->cli, buf, sizeof(buf)))
+			s->err = errno ? errno : EIO;
+		s->sent += sizeof(buf);
+	}
+	return NULL;
+}
+
+static void reorder_traffic(void *arg)
+{
+	static char buf[16384];
+	struct stream *s = arg;
+	pthread_t th;
+
+	s->sent = s->read = 0;
+	if (pthread_create(&th, NULL, reorder_sender, s)) {
+		s->err = EAGAIN;
+		return;
+	}
+	while (s->read < REORDER_BYTES) {
+		ssize_t n = read(s->c->srv, buf, sizeof(buf));
+
+		if (n <= 0) {
+			s->err = n ? errno : EPIPE;
+			break;
+		}
+		s->read += n;
+	}
+	pthread_join(th, NULL);
+}
+
+/*
+ * netem reordering on the sender's egress: the receiver's out-of-order
+ * QUEUE records are what TCPOFOQueue of its namespace counted.
+ */
+TEST_F(rx, tcp_ofo)
+{
+	struct stream s = { .c = &self->c };
+	const struct netlat_rec_hdr *h;
+	long long before, after;
+	size_t ofo = 0;
+
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, REORDER_B, 0));
+	ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	before = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 1, reorder_traffic, NULL, &s))
+		TH_LOG("%s", self->log.why);
+	after = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
+	ASSERT_EQ(0, s.err);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_skb *q = (const void *)h;
+
+		if (h->type == NETLAT_REC_RX_QUEUE && q->proto == NETLAT_RX_TCP &&
+		    rx_sock_is(&q->flow, &self->c) && q->where == NETLAT_RX_Q_OFO)
+			ofo++;
+	}
+	ASSERT_LT(0, after - before);
+	EXPECT_EQ((size_t)(after - before), ofo);
+	TH_LOG("TCPOFOQueue +%lld, %zu out-of-order QUEUE records", after - before, ofo);
+}
+
+/* ---- the physical floor -------------------------------------------------- */
+
+#define FLOOR_US	20000
+
+struct floor {
+	struct msgs m;
+	uint64_t sent_mono[MSGS];	/* before each send */
+};
+
+static void floor_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct floor *f = arg;
+	unsigned int i;
+
+	for (f->m.n = 0, i = 0; i < MSGS && !f->m.err; i++, f->m.n++) {
+		f->sent_mono[i] = nl_mono_ns();
+		if (send(f->m.c->cli, buf, MSG_LEN, 0) != MSG_LEN) {
+			f->m.err = errno ? errno : EIO;
+			break;
+		}
+		f->m.got[i] = read_stamped(f->m.c->srv, buf, MSG_LEN, true,
+					   &f->m.stamp[i], &f->m.user[i]);
+		if (f->m.got[i] != MSG_LEN)
+			f->m.err = errno ? errno : EIO;
+	}
+}
+
+/*
+ * netem delaying every packet FLOOR_US on the sender's egress qdisc: the
+ * receive stamp of each message (the one SO_TIMESTAMPNS returned) is at
+ * least that after the sender's send() and after its segment entered the
+ * qdisc (TCP_DEV qdisc record), and not before the driver got it.
+ */
+TEST_F(rx, floor_netem_delay)
+{
+	struct floor f = { .m = { .c = &self->c } };
+	const struct netlat_rec_hdr *h;
+	unsigned int i, checked = 0;
+	uint64_t min_gap = UINT64_MAX;
+	int ret;
+
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
+	ret = nlr_netem_full(DEV_RA, 0, FLOOR_US, 0);
+	nl_ns_enter(nl_ns_home);
+	ASSERT_EQ(0, ret);
+	ret = nl_conn_connect(&self->c, g_ns_a, g_ns_b, REORDER_B, 0);
+	if (!ret)
+		ret = set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1);
+	if (!ret)
+		ret = set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+	if (!ret)
+		ret = nl_collect_retry(self->fd, &self->pr,
+				       NETLAT_PROBE_RX | NETLAT_PROBE_TCP_DEV,
+				       &self->log, 3, floor_traffic, msgs_undo, &f);
+	/* the reordering qdisc back for tcp_ofo */
+	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
+	EXPECT_EQ(0, nlr_netem_reorder(DEV_RA, 2000, 25));
+	nl_ns_enter(nl_ns_home);
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, f.m.err);
+	ASSERT_EQ((unsigned int)MSGS, f.m.n);
+	for (i = 0; i < MSGS; i++) {
+		const struct netlat_rec_rx_skb *tr = NULL;
+		const struct netlat_rec_rx_netif *ni = NULL;
+		const struct netlat_rec_tcp_dev *q = NULL, *d = NULL;
+		uint64_t mono;
+
+		/* the message's records: the data after this send, first of each */
+		nl_log_for_each(&self->log, h) {
+			if (h->ts_ns < f.sent_mono[i] ||
+			    (i + 1 < MSGS && h->ts_ns >= f.sent_mono[i + 1]))
+				continue;
+			if (h->type == NETLAT_REC_TCP_DEV) {
+				const struct netlat_rec_tcp_dev *x = (const void *)h;
+
+				if (x->len && nl_flow_is(&x->flow, &self->c)) {
+					if (x->stage == NETLAT_DEV_QDISC && !q)
+						q = x;
+					if (x->stage == NETLAT_DEV_DRIVER && !d)
+						d = x;
+				}
+			}
+			if (h->type == NETLAT_REC_RX_NETIF && !ni &&
+			    rx_pkt_is(&((const struct netlat_rec_rx_netif *)h)->flow, &self->c) &&
+			    ((const struct netlat_rec_rx_netif *)h)->len)
+				ni = (const void *)h;
+			if (h->type == NETLAT_REC_RX_TRANSPORT && !tr &&
+			    rx_sock_is(&((const struct netlat_rec_rx_skb *)h)->flow, &self->c))
+				tr = (const void *)h;
+		}
+		ASSERT_TRUE(q && d && ni && tr) TH_LOG("message %u: qdisc %p driver %p netif %p transport %p",
+						       i, q, d, ni, tr);
+		ASSERT_EQ(q->seq, ni->seq);
+		mono = ni->tstamp_ns ? ni->tstamp_mono_ns : tr->tstamp_mono_ns;
+		ASSERT_EQ(f.m.stamp[i], ni->tstamp_ns ? ni->tstamp_ns : tr->tstamp_ns);
+		EXPECT_LE(f.sent_mono[i] + FLOOR_US * 1000ull, mono);
+		EXPECT_LE(q->hdr.ts_ns + FLOOR_US * 1000ull, mono);
+		EXPECT_LE(d->hdr.ts_ns, mono);
+		if (mono - q->hdr.ts_ns < min_gap)
+			min_gap = mono - q->hdr.ts_ns;
+		checked++;
+	}
+	TH_LOG("%u messages: receive stamp - sender's qdisc entry >= %.3f ms (netem %u us)",
+	       checked, min_gap / 1e6, FLOOR_US);
+}
+
+/* ---- the reader's wakeup ------------------------------------------------ */
+
+#define WAKES		8
+
+struct wakes {
+	struct nl_conn *c;
+	bool udp;
+	pid_t reader_tid;
+	uint64_t sent_mono[WAKES];	/* before each send */
+	unsigned int n;
+	int err;
+};
+
+static void *wake_reader(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct wakes *w = arg;
+	unsigned int i;
+
+	w->reader_tid = syscall(SYS_gettid);
+	for (i = 0; i < WAKES; i++)
+		if (recv(w->c->srv, buf, sizeof(buf), MSG_WAITALL) != MSG_LEN) {
+			w->err = errno ? errno : EIO;
+			break;
+		}
+	return NULL;
+}
+
+/* The reader blocks on the socket before each message arrives. */
+static void wake_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct wakes *w = arg;
+	pthread_t th;
+
+	w->n = 0;
+	if (pthread_create(&th, NULL, wake_reader, w)) {
+		w->err = EAGAIN;
+		return;
+	}
+	for (; w->n < WAKES && !w->err; w->n++) {
+		nl_sleep_ms(30);
+		w->sent_mono[w->n] = nl_mono_ns();
+		if (send(w->c->cli, buf, sizeof(buf), 0) != sizeof(buf))
+			w->err = errno ? errno : EIO;
+	}
+	pthread_join(th, NULL);
+}
+
+static void wake_undo(void *arg)
+{
+	((struct wakes *)arg)->n = 0;
+}
+
+/*
+ * A reader blocked on a socket for each message: every message's copy is
+ * preceded by a READY of the socket after the send, a WAKEUP and a RUN of
+ * the reader's thread, in that order; no WAKEUP or RUN of any other task
+ * (the sending thread sleeps and is woken too, but not on a socket).
+ */
+static void run_wakeups(struct __test_metadata *_metadata,
+			FIXTURE_DATA(rx) *self, bool udp)
+{
+	struct wakes w = { .c = &self->c, .udp = udp };
+	unsigned int proto = udp ? NETLAT_RX_UDP : NETLAT_RX_TCP;
+	const void *copy[WAKES + 4];
+	const struct netlat_rec_hdr *h;
+	size_t nc, i, foreign = 0, wakeups = 0;
+
+	if (udp) {
+		ASSERT_EQ(0, udp_open(&self->c, ADDR4_A, ADDR4_B));
+	} else {
+		ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
+		ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	}
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
+				      NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED,
+				      &self->log, 3, wake_traffic, wake_undo, &w))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, w.err);
+	nc = rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY, proto, copy,
+		     NL_ARRAY_SIZE(copy));
+	ASSERT_EQ((size_t)WAKES, nc);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_wake *x = (const void *)h;
+
+		if (h->type != NETLAT_REC_RX_WAKE || x->event == NETLAT_RX_WAKE_READY)
+			continue;
+		if (x->tid != (uint32_t)w.reader_tid)
+			foreign++;
+		else if (x->event == NETLAT_RX_WAKE_WAKEUP)
+			wakeups++;
+	}
+	EXPECT_EQ(0u, foreign);
+	EXPECT_LE((size_t)WAKES, wakeups);
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+		uint64_t ready = 0, wakeup = 0, run = 0;
+
+		/* the last of each before the copy, of this socket and reader */
+		nl_log_for_each(&self->log, h) {
+			const struct netlat_rec_rx_wake *x = (const void *)h;
+
+			if (h->type != NETLAT_REC_RX_WAKE || h->ts_ns > cp->hdr.ts_ns ||
+			    h->ts_ns < w.sent_mono[i] || !rx_sock_is(&x->flow, &self->c))
+				continue;
+			if (x->event == NETLAT_RX_WAKE_READY && h->ts_ns > ready)
+				ready = h->ts_ns;
+			if (x->event == NETLAT_RX_WAKE_WAKEUP && h->ts_ns > wakeup)
+				wakeup = h->ts_ns;
+			if (x->event == NETLAT_RX_WAKE_RUN && h->ts_ns > run)
+				run = h->ts_ns;
+		}
+		ASSERT_NE(0ull, ready) TH_LOG("message %zu: no READY after the send", i);
+		ASSERT_NE(0ull, wakeup) TH_LOG("message %zu: no WAKEUP", i);
+		ASSERT_NE(0ull, run) TH_LOG("message %zu: no RUN", i);
+		EXPECT_LE(ready, wakeup);
+		EXPECT_LE(wakeup, run);
+	}
+	TH_LOG("%zu messages, %zu wakeups of the reader, %zu scheduler records of other tasks",
+	       nc, wakeups, foreign);
+}
+
+TEST_F(rx, tcp_wakeup)
+{
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	run_wakeups(_metadata, self, false);
+}
+
+TEST_F(rx, udp_wakeup)
+{
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	run_wakeups(_metadata, self, true);
+}
+
+/* ---- groups and filters ------------------------------------------------- */
+
+static void one_msg(void *arg)
+{
+	struct msgs *m = arg;
+
+	m->n = 0;
+	m->err = 0;
+	msgs_traffic(m);
+}
+
+/*
+ * Off: no RX record. On: records, and the receive stamps are there
+ * without any socket asking for them (the group holds
+ * net_enable_timestamp()).
+ */
+TEST_F(rx, group_on_off)
+{
+	struct msgs m = { .c = &self->c, .udp = true };
+	const void *netif[4 * MSGS];
+	size_t nn, i;
+
+	/* UDP: a veth peer's TCP segments carry no stamp at the receive core */
+	ASSERT_EQ(0, udp_open(&self->c, ADDR4_A, ADDR4_B));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, 0, &self->log, 1,
+				      one_msg, msgs_undo, &m))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, m.err);
+	ASSERT_EQ(0u, rx_count(&self->log));
+	nl_log_free(&self->log);
+	ASSERT_EQ(0, nl_log_init(&self->log, g_def.nr_cpus, true));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, one_msg, msgs_undo, &m))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, m.err);
+	nn = rx_recs(&self->log, &self->c, NETLAT_REC_RX_NETIF, NETLAT_RX_UDP,
+		     netif, NL_ARRAY_SIZE(netif));
+	ASSERT_EQ(nn, (size_t)MSGS);
+	for (i = 0; i < nn; i++)
+		EXPECT_NE(0ull, ((const struct netlat_rec_rx_netif *)netif[i])->tstamp_ns);
+	EXPECT_EQ((size_t)MSGS, rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY,
+					NETLAT_RX_UDP, NULL, 0));
+}
+
+struct two {
+	struct msgs m1, m2;
+};
+
+static void two_traffic(void *arg)
+{
+	struct two *t = arg;
+
+	one_msg(&t->m1);
+	one_msg(&t->m2);
+}
+
+/* A port rule on the RX group keeps every RX record of that flow only. */
+TEST_F(rx, filter_port)
+{
+	struct netlat_filter_rule r = {
+		.groups = NETLAT_PROBE_RX, .match = NETLAT_MATCH_PORT,
+		.port = PORT_1,
+	};
+	struct two t = { .m1 = { .c = &self->c }, .m2 = { .c = &self->c2 } };
+	uint64_t filtered;
+
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, PORT_1));
+	ASSERT_EQ(0, nl_conn_connect(&self->c2, g_ns_a, g_ns_b, ADDR4_B, PORT_2));
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
+	filtered = nl_filtered(self->fd, g_def.nr_cpus);
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, two_traffic, msgs_undo, &t.m1))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, t.m1.err);
+	ASSERT_EQ(0, t.m2.err);
+	EXPECT_EQ(0u, rx_foreign(&self->log, PORT_1));
+	EXPECT_EQ((size_t)MSGS, rx_recs(&self->log, &self->c, NETLAT_REC_RX_COPY,
+					NETLAT_RX_TCP, NULL, 0));
+	EXPECT_EQ((size_t)MSGS, rx_recs(&self->log, &self->c, NETLAT_REC_RX_NETIF,
+					NETLAT_RX_TCP, NULL, 0));
+	EXPECT_EQ(0u, rx_recs(&self->log, &self->c2, NETLAT_REC_RX_COPY,
+			      NETLAT_RX_TCP, NULL, 0));
+	/* c2's records were there to keep out */
+	EXPECT_LT(filtered, nl_filtered(self->fd, g_def.nr_cpus));
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+}
+
+/* ---- drops -------------------------------------------------------------- */
+
+struct flood {
+	struct nl_conn *c;
+	unsigned int sent;
+	int err;
+};
+
+static void flood_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct flood *f = arg;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		if (send(f->c->cli, buf, sizeof(buf), 0) == sizeof(buf))
+			f->sent++;
+	nl_sleep_ms(50);
+}
+
+static void flood_undo(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct flood *f = arg;
+
+	while (recv(f->c->srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/*
+ * A receive buffer too small for what arrives: the DROP records of the
+ * flow are what Udp RcvbufErrors counted in the receiver's namespace.
+ */
+TEST_F(rx, udp_rcvbuf_drops)
+{
+	struct flood f = { .c = &self->c };
+	long long before, after;
+	size_t nd;
+
+	ASSERT_EQ(0, udp_open(&self->c, ADDR4_A, ADDR4_B));
+	ASSERT_EQ(0, set_int(self->c.srv, SOL_SOCKET, SO_RCVBUF, 4096));
+	before = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 1, flood_traffic, flood_undo, &f))
+		TH_LOG("%s", self->log.why);
+	after = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
+	nd = rx_recs(&self->log, &self->c, NETLAT_REC_RX_DROP, NETLAT_RX_UDP, NULL, 0);
+	ASSERT_LT(0, after - before);
+	EXPECT_EQ((size_t)(after - before), nd);
+	TH_LOG("%u sent, RcvbufErrors +%lld, %zu DROP records", f.sent,
+	       after - before, nd);
+}
+
+TEST_HARNESS_MAIN

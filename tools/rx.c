@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive-path summary for "netlat report" (see rx.h).
+ *
+ * Every RX_TRANSPORT record (a segment or datagram arriving at its
+ * socket) is joined with:
+ *  - the RX_NETIF record of the same packet: TCP, the same 4-tuple (seen
+ *    from the sender) and first sequence number; UDP, the same skb; the
+ *    latest one not after the arrival. Its start is the skb's receive
+ *    stamp when it has one (what SO_TIMESTAMPNS reports), else the
+ *    tracepoint's time;
+ *  - the first RX_QUEUE record after it, in order or out of order, of the
+ *    same sequence (TCP; a backlogged segment is queued when its owner
+ *    releases the socket) or skb (UDP);
+ *  - the RX_COPY that read its last byte (TCP: the copy range of the
+ *    socket holding it; UDP: the copy of the same skb after the queue).
+ * Stages: netif>tcp (netif>udp), tcp>queue, queue>user (the wait for the
+ * reader), netif>user. Every RX_WAKE wakeup of a blocked reader is joined
+ * with the latest READY of its socket before it and the first RUN of its
+ * thread after it: ready>wakeup, wakeup>run.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rx.h"
+#include "output.h"
+
+enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
+       RS_READY_WAKEUP, RS_WAKEUP_RUN, NR_RS };
+static const char *const rs_names[NR_RS] = {
+	"netif>tcp", "netif>udp", "tcp>queue", "queue>user", "netif>user",
+	"ready>wakeup", "wakeup>run",
+};
+
+struct rx_rec {
+	uint64_t key;		/* TCP: 4-tuple hash (NETIF) or cookie; UDP: skb */
+	uint64_t ts;
+	uint32_t seq, end;
+	uint8_t proto, where;
+	bool peek;
+};
+
+struct rx_vec {
+	struct rx_rec *v;
+	size_t n, cap;
+};
+
+#define MAX_REASONS	4
+
+struct rx_flow {
+	struct netlat_tcp_flow key;	/* the socket's, reserved zeroed */
+	uint64_t tuple;			/* its 4-tuple hash, for drops */
+	uint8_t proto;			/* NETLAT_RX_* */
+	uint64_t segs, bytes_rcvd, bytes_read, ofo, backlog;
+	uint64_t drops;
+	uint32_t reason[MAX_REASONS];
+	uint64_t reason_n[MAX_REASONS];
+};
+
+struct drop_rec {
+	uint64_t tuple;
+	uint32_t reason;
+};
+
+struct rx_report {
+	struct rx_vec netif_tcp, netif_udp, arr, queue, copy_tcp, copy_udp;
+	struct rx_vec ready, wakeup, run;	/* RX_WAKE: by cookie, tid, tid */
+	struct rx_flow *flows;
+	size_t nr_flows, cap_flows;
+	struct drop_rec *drops;
+	size_t nr_drops, cap_drops;
+	struct netlat_samples d[NR_RS];
+	struct netlat_dist dist[NR_RS];
+};
+
+struct rx_report *rx_report_new(void)
+{
+	return calloc(1, sizeof(struct rx_report));
+}
+
+void rx_report_free(struct rx_report *rr)
+{
+	int k;
+
+	if (!rr)
+		return;
+	free(rr->netif_tcp.v);
+	free(rr->netif_udp.v);
+	free(rr->arr.v);
+	free(rr->queue.v);
+	free(rr->copy_tcp.v);
+	free(rr->copy_udp.v);
+	free(rr->ready.v);
+	free(rr->wakeup.v);
+	free(rr->run.v);
+	free(rr->flows);
+	free(rr->drops);
+	for (k = 0; k < NR_RS; k++)
+		netlat_samples_free(&rr->d[k]);
+	free(rr);
+}
+
+bool rx_report_empty(const struct rx_report *rr)
+{
+	return !rr || (!rr->arr.n && !rr->netif_tcp.n && !rr->netif_udp.n &&
+		       !rr->copy_tcp.n && !rr->copy_udp.n && !rr->nr_drops &&
+		       !rr->wakeup.n);
+}
+
+static int push(struct rx_vec *a, const struct rx_rec *r)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		struct rx_rec *nv = realloc(a->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = *r;
+	return 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 1099511628211ULL;
+	return h;
+}
+
+/* The 4-tuple as the local end sees it: the same for both directions. */
+static uint64_t tuple_hash(uint16_t family, const uint8_t *laddr, uint16_t lport,
+			   const uint8_t *raddr, uint16_t rport)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	h = fnv(h, &family, sizeof(family));
+	h = fnv(h, laddr, 16);
+	h = fnv(h, &lport, sizeof(lport));
+	h = fnv(h, raddr, 16);
+	return fnv(h, &rport, sizeof(rport));
+}
+
+static uint64_t sock_tuple(const struct netlat_tcp_flow *f)
+{
+	return tuple_hash(f->family, f->saddr, f->sport, f->daddr, f->dport);
+}
+
+/* Headers' flow (source = the sender): the receiver's view of it. */
+static uint64_t pkt_tuple(const struct netlat_tcp_flow *f)
+{
+	return tuple_hash(f->family, f->daddr, f->dport, f->saddr, f->sport);
+}
+
+static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_tcp_flow *f)
+{
+	struct netlat_tcp_flow k = *f;
+	size_t i;
+
+	k.reserved = 0;
+	/* a linear scan: the table is for the handful of flows a host reads */
+	for (i = 0; i < rr->nr_flows; i++)
+		if (!memcmp(&rr->flows[i].key, &k, sizeof(k)))
+			return &rr->flows[i];
+	if (rr->nr_flows == rr->cap_flows) {
+		size_t cap = rr->cap_flows ? rr->cap_flows * 2 : 16;
+		struct rx_flow *nf = realloc(rr->flows, cap * sizeof(*nf));
+
+		if (!nf)
+			return NULL;
+		rr->flows = nf;
+		rr->cap_flows = cap;
+	}
+	memset(&rr->flows[rr->nr_flows], 0, sizeof(*rr->flows));
+	rr->flows[rr->nr_flows].key = k;
+	rr->flows[rr->nr_flows].tuple = sock_tuple(&k);
+	return &rr->flows[rr->nr_flows++];
+}
+
+int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
+{
+	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
+	struct rx_rec r = { .ts = h->ts_ns };
+	struct rx_flow *row = NULL;
+
+	if (h->type == NETLAT_REC_RX_TRANSPORT || h->type == NETLAT_REC_RX_QUEUE ||
+	    h->type == NETLAT_REC_RX_COPY) {
+		row = flow_of(rr, fl);
+		if (!row)
+			return -ENOMEM;
+		/* the three have proto at different offsets */
+		row->proto = h->type == NETLAT_REC_RX_COPY ?
+			     ((const struct netlat_rec_rx_copy *)h)->proto :
+			     ((const struct netlat_rec_rx_skb *)h)->proto;
+	}
+	switch (h->type) {
+	case NETLAT_REC_RX_NETIF: {
+		const struct netlat_rec_rx_netif *n = (const void *)h;
+
+		if (n->tstamp_mono_ns && n->tstamp_mono_ns <= h->ts_ns)
+			r.ts = n->tstamp_mono_ns;
+		r.seq = n->seq;
+		if (n->proto == NETLAT_RX_UDP) {
+			r.key = n->skb_id;
+			return push(&rr->netif_udp, &r);
+		}
+		if (!n->len)
+			return 0;
+		r.key = pkt_tuple(fl);
+		return push(&rr->netif_tcp, &r);
+	}
+	case NETLAT_REC_RX_TRANSPORT:
+	case NETLAT_REC_RX_QUEUE: {
+		const struct netlat_rec_rx_skb *s = (const void *)h;
+
+		r.proto = s->proto;
+		r.where = s->where;
+		r.seq = s->seq;
+		r.end = s->end_seq;
+		r.key = s->proto == NETLAT_RX_UDP ? s->skb_id : fl->cookie;
+		if (h->type == NETLAT_REC_RX_TRANSPORT) {
+			row->segs++;
+			row->bytes_rcvd += s->len;
+			return push(&rr->arr, &r);
+		}
+		if (s->where == NETLAT_RX_Q_OFO)
+			row->ofo++;
+		if (s->where == NETLAT_RX_Q_BACKLOG) {
+			row->backlog++;
+			return 0;	/* queued for real when the owner releases */
+		}
+		return push(&rr->queue, &r);
+	}
+	case NETLAT_REC_RX_COPY: {
+		const struct netlat_rec_rx_copy *c = (const void *)h;
+
+		r.peek = c->flags & NETLAT_RX_PEEK;
+		if (!r.peek)
+			row->bytes_read += c->bytes;
+		if (r.peek)
+			return 0;
+		r.seq = c->seq;
+		r.end = c->end_seq;
+		if (c->proto == NETLAT_RX_UDP) {
+			r.key = c->skb_id;
+			return push(&rr->copy_udp, &r);
+		}
+		r.key = fl->cookie;
+		return push(&rr->copy_tcp, &r);
+	}
+	case NETLAT_REC_RX_WAKE: {
+		const struct netlat_rec_rx_wake *w = (const void *)h;
+
+		/* wakeups join their socket's READY (cookie) and RUN (tid) */
+		r.key = fl->cookie;
+		r.seq = w->tid;
+		if (w->event == NETLAT_RX_WAKE_READY)
+			return push(&rr->ready, &r);
+		if (w->event == NETLAT_RX_WAKE_WAKEUP)
+			return push(&rr->wakeup, &r);
+		if (w->event == NETLAT_RX_WAKE_RUN) {
+			r.key = w->tid;
+			return push(&rr->run, &r);
+		}
+		return 0;
+	}
+	case NETLAT_REC_RX_DROP: {
+		const struct netlat_rec_rx_drop *d = (const void *)h;
+
+		if (rr->nr_drops == rr->cap_drops) {
+			size_t cap = rr->cap_drops ? rr->cap_drops * 2 : 64;
+			struct drop_rec *nd = realloc(rr->drops, cap * sizeof(*nd));
+
+			if (!nd)
+				return -ENOMEM;
+			rr->drops = nd;
+			rr->cap_drops = cap;
+		}
+		rr->drops[rr->nr_drops].tuple = pkt_tuple(fl);
+		rr->drops[rr->nr_drops++].reason = d->reason;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+/* key, seq, time */
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct rx_rec *x = a, *y = b;
+
+	if (x->key != y->key)
+		return CMP(x->key, y->key);
+	if (x->seq != y->seq)
+		return CMP(x->seq, y->seq);
+	return CMP(x->ts, y->ts);
+}
+
+/* key, time */
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct rx_rec *x = a, *y = b;
+
+	return x->key != y->key ? CMP(x->key, y->key) : CMP(x->ts, y->ts);
+}
+
+/* Index of the first record >= (@key, @seq, @ts) in @a sorted by cmp_seq. */
+static size_t lower_seq(const struct rx_vec *a, uint64_t key, uint32_t seq, uint64_t ts)
+{
+	struct rx_rec k = { .key = key, .seq = seq, .ts = ts };
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (cmp_seq(&a->v[m], &k) < 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/* The latest record of (@key, @seq) at or before @ts, or NULL. */
+static const struct rx_rec *before_seq(const struct rx_vec *a, uint64_t key,
+				       uint32_t seq, uint64_t ts)
+{
+	size_t i = lower_seq(a, key, seq, ts + 1);
+
+	if (i && a->v[i - 1].key == key && a->v[i - 1].seq == seq)
+		return &a->v[i - 1];
+	return NULL;
+}
+
+/* The first record of (@key, @seq) at or after @ts, or NULL. */
+static const struct rx_rec *after_seq(const struct rx_vec *a, uint64_t key,
+				      uint32_t seq, uint64_t ts)
+{
+	size_t i = lower_seq(a, key, seq, ts);
+
+	if (i < a->n && a->v[i].key == key && a->v[i].seq == seq)
+		return &a->v[i];
+	return NULL;
+}
+
+/* The TCP copy of socket @key whose [seq, end) holds @byte, or NULL. */
+static const struct rx_rec *copy_of(const struct rx_vec *a, uint64_t key, uint32_t byte)
+{
+	size_t l = 0, h = a->n;
+
+	/* a socket's copies follow each other in time and sequence */
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].key < key ||
+		    (a->v[m].key == key && (int32_t)(a->v[m].end - byte) <= 0))
+			l = m + 1;
+		else
+			h = m;
+	}
+	if (l < a->n && a->v[l].key == key && (int32_t)(byte - a->v[l].seq) >= 0)
+		return &a->v[l];
+	return NULL;
+}
+
+static void add(struct rx_report *rr, int k, uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		netlat_samples_add(&rr->d[k], to - from);
+}
+
+static void join_tcp(struct rx_report *rr, const struct rx_rec *t, uint64_t tuple)
+{
+	const struct rx_rec *n, *q, *u;
+
+	n = before_seq(&rr->netif_tcp, tuple, t->seq, t->ts);
+	q = after_seq(&rr->queue, t->key, t->seq, t->ts);
+	u = copy_of(&rr->copy_tcp, t->key, t->end - 1);
+	if (u && u->ts < t->ts)
+		u = NULL;	/* an older stream's copy at the same cookie */
+	if (n)
+		add(rr, RS_NETIF_TCP, n->ts, t->ts);
+	if (q)
+		add(rr, RS_TCP_QUEUE, t->ts, q->ts);
+	if (q && u)
+		add(rr, RS_QUEUE_USER, q->ts, u->ts);
+	if (n && u)
+		add(rr, RS_NETIF_USER, n->ts, u->ts);
+}
+
+static void join_udp(struct rx_report *rr, const struct rx_rec *t)
+{
+	const struct rx_rec *n, *q, *u;
+
+	/* per skb: the seq fields are 0, so these are lookups by time */
+	n = before_seq(&rr->netif_udp, t->key, 0, t->ts);
+	q = after_seq(&rr->queue, t->key, 0, t->ts);
+	u = after_seq(&rr->copy_udp, t->key, 0, q ? q->ts : t->ts);
+	if (n)
+		add(rr, RS_NETIF_UDP, n->ts, t->ts);
+	if (q && u)
+		add(rr, RS_QUEUE_USER, q->ts, u->ts);
+	if (n && u)
+		add(rr, RS_NETIF_USER, n->ts, u->ts);
+}
+
+/* The latest record of @key at or before @ts in @a sorted by cmp_ts. */
+static const struct rx_rec *latest(const struct rx_vec *a, uint64_t key, uint64_t ts)
+{
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts <= ts))
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l && a->v[l - 1].key == key ? &a->v[l - 1] : NULL;
+}
+
+/* The first record of @key at or after @ts in @a sorted by cmp_ts. */
+static const struct rx_rec *first(const struct rx_vec *a, uint64_t key, uint64_t ts)
+{
+	size_t l = 0, h = a->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts < ts))
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l < a->n && a->v[l].key == key ? &a->v[l] : NULL;
+}
+
+static void join_wakeups(struct rx_report *rr)
+{
+	size_t i;
+
+	qsort(rr->ready.v, rr->ready.n, sizeof(struct rx_rec), cmp_ts);
+	qsort(rr->run.v, rr->run.n, sizeof(struct rx_rec), cmp_ts);
+	for (i = 0; i < rr->wakeup.n; i++) {
+		const struct rx_rec *w = &rr->wakeup.v[i];
+		const struct rx_rec *rd = latest(&rr->ready, w->key, w->ts);
+		const struct rx_rec *ru = first(&rr->run, w->seq, w->ts);
+
+		if (rd)
+			add(rr, RS_READY_WAKEUP, rd->ts, w->ts);
+		if (ru)
+			add(rr, RS_WAKEUP_RUN, w->ts, ru->ts);
+	}
+}
+
+void rx_report_compute(struct rx_report *rr)
+{
+	size_t i, j;
+	int k;
+
+	if (!rr)
+		return;
+	qsort(rr->netif_tcp.v, rr->netif_tcp.n, sizeof(struct rx_rec), cmp_seq);
+	qsort(rr->netif_udp.v, rr->netif_udp.n, sizeof(struct rx_rec), cmp_seq);
+	qsort(rr->queue.v, rr->queue.n, sizeof(struct rx_rec), cmp_seq);
+	qsort(rr->copy_udp.v, rr->copy_udp.n, sizeof(struct rx_rec), cmp_seq);
+	qsort(rr->copy_tcp.v, rr->copy_tcp.n, sizeof(struct rx_rec), cmp_ts);
+	for (i = 0; i < rr->arr.n; i++) {
+		const struct rx_rec *t = &rr->arr.v[i];
+
+		if (t->proto == NETLAT_RX_UDP) {
+			join_udp(rr, t);
+			continue;
+		}
+		/* the arrival's flow row gives its 4-tuple */
+		for (j = 0; j < rr->nr_flows; j++)
+			if (rr->flows[j].key.cookie == t->key)
+				break;
+		join_tcp(rr, t, j < rr->nr_flows ? rr->flows[j].tuple : 0);
+	}
+	for (i = 0; i < rr->nr_drops; i++) {
+		struct rx_flow *row = NULL;
+		unsigned int r;
+
+		for (j = 0; j < rr->nr_flows && !row; j++)
+			if (rr->flows[j].tuple == rr->drops[i].tuple)
+				row = &rr->flows[j];
+		if (!row)
+			continue;
+		row->drops++;
+		for (r = 0; r < MAX_REASONS && row->reason_n[r] &&
+			    row->reason[r] != rr->drops[i].reason; r++)
+			;
+		if (r < MAX_REASONS) {
+			row->reason[r] = rr->drops[i].reason;
+			row->reason_n[r]++;
+		}
+	}
+	join_wakeups(rr);
+	for (k = 0; k < NR_RS; k++)
+		netlat_dist_compute(rr->d[k].v, rr->d[k].n, &rr->dist[k]);
+}
+
+static unsigned long long ull(uint64_t v)
+{
+	return v;
+}
+
+/*
+ * Rows with samples; netif>udp/tcp only for a protocol that was seen, the
+ * wakeup stages only when the rx_sched group recorded any.
+ */
+static bool rs_shown(const struct rx_report *rr, int k)
+{
+	if (k == RS_READY_WAKEUP || k == RS_WAKEUP_RUN)
+		return rr->wakeup.n;
+	return rr->dist[k].count || (k != RS_NETIF_TCP && k != RS_NETIF_UDP);
+}
+
+void rx_report_stage_rows(const struct rx_report *rr, FILE *f)
+{
+	int k;
+
+	if (rx_report_empty(rr))
+		return;
+	for (k = 0; k < NR_RS; k++) {
+		const struct netlat_dist *d = &rr->dist[k];
+
+		if (!rs_shown(rr, k))
+			continue;
+		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
+			rs_names[k], ull(d->count), ull(d->min), ull(d->p50), ull(d->p90),
+			ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+	}
+}
+
+static void json_dist(FILE *f, const struct netlat_dist *d)
+{
+	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+		"\"p99_9\":%llu,\"max\":%llu,\"mean\":%.1f}", ull(d->count), ull(d->min),
+		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+}
+
+void rx_report_json(const struct rx_report *rr, FILE *f)
+{
+	bool first = true;
+	size_t i;
+	int k;
+
+	if (rx_report_empty(rr))
+		return;
+	fputs(",\"rx_stages\":{", f);
+	for (k = 0; k < NR_RS; k++) {
+		if (!rs_shown(rr, k))
+			continue;
+		fprintf(f, "%s\"%s\":", first ? "" : ",", rs_names[k]);
+		json_dist(f, &rr->dist[k]);
+		first = false;
+	}
+	fputs("},\"rx_flows\":[", f);
+	for (i = 0; i < rr->nr_flows; i++) {
+		const struct rx_flow *r = &rr->flows[i];
+		unsigned int n;
+
+		fprintf(f, "%s{\"proto\":\"%s\"", i ? "," : "",
+			r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		print_flow(f, &r->key, true);
+		fprintf(f, ",\"segments\":%llu,\"bytes_received\":%llu,\"bytes_read\":%llu,"
+			"\"ofo\":%llu,\"backlog\":%llu,\"drops\":%llu,\"drop_reasons\":{",
+			ull(r->segs), ull(r->bytes_rcvd), ull(r->bytes_read), ull(r->ofo),
+			ull(r->backlog), ull(r->drops));
+		for (n = 0; n < MAX_REASONS && r->reason_n[n]; n++)
+			fprintf(f, "%s\"%u\":%llu", n ? "," : "", r->reason[n],
+				ull(r->reason_n[n]));
+		fputs("}}", f);
+	}
+	fputc(']', f);
+}
+
+void rx_report_flows(const struct rx_report *rr, FILE *f)
+{
+	size_t i;
+
+	if (rx_report_empty(rr) || !rr->nr_flows)
+		return;
+	fprintf(f, "\nReceive flows (local first)\n");
+	for (i = 0; i < rr->nr_flows; i++) {
+		const struct rx_flow *r = &rr->flows[i];
+		unsigned int n;
+
+		fprintf(f, "%s ", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		print_flow(f, &r->key, false);
+		fprintf(f, " segments=%llu received=%llu read=%llu ofo=%llu backlog=%llu drops=%llu",
+			ull(r->segs), ull(r->bytes_rcvd), ull(r->bytes_read), ull(r->ofo),
+			ull(r->backlog), ull(r->drops));
+		for (n = 0; n < MAX_REASONS && r->reason_n[n]; n++)
+			fprintf(f, "%sreason%u:%llu", n ? "," : " (", r->reason[n],
+				ull(r->reason_n[n]));
+		fputs(r->reason_n[0] ? ")\n" : "\n", f);
+	}
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "netlat report": the receive path (NETLAT_REC_RX_*). Stages joined per
+ * socket by sequence (TCP) or per skb (UDP), and a per-flow receive table.
+ */
+#ifndef NETLAT_TOOLS_RX_H
+#define NETLAT_TOOLS_RX_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "libnetlat.h"
+
+struct rx_report;
+
+struct rx_report *rx_report_new(void);
+void rx_report_free(struct rx_report *rr);
+/* Account one record (ignored unless NETLAT_REC_RX_*). 0 or -ENOMEM. */
+int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h);
+bool rx_report_empty(const struct rx_report *rr);
+/* Join the records: before anything is printed. */
+void rx_report_compute(struct rx_report *rr);
+/* The stage rows, in the columns of the TCP stage table (text). */
+void rx_report_stage_rows(const struct rx_report *rr, FILE *f);
+/* "rx_stages":{...} and "rx_flows":[...], each with a leading comma. */
+void rx_report_json(const struct rx_report *rr, FILE *f);
+/* The per-flow receive table (text). */
+void rx_report_flows(const struct rx_report *rr, FILE *f);
+
+#endif

@@ -54,11 +54,7 @@ static void __attribute__((constructor)) exp_topology(void)
 		snprintf(g_skip, sizeof(g_skip), NETLAT_DEVICE_PATH ": %s", strerror(-ret));
 		return;
 	}
-	g_ns_a = nl_ns_new();
-	g_ns_b = g_ns_a < 0 ? g_ns_a : nl_ns_new();
-	ret = g_ns_b < 0 ? g_ns_b : nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
-	if (ret)
-		snprintf(g_skip, sizeof(g_skip), "topology: %s", strerror(-ret));
+	nl_pair_ns(&g_ns_a, DEV_A, ADDR_A, &g_ns_b, DEV_B, ADDR_B, g_skip, sizeof(g_skip));
 }
 
 static const char *bin(const char *name)
@@ -68,16 +64,6 @@ static const char *bin(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "/bin", name);
 	return path;
-}
-
-static int set_level(int fd, uint32_t level)
-{
-	struct netlat_config cfg = {
-		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
-		.level = level,
-	};
-
-	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
 }
 
 /* The exporter in namespace A on a free port; its pid, the port in *@port. */
@@ -184,7 +170,7 @@ FIXTURE_SETUP(exp)
 	if (access(bin("netlat"), X_OK))
 		SKIP(longjmp(_metadata->env, 1), "no %s", bin("netlat"));
 	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log, g_def.nr_cpus));
-	if (set_level(self->fd, NETLAT_LEVEL_EVENTS))
+	if (nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0))
 		SKIP(longjmp(_metadata->env, 1), "no packet level");
 }
 
@@ -197,7 +183,7 @@ FIXTURE_TEARDOWN(exp)
 	nl_conn_close(&self->conn);
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS));
+		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes, g_def.watermark,
 					    g_def.flush_ms, true));
 		close(self->fd);
@@ -223,7 +209,7 @@ TEST_F(exp, scrape_matches_kernel)
 	char *buf;
 
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
-	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	/* one segment per skb and 5% loss: retransmits RetransSegs counts */
 	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
 	ASSERT_EQ(0, nlr_no_gso(DEV_A));

@@ -65,13 +65,8 @@ static void __attribute__((constructor)) pkt_topology(void)
 			 strerror(-ret));
 		return;
 	}
-	g_ns_a = nl_ns_new();
-	g_ns_b = g_ns_a < 0 ? g_ns_a : nl_ns_new();
-	ret = g_ns_b < 0 ? g_ns_b :
-	      nl_ns_veth(g_ns_a, DEV_A, ADDR_A, g_ns_b, DEV_B, ADDR_B);
-	if (ret)
-		snprintf(g_skip, sizeof(g_skip), "topology: %s",
-			 strerror(-ret));
+	nl_pair_ns(&g_ns_a, DEV_A, ADDR_A, &g_ns_b, DEV_B, ADDR_B, g_skip,
+		   sizeof(g_skip));
 }
 
 /* netem on @dev in namespace @ns: @loss_pct loss, @delay_ms delay. */
@@ -83,17 +78,6 @@ static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
 		ret = nlr_netem_full(dev, loss_pct, delay_ms * 1000, 0);
 	nl_ns_enter(nl_ns_home);
 	return ret;
-}
-
-static int set_level(int fd, uint32_t level, uint64_t slow_ns)
-{
-	struct netlat_config cfg = {
-		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
-		.level = level,
-		.slow_ns = slow_ns,
-	};
-
-	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
 }
 
 static int get_hist(int fd, struct netlat_hist *h,
@@ -152,7 +136,7 @@ FIXTURE_SETUP(pkt)
 		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
 	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
 				g_def.nr_cpus));
-	if (set_level(self->fd, NETLAT_LEVEL_EVENTS, 0))
+	if (nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0))
 		SKIP(longjmp(_metadata->env, 1), "no packet level");
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 0, 0));
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 0));
@@ -163,7 +147,7 @@ FIXTURE_TEARDOWN(pkt)
 	nl_conn_close(&self->conn);
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
 					    g_def.watermark, g_def.flush_ms,
 					    true));
@@ -203,8 +187,8 @@ static void measured_transfer(struct __test_metadata *_metadata,
 
 	for (attempt = 1;; attempt++) {
 		ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
-		ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
-		ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, slow_ns));
+		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, slow_ns));
 		*r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
 		transfer(_metadata, self, bytes);
 		*r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
@@ -381,7 +365,7 @@ TEST_F(pkt, tlp_counted)
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	EXPECT_EQ(0ull, self->pr.partial & NETLAT_PROBE_TCP_RETRANS)
 		TH_LOG("the retransmit group misses a path on this kernel");
-	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	ASSERT_EQ(0, nl_conn_open(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
 	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, sizeof(buf)));
 	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 10));
@@ -453,7 +437,7 @@ TEST_F(pkt, memory)
 	struct netlat_info a, b;
 
 	ASSERT_EQ(0, nl_get_info(self->fd, &a));
-	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	ASSERT_EQ(0, nl_get_info(self->fd, &b));
 	EXPECT_EQ((uint32_t)NETLAT_LEVEL_EVENTS, a.level);
 	EXPECT_EQ((uint32_t)NETLAT_LEVEL_PACKETS, b.level);
@@ -461,7 +445,7 @@ TEST_F(pkt, memory)
 	EXPECT_LT(0u, b.pkt_flows);
 	TH_LOG("packet table and histograms: %llu bytes for %u sockets",
 	       (unsigned long long)b.pkt_mem_bytes, b.pkt_flows);
-	ASSERT_EQ(0, set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 	ASSERT_EQ(0, nl_get_info(self->fd, &b));
 	EXPECT_EQ(a.pkt_mem_bytes, b.pkt_mem_bytes);
 }

@@ -102,6 +102,26 @@ static inline int nl_ns_veth(int ns_a, const char *dev_a, const char *addr_a,
 }
 
 /* A veth pair: @dev_a with @addr_a in one namespace, @dev_b, @addr_b. */
+/*
+ * New namespaces *@a and *@b joined by a veth pair, @dev_a (@addr_a) in A
+ * and @dev_b (@addr_b) in B, with the devices' defaults (GSO on). 0, or
+ * -errno with the failed step in @why.
+ */
+static inline int nl_pair_ns(int *a, const char *dev_a, const char *addr_a,
+			     int *b, const char *dev_b, const char *addr_b,
+			     char *why, size_t len)
+{
+	int ret = *a = nl_ns_new();
+
+	if (ret >= 0)
+		ret = *b = nl_ns_new();
+	if (ret >= 0)
+		ret = nl_ns_veth(*a, dev_a, addr_a, *b, dev_b, addr_b);
+	if (ret)
+		snprintf(why, len, "topology: %s", strerror(-ret));
+	return ret;
+}
+
 struct nl_pair {
 	const char *dev_a, *addr_a, *dev_b, *addr_b;
 };

@@ -242,17 +242,6 @@ static uint64_t out_segs(void)
 	return v;
 }
 
-static int set_level(int fd, uint32_t level, uint64_t slow_ns)
-{
-	struct netlat_config cfg = {
-		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
-		.level = level,
-		.slow_ns = slow_ns,
-	};
-
-	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
-}
-
 /* Every probe on for one transfer of @secs in @mode. */
 static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 {
@@ -289,7 +278,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	if (!err && mode == PROBES_FLIGHT)
 		err = trig_set(d.fd, &trig);
 	if (!err && (mode == PROBES_PACKETS || mode == PROBES_SLOW))
-		err = set_level(d.fd, NETLAT_LEVEL_PACKETS,
+		err = nl_set_level(d.fd, NETLAT_LEVEL_PACKETS,
 				mode == PROBES_SLOW ? 5000000 : 0);
 	if (!err)
 		err = nl_get_info(d.fd, &info);
@@ -336,7 +325,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
 	err = trig_off(d.fd);
 	if (!err)
-		err = set_level(d.fd, NETLAT_LEVEL_EVENTS, 0);
+		err = nl_set_level(d.fd, NETLAT_LEVEL_EVENTS, 0);
 	if (!err)
 		err = nl_set_rules(d.fd, NULL, 0);
 	if (!err)

@@ -231,6 +231,18 @@ static inline int nl_reconfigure(int fd, uint64_t ring_bytes,
 	return ret;
 }
 
+/* The record level (NETLAT_LEVEL_*) and packet records from @slow_ns. */
+static inline int nl_set_level(int fd, uint32_t level, uint64_t slow_ns)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
+		.level = level,
+		.slow_ns = slow_ns,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
+
 /* write() of one marker: the byte count or -errno. */
 static inline ssize_t nl_write(int fd, const void *buf, size_t len)
 {

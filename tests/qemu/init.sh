@@ -164,14 +164,22 @@ job_check() {
 # test of the tools.
 demo_fail() { echo "demo: $* failed"; status=$((status | 1)); }
 # tcp_transfer <KiB>: one TCP connection from namespace a to b over the
-# virtio NICs; busybox nc is enough for a bulk stream.
+# virtio NICs, checked by the bytes the receiver got. busybox nc gives up
+# its connection when its own stdin ends, so the listener's stdin is a
+# FIFO held open until the sender is done.
 tcp_transfer() {
-	in_ns "$NS_B" nc -l -p 5001 >/dev/null &
+	rm -f /tmp/nc_hold && mkfifo /tmp/nc_hold
+	in_ns "$NS_B" nc -l -p 5001 </tmp/nc_hold | wc -c >/tmp/nc_bytes &
 	srv=$!
+	exec 9>/tmp/nc_hold
 	sleep 1
 	dd if=/dev/zero bs=1024 count="$1" 2>/dev/null |
 		in_ns "$NS_A" nc 192.0.2.2 5001
 	wait "$srv"
+	exec 9>&-
+	got=$(cat /tmp/nc_bytes)
+	echo "demo: the receiver got $got of $(($1 * 1024)) bytes"
+	[ "$got" -eq $(($1 * 1024)) ] || demo_fail "the $1 KiB TCP transfer"
 }
 
 # save_file <path>: hand one file to the host on the second serial port,

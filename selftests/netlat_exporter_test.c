@@ -202,6 +202,7 @@ TEST_F(exp, scrape_matches_kernel)
 	struct netlat_hist hist;
 	uint64_t retrans = 0, records = 0;
 	char *text, *om, name[128];
+	struct netlat_probes pr;
 	long long r0, r1;
 	double v, cum;
 	unsigned int k, b;
@@ -217,7 +218,10 @@ TEST_F(exp, scrape_matches_kernel)
 	ASSERT_EQ(0, nlr_netem_full(DEV_A, 5, 0, 0));
 	ASSERT_EQ(0, nl_ns_enter(nl_ns_home));
 
-	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	/* per namespace in the kernel; netlat counts every socket (B may
+	 * retransmit a SYN-ACK whose ACK A lost) */
+	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs") +
+	     nl_mib(g_ns_b, "snmp", "Tcp", "RetransSegs");
 	buf = malloc(BYTES);
 	ASSERT_NE(NULL, buf);
 	memset(buf, 0x5a, BYTES);
@@ -225,9 +229,14 @@ TEST_F(exp, scrape_matches_kernel)
 	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, BYTES));
 	free(buf);
 	ASSERT_TRUE(nl_conn_finish(&self->conn, 60));
-	r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs") +
+	     nl_mib(g_ns_b, "snmp", "Tcp", "RetransSegs");
 	/* nothing more is counted, the exporter's own connection included */
-	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &pr));
+	/* a kprobe hit the kernel skipped would void the comparison */
+	if (pr.nmissed != self->pr.nmissed)
+		SKIP(return, "%llu kprobe hits missed: the counts are void",
+		     (unsigned long long)(pr.nmissed - self->pr.nmissed));
 	memset(&hist, 0, sizeof(hist));
 	hist.nr_stages = NETLAT_NR_STAGES;
 	hist.stage_size = sizeof(st[0]);

@@ -15,8 +15,8 @@
  * slow_only: with slow_ns above every packet's time no packet record is
  *	written, yet the histograms count every byte.
  * retrans_segs: under netem loss (one segment per skb from here on) the
- *	retransmitted-segment counters add up to the sender namespace's
- *	RetransSegs.
+ *	retransmitted-segment counters add up to RetransSegs of the two
+ *	namespaces.
  * tlp_counted: tail loss probes that retransmit are counted as TLP, as
  *	many as TCPLossProbes, whichever function the loss probe enters.
  * bad_input: malformed HIST and level configs are -EINVAL.
@@ -174,10 +174,23 @@ static void transfer(struct __test_metadata *_metadata,
 }
 
 /*
+ * RetransSegs of both namespaces: the kernel's counters are per namespace,
+ * netlat's cover every socket (B retransmits a SYN-ACK whose ACK A lost).
+ */
+static long long retrans_segs(void)
+{
+	long long a = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	long long b = nl_mib(g_ns_b, "snmp", "Tcp", "RetransSegs");
+
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/*
  * The packet level afresh (empty table, zeroed histograms) with
  * @slow_ns, a transfer of @bytes, then every record into the log. A kprobe
  * hit the kernel skipped voids a comparison with what the test did: then
- * again, up to three times. RetransSegs of A before and after in *@r0, *@r1.
+ * again, up to three times. RetransSegs of A and B before and after in
+ * *@r0, *@r1.
  */
 static void measured_transfer(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(pkt) *self, size_t bytes,
@@ -189,9 +202,9 @@ static void measured_transfer(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
 		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, slow_ns));
-		*r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+		*r0 = retrans_segs();
 		transfer(_metadata, self, bytes);
-		*r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+		*r1 = retrans_segs();
 		ret = nl_collect(self->fd, &self->log, self->pr.nmissed);
 		if (!ret || attempt == 3)
 			break;
@@ -334,11 +347,12 @@ TEST_F(pkt, retrans_segs)
 	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
 	for (sum = 0, k = 0; k < 8; k++)
 		sum += hist.retrans_segs[k];
-	TH_LOG("RetransSegs +%lld, counted %llu (rto %llu fast %llu tlp %llu), failed %llu",
+	TH_LOG("RetransSegs (A + B) +%lld, counted %llu (rto %llu fast %llu tlp %llu synack %llu), failed %llu",
 	       r1 - r0, (unsigned long long)sum,
 	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_RTO],
 	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_FAST],
 	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_TLP],
+	       (unsigned long long)hist.retrans_segs[NETLAT_RETRANS_SYNACK],
 	       (unsigned long long)hist.retrans_fail);
 	ASSERT_LE(0, r0);
 	EXPECT_LT(0, r1 - r0);
@@ -371,11 +385,11 @@ TEST_F(pkt, tlp_counted)
 	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 10));
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 1000));
 	lp0 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPLossProbes");
-	r0 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	r0 = retrans_segs();
 	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, sizeof(buf)));
 	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 20));
 	lp1 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPLossProbes");
-	r1 = nl_mib(g_ns_a, "snmp", "Tcp", "RetransSegs");
+	r1 = retrans_segs();
 	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
 		TH_LOG("%s", self->log.why);
 	ASSERT_EQ(0, get_hist(self->fd, &hist, st));

@@ -226,6 +226,13 @@ static int fuzz_ioctl(struct fuzz *f)
 		u32[13] = one_in(4) ? (uint32_t)rnd() : 0;	/* reserved */
 	}
 	arg = one_in(4) ? rnd_ptr(f, u32[0]) : f->area;
+	/*
+	 * Nor from a random pointer into the writable pages (their bytes are
+	 * random): READ is bit 2 of the flags, in the byte at offset 4.
+	 */
+	if (cmd == NETLAT_IOC_SNAPSHOT && (unsigned char *)arg >= f->area &&
+	    (unsigned char *)arg + 4 < f->area + 2 * f->page)
+		((unsigned char *)arg)[4] &= ~NETLAT_SNAPSHOT_READ;
 	ret = ioctl(fd, cmd, arg);
 	note(f, OP_IOCTL, ret, errno);
 	if (ret > 0 || (ret < 0 && !err_in(errno, allowed)))

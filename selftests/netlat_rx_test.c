@@ -696,16 +696,33 @@ TEST_F(rx, tcp_ofo)
 	struct stream s = { .c = &self->c };
 	const struct netlat_rec_hdr *h;
 	long long before, after;
+	unsigned int nr_cpus = self->log.nr_cpus;
 	size_t ofo = 0;
+	int attempt, ret;
 
-	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, REORDER_B, 0));
-	ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
-	before = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
-	ASSERT_LE(0, before);
-	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
-				      &self->log, 1, reorder_traffic, NULL, &s))
-		TH_LOG("%s", self->log.why);
-	after = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
+	/*
+	 * A kprobe hit the kernel skipped voids the comparison: then again,
+	 * on a new connection (the stream of records goes on).
+	 */
+	for (attempt = 1;; attempt++) {
+		s.err = 0;
+		ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b,
+					     REORDER_B, 0));
+		ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+		before = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
+		ASSERT_LE(0, before);
+		ret = nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				       &self->log, 1, reorder_traffic, NULL, &s);
+		after = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOFOQueue");
+		if (!ret || attempt == 3 ||
+		    !strstr(self->log.why, "kprobe hits missed"))
+			break;
+		TH_LOG("attempt %d void (%s): again", attempt, self->log.why);
+		nl_conn_close(&self->c);
+		nl_log_free(&self->log);
+		ASSERT_EQ(0, nl_log_init(&self->log, nr_cpus, true));
+	}
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log.why);
 	ASSERT_EQ(0, s.err);
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_rx_skb *q = (const void *)h;
@@ -1094,7 +1111,7 @@ TEST_F(rx, udp_rcvbuf_drops)
 	before = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
-				      &self->log, 1, flood_traffic, flood_undo, &f))
+				      &self->log, 3, flood_traffic, flood_undo, &f))
 		TH_LOG("%s", self->log.why);
 	after = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
 	nd = rx_recs(&self->log, &self->c, NETLAT_REC_RX_DROP, NETLAT_RX_UDP, NULL, 0);

@@ -8,6 +8,7 @@
 #define NETLAT_NL_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
@@ -140,8 +141,9 @@ static inline int nlr_link_up(const char *dev)
 	return nlr_talk(&m);
 }
 
-/* gso_max_segs of @dev: TCP builds skbs of at most that many segments. */
-static inline int nlr_gso_max_segs(const char *dev, uint32_t segs)
+/* One attribute of link @dev set (RTM_NEWLINK on the existing device). */
+static inline int nlr_link_attr(const char *dev, int type, const void *data,
+				size_t len)
 {
 	struct nlr_msg m;
 	struct ifinfomsg *ifi;
@@ -150,12 +152,18 @@ static inline int nlr_gso_max_segs(const char *dev, uint32_t segs)
 	if (!idx)
 		return -ENODEV;
 	ifi = nlr_init(&m, RTM_NEWLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = idx;
-	nlr_attr(&m, IFLA_GSO_MAX_SEGS, &segs, sizeof(segs));
+	nlr_attr(&m, type, data, len);
 	return nlr_talk(&m);
 }
 
-/* @addr/@plen of @family on @dev, with IFA_F_* @flags. */
+/* gso_max_segs of @dev: TCP builds skbs of at most that many segments. */
+static inline int nlr_gso_max_segs(const char *dev, uint32_t segs)
+{
+	return nlr_link_attr(dev, IFLA_GSO_MAX_SEGS, &segs, sizeof(segs));
+}
+
 static inline int nlr_addr(const char *dev, int family, const char *addr,
 			   int plen, unsigned int flags)
 {
@@ -276,6 +284,68 @@ static inline int nlr_no_gso(const char *dev)
 			ret = -errno;
 	}
 	close(fd);
+	return ret;
+}
+
+/* Move @dev (in the current netns) into the netns of @ns_fd. */
+static inline int nlr_set_netns(const char *dev, int ns_fd)
+{
+	return nlr_link_attr(dev, IFLA_NET_NS_FD, &ns_fd, sizeof(ns_fd));
+}
+
+/* IPv6 off on @dev (current netns) before it goes up: no ND, no MLD. */
+static inline void nlr_no_ipv6(const char *dev)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+		 dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) != 1)
+		perror(path);
+	close(fd);
+}
+
+/* Columns of /proc/net/dev (the device's rtnl_link_stats64, as sysfs
+ * statistics/ shows them), the ones the tests use */
+#define NLR_RX_BYTES		0
+#define NLR_RX_PACKETS		1
+#define NLR_TX_BYTES		8
+#define NLR_TX_PACKETS		9
+#define NLR_DEV_COUNTERS	10
+
+/*
+ * The first NLR_DEV_COUNTERS counters of @dev in the current netns, from
+ * /proc/net/dev: sysfs shows only the devices of the namespace that
+ * mounted it, a device moved to another namespace is not there.
+ */
+static inline int nlr_dev_counters(const char *dev, unsigned long long *v)
+{
+	char line[512], name[32];
+	int ret = -ENODEV;
+	FILE *f;
+
+	f = fopen("/proc/thread-self/net/dev", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!c)
+			continue;
+		*c = ' ';
+		if (sscanf(line, " %31s %llu %llu %llu %llu %llu %llu %llu %llu"
+			   " %llu %llu", name, &v[0], &v[1], &v[2], &v[3],
+			   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 11 ||
+		    strcmp(name, dev))
+			continue;
+		ret = 0;
+		break;
+	}
+	fclose(f);
 	return ret;
 }
 

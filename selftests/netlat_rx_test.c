@@ -1121,4 +1121,510 @@ TEST_F(rx, udp_rcvbuf_drops)
 	       after - before, nd);
 }
 
+/* ---- a full TCP receive queue ------------------------------------------ */
+
+#define RCVQ_MSGS	200
+#define RCVQ_LEN	100
+
+/*
+ * The running kernel's number of drop reason SKB_DROP_REASON_@name: the
+ * numbering changes between kernels, the names do not. The kfree_skb
+ * tracepoint's print_fmt lists them as { number, "NAME" }. -1: not found.
+ */
+static long drop_reason(const char *name)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/skb/kfree_skb/format",
+		"/sys/kernel/debug/tracing/events/skb/kfree_skb/format",
+	};
+	static char buf[1 << 16];
+	char want[64];
+	unsigned int i;
+
+	snprintf(want, sizeof(want), ", \"%s\" }", name);
+	for (i = 0; i < NL_ARRAY_SIZE(paths); i++) {
+		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		char *p;
+
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		p = strstr(buf, want);
+		while (p && p > buf && *p != '{')
+			p--;
+		if (p && *p == '{')
+			return strtol(p + 1, NULL, 0);
+	}
+	return -1;
+}
+
+struct rcvq {
+	struct nl_conn *c;
+	uint64_t sent, read;
+	long long rcvq0, rcvq1, ofo0, ofo1;
+	int err;
+};
+
+static long long rcvq_mib(const char *name)
+{
+	return nl_mib(g_ns_b, "netstat", "TcpExt", name);
+}
+
+/*
+ * A connection whose receiver's buffer shrinks to the minimum after the
+ * handshake: the window its SYN-ACK advertised stays (TCP does not shrink
+ * a window), so the sender may fill it, far beyond the buffer.
+ */
+static int rcvq_open(struct nl_conn *c)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	int ret = nl_conn_connect(c, g_ns_a, g_ns_b, ADDR4_B, 0);
+
+	if (!ret)
+		ret = set_int(c->cli, IPPROTO_TCP, TCP_NODELAY, 1);
+	if (!ret)
+		ret = set_int(c->srv, SOL_SOCKET, SO_RCVBUF, 1);
+	if (!ret)
+		ret = setsockopt(c->srv, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return ret;
+}
+
+/*
+ * Small segments (TCP_NODELAY: one skb each, truesize far above its
+ * payload) to a receiver that reads nothing until its namespace counted a
+ * receive-queue drop; then it reads everything, and the sender waits for
+ * the last ACK, so no retransmission is left to drop after the counters.
+ */
+static void rcvq_traffic(void *arg)
+{
+	static char buf[RCVQ_MSGS * RCVQ_LEN];
+	struct rcvq *q = arg;
+	uint64_t end;
+	unsigned int i;
+
+	q->sent = q->read = 0;
+	q->rcvq0 = rcvq_mib("TCPRcvQDrop");
+	q->ofo0 = rcvq_mib("TCPOFODrop");
+	for (i = 0; i < RCVQ_MSGS; i++)
+		if (send(q->c->cli, buf, RCVQ_LEN, 0) == RCVQ_LEN)
+			q->sent += RCVQ_LEN;
+	end = nl_mono_ns() + 5000000000ull;
+	while (rcvq_mib("TCPRcvQDrop") == q->rcvq0 && nl_mono_ns() < end)
+		nl_sleep_ms(10);
+	while (q->read < q->sent) {
+		ssize_t n = recv(q->c->srv, buf, sizeof(buf), 0);
+
+		if (n <= 0) {
+			q->err = n ? errno : EPIPE;
+			break;
+		}
+		q->read += n;
+	}
+	if (!nl_conn_wait_acked(q->c, 20))
+		q->err = ETIMEDOUT;
+	q->rcvq1 = rcvq_mib("TCPRcvQDrop");
+	q->ofo1 = rcvq_mib("TCPOFODrop");
+}
+
+static void rcvq_undo(void *arg)
+{
+	struct rcvq *q = arg;
+
+	nl_conn_close(q->c);
+	if (rcvq_open(q->c))
+		q->err = ECONNREFUSED;
+}
+
+/*
+ * The receive queue full: the flow's DROP records with reason PROTO_MEM
+ * are what the receiver's namespace counted, split as the kernel splits
+ * them: a segment that was out of order (an OFO QUEUE record of the same
+ * skb before its drop) is a TCPOFODrop, any other a TCPRcvQDrop.
+ */
+TEST_F(rx, tcp_rcvq_drops)
+{
+	struct rcvq q = { .c = &self->c };
+	long reason = drop_reason("PROTO_MEM");
+	size_t in_order = 0, ofo = 0, other = 0;
+	const struct netlat_rec_hdr *h, *g;
+
+	ASSERT_LE(0, reason) TH_LOG("no PROTO_MEM in the kfree_skb tracepoint's format");
+	ASSERT_EQ(0, rcvq_open(&self->c));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+				      &self->log, 3, rcvq_traffic, rcvq_undo, &q))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, q.err);
+	ASSERT_EQ(q.sent, q.read);
+	ASSERT_EQ((uint64_t)RCVQ_MSGS * RCVQ_LEN, q.sent);
+	ASSERT_LE(0, q.rcvq0);
+	ASSERT_LE(0, q.ofo0);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_drop *d = (const void *)h;
+		const struct netlat_rec_rx_skb *last = NULL;
+
+		if (h->type != NETLAT_REC_RX_DROP || d->proto != NETLAT_RX_TCP ||
+		    !rx_pkt_is(&d->flow, &self->c))
+			continue;
+		if (d->reason != (uint32_t)reason) {
+			other++;
+			continue;
+		}
+		/* the skb's latest arrival or queueing record before its drop */
+		nl_log_for_each(&self->log, g) {
+			const struct netlat_rec_rx_skb *x = (const void *)g;
+
+			if ((g->type == NETLAT_REC_RX_TRANSPORT ||
+			     g->type == NETLAT_REC_RX_QUEUE) &&
+			    x->proto == NETLAT_RX_TCP && x->skb_id == d->skb_id &&
+			    g->ts_ns <= h->ts_ns && (!last || g->ts_ns >= last->hdr.ts_ns))
+				last = x;
+		}
+		ASSERT_NE(NULL, last) TH_LOG("drop of seq %u: no TRANSPORT record", d->seq);
+		if (last->hdr.type == NETLAT_REC_RX_QUEUE && last->where == NETLAT_RX_Q_OFO)
+			ofo++;
+		else
+			in_order++;
+	}
+	TH_LOG("%llu bytes in %u segments; TCPRcvQDrop +%lld, TCPOFODrop +%lld; PROTO_MEM (%ld) DROP records: %zu in order, %zu out of order; %zu other drops",
+	       (unsigned long long)q.read, RCVQ_MSGS, q.rcvq1 - q.rcvq0,
+	       q.ofo1 - q.ofo0, reason, in_order, ofo, other);
+	ASSERT_LT(0, q.rcvq1 - q.rcvq0);
+	EXPECT_EQ((size_t)(q.rcvq1 - q.rcvq0), in_order);
+	EXPECT_EQ((size_t)(q.ofo1 - q.ofo0), ofo);
+}
+
+/* ---- a busy-polling reader beside a blocking one ----------------------- */
+
+#define POLL_MSGS	24
+#define POLL_GAP_MS	10
+
+struct poller {
+	struct nl_conn *c;
+	bool busy;			/* MSG_DONTWAIT in a loop, never blocks */
+	int cpu;
+	pid_t tid;
+	unsigned int n;			/* messages read */
+	uint64_t stamp[POLL_MSGS], user[POLL_MSGS];
+	int err;
+};
+
+static void *poll_reader(void *arg)
+{
+	static __thread char buf[MSG_LEN];
+	struct poller *p = arg;
+
+	p->tid = syscall(SYS_gettid);
+	if (p->cpu >= 0)
+		nl_pin_thread(p->cpu);
+	for (p->n = 0; p->n < POLL_MSGS && !p->err; p->n++) {
+		unsigned int i = p->n;
+		uint64_t end = nl_mono_ns() + 10000000000ull;
+		ssize_t n;
+
+		/* one message per segment (TCP_NODELAY), read at once */
+		do {
+			n = read_stamped(p->c->srv, buf, MSG_LEN, !p->busy,
+					 &p->stamp[i], &p->user[i]);
+		} while (p->busy && n < 0 && errno == EAGAIN && nl_mono_ns() < end);
+		if (n != MSG_LEN)
+			p->err = n < 0 ? errno : EIO;
+	}
+	return NULL;
+}
+
+struct pollpair {
+	struct poller blk, busy;
+	int sender_cpu;
+};
+
+static void poll_traffic(void *arg)
+{
+	static char buf[MSG_LEN];
+	struct pollpair *pp = arg;
+	pthread_t tb, tp;
+	unsigned int i;
+
+	pp->blk.n = pp->busy.n = 0;
+	pp->blk.err = pp->busy.err = 0;
+	if (pthread_create(&tb, NULL, poll_reader, &pp->blk)) {
+		pp->blk.err = EAGAIN;
+		return;
+	}
+	if (pthread_create(&tp, NULL, poll_reader, &pp->busy)) {
+		pp->busy.err = EAGAIN;
+		pthread_join(tb, NULL);
+		return;
+	}
+	if (pp->sender_cpu >= 0)
+		nl_pin_thread(pp->sender_cpu);
+	/* both readers waiting before the first message */
+	nl_sleep_ms(50);
+	for (i = 0; i < POLL_MSGS && !pp->blk.err && !pp->busy.err; i++) {
+		/* the blocked one's first: the second send does not delay it */
+		if (send(pp->blk.c->cli, buf, MSG_LEN, 0) != MSG_LEN ||
+		    send(pp->busy.c->cli, buf, MSG_LEN, 0) != MSG_LEN)
+			pp->blk.err = errno ? errno : EIO;
+		nl_sleep_ms(POLL_GAP_MS);
+	}
+	pthread_join(tb, NULL);
+	pthread_join(tp, NULL);
+}
+
+static void poll_undo(void *arg)
+{
+	struct pollpair *pp = arg;
+	static char buf[MSG_LEN * POLL_MSGS];
+
+	/* what an attempt left unread goes, the next starts on a message */
+	while (recv(pp->blk.c->srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	while (recv(pp->busy.c->srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/*
+ * netlat's queue>user of each read of @p (the in-order QUEUE record of its
+ * first byte to its COPY record) in @us; how many; the reader's own
+ * stamp->read times in @own_us.
+ */
+static size_t poll_waits(struct __test_metadata *_metadata,
+			 const struct nl_log *l, const struct poller *p,
+			 double *us, double *own_us)
+{
+	const void *copy[POLL_MSGS + 8], *queue[4 * POLL_MSGS];
+	size_t nc, nq, i, j;
+
+	nc = rx_recs(l, p->c, NETLAT_REC_RX_COPY, NETLAT_RX_TCP, copy,
+		     NL_ARRAY_SIZE(copy));
+	nq = rx_recs(l, p->c, NETLAT_REC_RX_QUEUE, NETLAT_RX_TCP, queue,
+		     NL_ARRAY_SIZE(queue));
+	EXPECT_EQ((size_t)POLL_MSGS, nc);
+	if (nc > POLL_MSGS || nq > NL_ARRAY_SIZE(queue))
+		return 0;
+	for (i = 0; i < nc; i++) {
+		const struct netlat_rec_rx_copy *cp = copy[i];
+		const struct netlat_rec_rx_skb *q = NULL;
+
+		for (j = 0; j < nq; j++) {
+			const struct netlat_rec_rx_skb *x = queue[j];
+
+			if (x->where == NETLAT_RX_Q_IN_ORDER && x->seq == cp->seq &&
+			    x->hdr.ts_ns <= cp->hdr.ts_ns)
+				q = x;
+		}
+		EXPECT_NE(NULL, q) TH_LOG("read %zu: no in-order QUEUE record", i);
+		if (!q)
+			return 0;
+		us[i] = (cp->hdr.ts_ns - q->hdr.ts_ns) / 1000.0;
+		own_us[i] = ((int64_t)(p->user[i] - p->stamp[i])) / 1000.0;
+	}
+	return nc;
+}
+
+/* RX_WAKE records of the task @tid, WAKEUP and RUN. */
+static size_t wakes_of(const struct nl_log *l, pid_t tid)
+{
+	const struct netlat_rec_hdr *h;
+	size_t n = 0;
+
+	nl_log_for_each(l, h) {
+		const struct netlat_rec_rx_wake *x = (const void *)h;
+
+		if (h->type == NETLAT_REC_RX_WAKE && x->tid == (uint32_t)tid &&
+		    (x->event == NETLAT_RX_WAKE_WAKEUP || x->event == NETLAT_RX_WAKE_RUN))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The same messages, POLL_GAP_MS apart, to a reader blocked in recv() and
+ * to one polling with MSG_DONTWAIT on the sender's CPU: the busy one's
+ * queue>user p50 is lower, it has no wakeup or run records while the
+ * blocked one has them; the readers' own SO_TIMESTAMPNS -> read times say
+ * the same.
+ */
+TEST_F(rx, tcp_busy_vs_blocking)
+{
+	struct pollpair pp = {
+		.blk = { .c = &self->c },
+		.busy = { .c = &self->c2, .busy = true },
+	};
+	double blk_us[POLL_MSGS], busy_us[POLL_MSGS];
+	double blk_own[POLL_MSGS], busy_own[POLL_MSGS];
+	size_t nb, np, wb, wp;
+	int cpus[4], n;
+
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	n = nl_usable_cpus(cpus, NL_ARRAY_SIZE(cpus));
+	if (n < 2)
+		SKIP(return, "one CPU: a busy poller would starve the sender");
+	/*
+	 * The busy reader shares the sender's CPU: it runs the moment the
+	 * sender sleeps, with nothing to wake on another CPU (a VM's
+	 * spinning vCPU would compete with the host's other threads for the
+	 * time its data waits). The blocked one, alone on the last CPU, is
+	 * woken there and switched to.
+	 */
+	pp.busy.cpu = pp.sender_cpu = cpus[0];
+	pp.blk.cpu = cpus[n - 1];
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
+	ASSERT_EQ(0, nl_conn_connect(&self->c2, g_ns_a, g_ns_b, ADDR4_B, 0));
+	ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	ASSERT_EQ(0, set_int(self->c2.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	ASSERT_EQ(0, set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1));
+	ASSERT_EQ(0, set_int(self->c2.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1));
+	ASSERT_EQ(0, fcntl(self->c2.srv, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
+				      NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED,
+				      &self->log, 3, poll_traffic, poll_undo, &pp))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, pp.blk.err);
+	ASSERT_EQ(0, pp.busy.err);
+	ASSERT_EQ((unsigned int)POLL_MSGS, pp.blk.n);
+	ASSERT_EQ((unsigned int)POLL_MSGS, pp.busy.n);
+	nb = poll_waits(_metadata, &self->log, &pp.blk, blk_us, blk_own);
+	np = poll_waits(_metadata, &self->log, &pp.busy, busy_us, busy_own);
+	ASSERT_EQ((size_t)POLL_MSGS, nb);
+	ASSERT_EQ((size_t)POLL_MSGS, np);
+	wb = wakes_of(&self->log, pp.blk.tid);
+	wp = wakes_of(&self->log, pp.busy.tid);
+	TH_LOG("queue>user p50: blocking %.1f us, busy %.1f us; own stamp->read p50: blocking %.1f us, busy %.1f us; WAKEUP/RUN records: blocking %zu, busy %zu",
+	       nl_median(blk_us, nb), nl_median(busy_us, np),
+	       nl_median(blk_own, nb), nl_median(busy_own, np), wb, wp);
+	TH_LOG("queue>user min..max: blocking %.1f..%.1f us, busy %.1f..%.1f us",
+	       blk_us[0], blk_us[nb - 1], busy_us[0], busy_us[np - 1]);
+	EXPECT_LT(nl_median(busy_us, np), nl_median(blk_us, nb));
+	/* the oracle agrees in direction */
+	EXPECT_LT(nl_median(busy_own, np), nl_median(blk_own, nb));
+	EXPECT_EQ(0u, wp);
+	/* a WAKEUP and a RUN per message the blocked reader waited for */
+	EXPECT_LE((size_t)POLL_MSGS, wb);
+}
+
+/* ---- over the VM's virtio NICs ----------------------------------------- */
+
+#define VIRT_DEV_A	"eth0"
+#define VIRT_DEV_B	"eth1"
+#define VIRT_A		"203.0.113.1"
+#define VIRT_B		"203.0.113.2"
+
+/* eth0 or eth1 in namespace @ns: up with @addr/24, IPv6 off (no ND, MLD). */
+static int virt_nic(const char *dev, int ns, const char *addr)
+{
+	int ret = nlr_set_netns(dev, ns);
+
+	if (!ret)
+		ret = nl_ns_enter(ns);
+	if (!ret) {
+		nlr_no_ipv6(dev);
+		ret = nl_ns_addr_up(ns, dev, addr);
+	}
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+static int ifindex_in(int ns, const char *dev)
+{
+	int idx = nl_ns_enter(ns) ? 0 : (int)if_nametoindex(dev);
+
+	nl_ns_enter(nl_ns_home);
+	return idx;
+}
+
+/* eth0 and eth1 back where they came from (their addresses go with it). */
+static void virt_nics_home(void)
+{
+	if (!nl_ns_enter(g_ns_a))
+		nlr_set_netns(VIRT_DEV_A, nl_ns_home);
+	if (!nl_ns_enter(g_ns_b))
+		nlr_set_netns(VIRT_DEV_B, nl_ns_home);
+	nl_ns_enter(nl_ns_home);
+}
+
+/* The counters of @dev in namespace @ns in @v (see nlr_dev_counters). */
+static int virt_stats(int ns, const char *dev, unsigned long long *v)
+{
+	int ret = nl_ns_enter(ns);
+
+	if (!ret)
+		ret = nlr_dev_counters(dev, v);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+/*
+ * The stamp and copy agreement of the *_stamp tests, over the virtio NICs
+ * on the qemu hub instead of a veth pair (eth0 in A, eth1 in B), UDP:
+ * besides SO_TIMESTAMPNS, eth1's own rx counters say every datagram of
+ * the test arrived there and nothing else (IPv6 off, ARP resolved before).
+ */
+TEST_F(rx, virtio_udp_stamp)
+{
+	struct msgs m = { .c = &self->c, .udp = true };
+	unsigned long long v0[NLR_DEV_COUNTERS], v1[NLR_DEV_COUNTERS], pk, by;
+	const void *netif[4 * MSGS];
+	int ifindex;
+	size_t nn, i;
+	char b = 0;
+	int ret;
+
+	if (!if_nametoindex(VIRT_DEV_A) || !if_nametoindex(VIRT_DEV_B))
+		SKIP(return, "no %s and %s in this namespace", VIRT_DEV_A, VIRT_DEV_B);
+	ret = virt_nic(VIRT_DEV_A, g_ns_a, VIRT_A);
+	if (!ret)
+		ret = virt_nic(VIRT_DEV_B, g_ns_b, VIRT_B);
+	if (!ret)
+		ret = nl_addr_ready(g_ns_b, VIRT_B, 10);
+	if (ret)
+		virt_nics_home();
+	ASSERT_EQ(0, ret) TH_LOG("virtio NICs: %s", strerror(-ret));
+	ret = udp_open(&self->c, VIRT_A, VIRT_B);
+	/* one datagram first: ARP resolved, the counters count only the test */
+	if (!ret)
+		ret = send(self->c.cli, &b, 1, 0) == 1 ? 0 : -1;
+	if (!ret) {
+		struct timeval tv = { .tv_sec = 5 };
+
+		ret = setsockopt(self->c.srv, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	if (!ret)
+		ret = recv(self->c.srv, &b, 1, 0) == 1 ? 0 : -1;
+	if (!ret)
+		ret = set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1);
+	if (ret) {
+		nl_conn_close(&self->c);
+		virt_nics_home();
+	}
+	ASSERT_EQ(0, ret) TH_LOG("warm-up datagram: %s", strerror(errno));
+	ifindex = ifindex_in(g_ns_b, VIRT_DEV_B);
+	ret = virt_stats(g_ns_b, VIRT_DEV_B, v0);
+	if (!ret)
+		ret = nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX, &self->log,
+			       3, msgs_traffic, msgs_undo, &m);
+	if (!ret)
+		ret = virt_stats(g_ns_b, VIRT_DEV_B, v1);
+	nn = rx_recs(&self->log, &self->c, NETLAT_REC_RX_NETIF, NETLAT_RX_UDP,
+		     netif, NL_ARRAY_SIZE(netif));
+	nl_conn_close(&self->c);
+	virt_nics_home();
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, m.err);
+	check_stamps(_metadata, &self->log, &m, NETLAT_RX_UDP);
+	/* every message one frame: Ethernet, IPv4, UDP headers and MSG_LEN */
+	pk = v1[NLR_RX_PACKETS] - v0[NLR_RX_PACKETS];
+	by = v1[NLR_RX_BYTES] - v0[NLR_RX_BYTES];
+	TH_LOG("%s rx_packets +%llu, rx_bytes +%llu; %zu NETIF records",
+	       VIRT_DEV_B, pk, by, nn);
+	EXPECT_EQ((unsigned long long)m.n, pk);
+	EXPECT_EQ((unsigned long long)m.n * (14 + 20 + 8 + MSG_LEN), by);
+	ASSERT_EQ((size_t)m.n, nn);
+	for (i = 0; i < nn; i++)
+		EXPECT_EQ(ifindex, ((const struct netlat_rec_rx_netif *)netif[i])->ifindex);
+}
+
 TEST_HARNESS_MAIN

@@ -62,22 +62,6 @@ static int new_ns(void)
 	return fd;
 }
 
-/* Move @dev (in the current netns) into the netns of @ns_fd. */
-static int nlr_set_netns(const char *dev, int ns_fd)
-{
-	struct nlr_msg m;
-	struct ifinfomsg *ifi;
-	int idx = if_nametoindex(dev);
-
-	if (!idx)
-		return -ENODEV;
-	ifi = nlr_init(&m, RTM_NEWLINK, 0, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = idx;
-	nlr_attr(&m, IFLA_NET_NS_FD, &ns_fd, sizeof(ns_fd));
-	return nlr_talk(&m);
-}
-
 /* Permanent ARP entry @addr -> @mac on @dev. */
 static int nlr_neigh4(const char *dev, const char *addr,
 		      const unsigned char mac[6])
@@ -119,49 +103,16 @@ static int get_mac(const char *dev, unsigned char mac[6])
 	return ret;
 }
 
-/* IPv6 off on @dev (current netns) before it goes up: no ND, no MLD. */
-static void no_ipv6(const char *dev)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
-		 dev);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, "1", 1) != 1)
-		perror(path);
-	close(fd);
-}
-
 /* Packet counters of @dev in the current netns (/proc/net/dev). */
 static int dev_packets(const char *dev, uint64_t *rx, uint64_t *tx)
 {
-	char line[512], name[32];
-	unsigned long long v[16];
-	int ret = -ENODEV;
-	FILE *f;
+	unsigned long long v[NLR_DEV_COUNTERS];
+	int ret = nlr_dev_counters(dev, v);
 
-	f = fopen("/proc/thread-self/net/dev", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c)
-			continue;
-		*c = ' ';
-		if (sscanf(line, " %31s %llu %llu %llu %llu %llu %llu %llu %llu"
-			   " %llu %llu", name, &v[0], &v[1], &v[2], &v[3],
-			   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 11 ||
-		    strcmp(name, dev))
-			continue;
-		*rx = v[1];
-		*tx = v[9];
-		ret = 0;
+	if (!ret) {
+		*rx = v[NLR_RX_PACKETS];
+		*tx = v[NLR_TX_PACKETS];
 	}
-	fclose(f);
 	return ret;
 }
 
@@ -194,7 +145,7 @@ static int topology(const char **step)
 	*step = "namespace A";
 	ret = ns_enter(g_ns_a);
 	if (!ret) {
-		no_ipv6(DEV_A);
+		nlr_no_ipv6(DEV_A);
 		ret = nlr_addr4(DEV_A, ADDR_A, 24);
 	}
 	if (!ret)
@@ -208,7 +159,7 @@ static int topology(const char **step)
 	*step = "namespace B";
 	ret = ns_enter(g_ns_b);
 	if (!ret) {
-		no_ipv6(DEV_B);
+		nlr_no_ipv6(DEV_B);
 		ret = nlr_addr4(DEV_B, ADDR_B, 24);
 	}
 	if (!ret)
@@ -887,7 +838,7 @@ TEST_F(virtio, packed_ring)
 	ASSERT_LE(0, ns_c);
 	ASSERT_EQ(0, nlr_set_netns("eth2", ns_c));
 	ASSERT_EQ(0, ns_enter(ns_c));
-	no_ipv6("eth2");
+	nlr_no_ipv6("eth2");
 	ASSERT_EQ(0, nlr_addr4("eth2", "192.0.2.3", 24));
 	ASSERT_EQ(0, nlr_link_up("eth2"));
 	ASSERT_EQ(0, nlr_neigh4("eth2", "192.0.2.4", peer));

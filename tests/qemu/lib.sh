@@ -334,7 +334,7 @@ build_userspace() {
 	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
 		"$REPO/selftests" -maxdepth 1 -type f -executable \
 		\( -name netlat -o -name flight_min -o -name flight_recorder \
-		   -o -name "*_test" \) | sort)
+		   -o -name netlat_rxwait -o -name "*_test" \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

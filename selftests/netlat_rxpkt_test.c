@@ -24,6 +24,8 @@
  *	RX_WAIT, and RX_WAIT from a caller of the first struct size: -EINVAL.
  * untracked: a socket with more unread datagrams than the table holds per
  *	socket: followed + not followed = datagrams read.
+ * udp_drops: a full receive buffer: the packets ended as dropped are
+ *	those RcvbufErrors counted, with a reason.
  * lifetimes: the table's memory is reported while the group is on and
  *	freed with it; a closed socket's unread data ends in CLOSED records
  *	(as many bytes as were left unread) and its slot frees; the group
@@ -599,13 +601,57 @@ TEST_F(rxpkt, untracked)
 	EXPECT_EQ((uint64_t)got, hist.rx_packets + hist.rx_untracked);
 }
 
+TEST_F(rxpkt, udp_drops)
+{
+	const unsigned int sent = 200;
+	long long err0, err1;
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	uint64_t dropped = 0, copied = 0;
+	unsigned int got;
+
+	ASSERT_EQ(0, udp_open(&self->udp));
+	ASSERT_EQ(0, set_int(self->udp.srv, SOL_SOCKET, SO_RCVBUF, 1));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_RX, &self->pr));
+	err0 = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
+	ASSERT_EQ(0, udp_burst(&self->udp, sent, 100));
+	nl_sleep_ms(200);
+	got = udp_drain(&self->udp);
+	err1 = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
+	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, NULL));
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_pkt *p = (const void *)h;
+
+		if (!is_rx_pkt(h) || !rx_of(&p->flow, &self->udp))
+			continue;
+		if (p->flags & NETLAT_RXP_DROPPED) {
+			dropped++;
+			EXPECT_NE(0u, p->drop_reason);
+			EXPECT_EQ(0u, p->flags & NETLAT_RXP_COPIED);
+		}
+		copied += !!(p->flags & NETLAT_RXP_COPIED);
+	}
+	TH_LOG("sent %u, read %u, RcvbufErrors +%lld; records: dropped %llu copied %llu",
+	       sent, got, err1 - err0, (unsigned long long)dropped,
+	       (unsigned long long)copied);
+	ASSERT_LT(err0, err1);
+	/* each drop the kernel counted ended a packet of the table */
+	EXPECT_EQ((uint64_t)(err1 - err0), dropped);
+	EXPECT_EQ(dropped, hist.rx_dropped);
+	EXPECT_EQ((uint64_t)got, copied);
+	EXPECT_EQ(sent, got + (unsigned int)(err1 - err0));
+}
+
 TEST_F(rxpkt, lifetimes)
 {
 	static char buf[4 * MSG_LEN];
 	struct netlat_info info;
 	struct netlat_hist hist;
 	const struct netlat_rec_hdr *h;
-	uint64_t closed = 0, read = 0;
+	uint64_t closed = 0, read = 0, cookie = 0;
 	int inq = 0, tries = 0;
 
 	/* no table while the group is off */
@@ -638,10 +684,22 @@ TEST_F(rxpkt, lifetimes)
 	nl_sleep_ms(100);
 	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
 		TH_LOG("%s", self->log.why);
+	/*
+	 * The socket's cookie from the packets it read: at its destruction
+	 * TCP has given its port back already (the flow's port reads 0).
+	 */
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_rx_pkt *p = (const void *)h;
 
-		if (!is_rx_pkt(h) || !rx_of(&p->flow, &self->tcp) ||
+		if (is_rx_pkt(h) && rx_of(&p->flow, &self->tcp) &&
+		    (p->flags & NETLAT_RXP_COPIED))
+			cookie = p->flow.cookie;
+	}
+	ASSERT_NE(0ull, cookie);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_pkt *p = (const void *)h;
+
+		if (!is_rx_pkt(h) || p->flow.cookie != cookie ||
 		    !(p->flags & NETLAT_RXP_CLOSED))
 			continue;
 		EXPECT_EQ(0u, p->flags & NETLAT_RXP_COPIED);

@@ -23,6 +23,7 @@
 #include "filter.h"
 #include "hist.h"
 #include "track.h"
+#include "rxtrack.h"
 #include "uarg.h"
 #include "compat.h"
 
@@ -329,6 +330,9 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.pkt_flows = netlat_track_max_flows();
 	info.slow_ns = netlat_track_slow_ns();
 	info.pkt_mem_bytes = netlat_track_mem_bytes();
+	info.rx_flows = netlat_rxtrack_max_flows();
+	info.rx_pkts = netlat_rxtrack_max_pkts();
+	info.rx_mem_bytes = netlat_rxtrack_mem_bytes();
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -472,6 +476,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 				       cfg.level : READ_ONCE(netlat_track_level),
 				       cfg.flags & NETLAT_CONFIG_SLOW_NS ?
 				       cfg.slow_ns : netlat_track_slow_ns());
+	if (!err)
+		netlat_rxtrack_set_level(READ_ONCE(netlat_track_level));
 out:
 	mutex_unlock(&netlat_lock);
 	return err;
@@ -564,7 +570,8 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 	case NETLAT_IOC_FILTERS:
 		return netlat_ioc_filters(uarg);
 	case NETLAT_IOC_HIST:
-		return netlat_ioc_hist(uarg, netlat_track_flows());
+		return netlat_ioc_hist(uarg, netlat_track_flows(),
+				       netlat_rxtrack_flows());
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

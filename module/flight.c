@@ -77,6 +77,7 @@ u32 netlat_trig_armed;
 static struct {
 	u32 retrans_kinds;
 	u64 latency_ns;
+	u64 rx_wait_ns;
 	u32 pre_ms;
 	u32 post_ms;
 	u32 tag_len;
@@ -428,6 +429,24 @@ void netlat_trig_check(struct netlat_writer *w, u32 armed)
 			bit = NETLAT_TRIG_LATENCY;
 		break;
 	}
+	case NETLAT_REC_RX_PKT: {
+		const struct netlat_rec_rx_pkt *pkt = w->rec;
+		const u32 both = NETLAT_RXP_QUEUED | NETLAT_RXP_COPIED;
+
+		if ((armed & NETLAT_TRIG_RX_WAIT) &&
+		    (pkt->flags & both) == both &&
+		    pkt->end_ns - pkt->queue_ns >= netlat_trig.rx_wait_ns)
+			bit = NETLAT_TRIG_RX_WAIT;
+		break;
+	}
+	case NETLAT_REC_RX_COPY: {
+		const struct netlat_rec_rx_copy *c = w->rec;
+
+		if ((armed & NETLAT_TRIG_RX_WAIT) && c->wait_ns &&
+		    c->wait_ns >= netlat_trig.rx_wait_ns)
+			bit = NETLAT_TRIG_RX_WAIT;
+		break;
+	}
 	case NETLAT_REC_MARKER: {
 		const struct netlat_rec_marker *m = w->rec;
 		u32 len = netlat_trig.tag_len;
@@ -643,6 +662,8 @@ static int netlat_trig_validate(const struct netlat_triggers *t)
 		return -EINVAL;
 	if (!(t->armed & NETLAT_TRIG_LATENCY) != !t->latency_ns)
 		return -EINVAL;
+	if (!(t->armed & NETLAT_TRIG_RX_WAIT) != !t->rx_wait_ns)
+		return -EINVAL;
 	if (t->pre_ms > NETLAT_TRIG_PRE_MS_MAX ||
 	    t->post_ms > NETLAT_TRIG_POST_MS_MAX)
 		return -EINVAL;
@@ -666,6 +687,7 @@ static void netlat_trig_apply(const struct netlat_triggers *t)
 	}
 	netlat_trig.retrans_kinds = t->retrans_kinds;
 	netlat_trig.latency_ns = t->latency_ns;
+	netlat_trig.rx_wait_ns = t->rx_wait_ns;
 	netlat_trig.pre_ms = t->pre_ms;
 	netlat_trig.post_ms = t->post_ms;
 	netlat_trig.tag_len = t->marker_tag_len;
@@ -707,6 +729,7 @@ long netlat_ioc_triggers(void __user *uarg)
 	t.armed = netlat_trig_armed;
 	t.retrans_kinds = netlat_trig.retrans_kinds;
 	t.latency_ns = netlat_trig.latency_ns;
+	t.rx_wait_ns = netlat_trig.rx_wait_ns;
 	t.pre_ms = netlat_trig.pre_ms;
 	t.post_ms = netlat_trig.post_ms;
 	t.marker_tag_len = netlat_trig.tag_len;

@@ -83,8 +83,8 @@ static void netlat_hist_sum(struct netlat_stage_hist *st, u64 *counter)
 	}
 }
 
-/* @flows: sockets the packet table follows now. */
-long netlat_ioc_hist(void __user *uarg, u64 flows)
+/* @flows, @rx_flows: sockets the packet and receive tables follow now. */
+long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 {
 	struct netlat_stage_hist *st;
 	u64 counter[NETLAT_HC_NR];
@@ -135,5 +135,11 @@ long netlat_ioc_hist(void __user *uarg, u64 flows)
 	for (i = 0; i < ARRAY_SIZE(h.retrans_segs); i++)
 		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
 	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
+	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
+	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];
+	h.rx_dropped = counter[NETLAT_HC_RX_DROPPED];
+	h.rx_untracked = counter[NETLAT_HC_RX_UNTRACKED];
+	h.rx_flows_full = counter[NETLAT_HC_RX_FLOWS_FULL];
+	h.rx_flows = rx_flows;
 	return netlat_copy_out(uarg, &h, sizeof(h), usize);
 }

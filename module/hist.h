@@ -18,7 +18,12 @@ enum netlat_hist_counter {
 	NETLAT_HC_FLOWS_FULL,
 	NETLAT_HC_RETRANS_FAIL,
 	NETLAT_HC_RETRANS_SEGS,		/* + NETLAT_RETRANS_* kind, 8 of them */
-	NETLAT_HC_NR = NETLAT_HC_RETRANS_SEGS + 8,
+	NETLAT_HC_RX_PACKETS = NETLAT_HC_RETRANS_SEGS + 8,
+	NETLAT_HC_RX_BYTES,
+	NETLAT_HC_RX_DROPPED,
+	NETLAT_HC_RX_UNTRACKED,
+	NETLAT_HC_RX_FLOWS_FULL,
+	NETLAT_HC_NR,
 };
 
 /* Bucket of a duration: 0 for 0 ns, else 1 + floor(log2(ns)), at most 63. */
@@ -32,7 +37,7 @@ static __always_inline unsigned int netlat_hist_bucket(u64 ns)
 void netlat_hist_add(enum netlat_stage stage, u64 ns);
 void netlat_hist_count(enum netlat_hist_counter c, u64 n);
 void netlat_hist_reset(void);
-long netlat_ioc_hist(void __user *uarg, u64 flows);
+long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows);
 u64 netlat_hist_mem_bytes(void);
 
 #endif /* _NETLAT_HIST_H */

@@ -3,9 +3,13 @@
  * The receive-path probe family (NETLAT_PROBE_RX): a received TCP or UDP
  * packet from the receive core (with the skb's receive stamp) through its
  * transport and socket queues to the copy into the application, and the
- * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup. See uapi/linux/netlat.h for the records. Handlers run
- * with preemption disabled, take no lock, and check the group and the
- * filters before they read anything else.
+ * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup. See
+ * uapi/linux/netlat.h for the records. Handlers run with preemption
+ * disabled, take no lock of the kernel's, and check the group and the
+ * filters before they read anything else. While NETLAT_PROBE_RX is on,
+ * each packet is also handed to the receive table (rxtrack.c); at the
+ * packet level that table writes the records, and the handlers here only
+ * the drops.
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -23,6 +27,7 @@
 #include "pkt.h"
 #include "compat.h"
 #include "rx.h"
+#include "rxtrack.h"
 
 /* Reserve an RX record about socket @sk unless the filters keep it out. */
 static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,
@@ -104,7 +109,8 @@ static notrace void netlat_tp_netif(void *data, struct sk_buff *skb)
 	struct netlat_writer w;
 	u8 proto;
 
-	if (!netlat_group_on(NETLAT_PROBE_RX))
+	/* the packet level takes the stamp from the skb at its arrival */
+	if (!netlat_group_on(NETLAT_PROBE_RX) || netlat_rxtrack_packets())
 		return;
 	proto = netlat_rx_parse(skb, &seg);
 	if (!proto || !netlat_rx_keep_pkt(&seg, skb->dev))
@@ -136,7 +142,20 @@ static notrace u32 netlat_tcp_payload(const struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(netlat_tcp_payload);
 
-/* A TRANSPORT or QUEUE record of a TCP data segment (TCP_SKB_CB filled). */
+/* @skb's receive stamp on the records' clock, 0 if none. */
+static notrace u64 netlat_rx_mono(const struct sk_buff *skb)
+{
+	__u64 real = 0, mono = 0;
+
+	netlat_rx_stamp(skb, &real, &mono);
+	return mono;
+}
+NOKPROBE_SYMBOL(netlat_rx_mono);
+
+/*
+ * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
+ * (QUEUE): the receive table, and at the events level its record.
+ */
 static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 				      const struct sk_buff *skb, u16 type,
 				      u8 where)
@@ -147,6 +166,14 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 	u32 len = netlat_tcp_payload(skb);
 
 	if (!len)
+		return;
+	if (type == NETLAT_REC_RX_QUEUE)
+		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, where);
+	/* a duplicate of what is in already ends nowhere: not followed */
+	else if (after(cb->end_seq, READ_ONCE(tcp_sk(sk)->rcv_nxt)))
+		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
+				      netlat_rx_mono(skb));
+	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
 	if (!r)
@@ -248,6 +275,14 @@ NOKPROBE_SYMBOL(netlat_data_queue_pre);
 
 /* ---- TCP copy: kretprobe tcp_recvmsg(sk, msg, len, flags, ...) ---- */
 
+/* The copy's wait: from @queued, the oldest byte's queueing, to now. */
+static notrace void netlat_rx_wait(struct netlat_rec_rx_copy *r, u64 queued)
+{
+	if (queued && r->hdr.ts_ns >= queued)
+		r->wait_ns = r->hdr.ts_ns - queued;
+}
+NOKPROBE_SYMBOL(netlat_rx_wait);
+
 struct netlat_recvmsg_data {
 	struct sock *sk;
 	u64 start_ns;
@@ -277,13 +312,18 @@ static notrace int netlat_recvmsg_ret(struct kretprobe_instance *ri,
 	struct netlat_rec_rx_copy *r;
 	struct netlat_writer w;
 	u32 copied;
+	u64 queued;
 
 	if (ret <= 0 || !netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	copied = READ_ONCE(tcp_sk(d->sk)->copied_seq);
+	queued = netlat_rxtrack_copy_tcp(d->sk, copied, ret, d->peek);
+	if (netlat_rxtrack_packets())
 		return 0;
 	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), d->sk);
 	if (!r)
 		return 0;
-	copied = READ_ONCE(tcp_sk(d->sk)->copied_seq);
+	netlat_rx_wait(r, queued);
 	r->start_ns = d->start_ns;
 	/* at return, not entry: the entry read was before the socket lock */
 	r->end_seq = copied;
@@ -307,6 +347,13 @@ static notrace void netlat_rx_udp_skb(const struct sock *sk,
 	struct netlat_rec_rx_skb *r;
 	struct netlat_writer w;
 
+	if (type == NETLAT_REC_RX_QUEUE)
+		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, where);
+	else
+		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_UDP, 0, len,
+				      netlat_rx_mono(skb));
+	if (netlat_rxtrack_packets())
+		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
 	if (!r)
 		return;
@@ -360,12 +407,18 @@ static notrace int netlat_udp_consume_pre(struct kprobe *p,
 	int len = (int)regs_get_kernel_argument(regs, 2);
 	struct netlat_rec_rx_copy *r;
 	struct netlat_writer w;
+	u64 queued;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	queued = netlat_rxtrack_copy_udp(sk, skb, len < 0);
+	if (netlat_rxtrack_packets())
 		return 0;
 	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), sk);
 	if (!r)
 		return 0;
+	if (len >= 0)
+		netlat_rx_wait(r, queued);
 	r->skb_id = netlat_skb_id(skb);
 	r->bytes = len < 0 ? -len : len;
 	r->pid = current->tgid;
@@ -392,7 +445,10 @@ static notrace void netlat_tp_kfree_skb(NETLAT_KFREE_SKB_PROTO)
 	if (!skb->skb_iif)
 		return;
 	proto = netlat_rx_parse(skb, &seg);
-	if (!proto || !netlat_rx_keep_pkt(&seg, skb->dev))
+	if (!proto)
+		return;
+	netlat_rxtrack_drop(skb, proto, seg.seq, reason);
+	if (!netlat_rx_keep_pkt(&seg, skb->dev))
 		return;
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_DROP, sizeof(*r));
 	if (!r)
@@ -407,6 +463,26 @@ static notrace void netlat_tp_kfree_skb(NETLAT_KFREE_SKB_PROTO)
 	netlat_commit(&w);
 }
 NOKPROBE_SYMBOL(netlat_tp_kfree_skb);
+
+/* ---- a socket's end: its packets leave the receive table ---- */
+
+/* tcp:tcp_destroy_sock(sk) */
+static notrace void netlat_rx_tp_destroy(void *data, struct sock *sk)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_rxtrack_close(sk);
+}
+NOKPROBE_SYMBOL(netlat_rx_tp_destroy);
+
+/* udp_destroy_sock(sk), udpv6_destroy_sock(sk): sk_prot->destroy */
+static notrace int netlat_udp_destroy_pre(struct kprobe *p,
+					  struct pt_regs *regs)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_rxtrack_close((void *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_udp_destroy_pre);
 
 /*
  * ---- the reader's wakeup (NETLAT_PROBE_RX_SCHED) ----
@@ -582,6 +658,8 @@ static void netlat_rx_groups_on(u64 groups)
 		net_enable_timestamp();
 		netlat_rx_stamps = true;
 	}
+	if (groups & NETLAT_PROBE_RX)
+		netlat_rxtrack_start();
 }
 
 static void netlat_rx_groups_off(u64 groups)
@@ -590,6 +668,9 @@ static void netlat_rx_groups_off(u64 groups)
 		net_disable_timestamp();
 		netlat_rx_stamps = false;
 	}
+	/* every packet still followed is dropped with the table */
+	if (groups & NETLAT_PROBE_RX)
+		netlat_rxtrack_stop();
 }
 
 static struct netlat_probe netlat_rx_probes[] = {
@@ -608,6 +689,14 @@ static struct netlat_probe netlat_rx_probes[] = {
 		  netlat_udp_enqueue_pre),
 	NETLAT_KP("skb_consume_udp", NETLAT_PROBE_RX, netlat_udp_consume_pre),
 	NETLAT_TP("kfree_skb", NETLAT_PROBE_RX, netlat_tp_kfree_skb),
+	NETLAT_TP("tcp_destroy_sock", NETLAT_PROBE_RX, netlat_rx_tp_destroy),
+	/* without them a UDP socket's slot is taken until the group goes off */
+	{ .name = "udp_destroy_sock", .group = NETLAT_PROBE_RX,
+	  .kind = NETLAT_KPROBE, .pre = netlat_udp_destroy_pre,
+	  .optional = true },
+	{ .name = "udpv6_destroy_sock", .group = NETLAT_PROBE_RX,
+	  .kind = NETLAT_KPROBE, .pre = netlat_udp_destroy_pre,
+	  .optional = true },
 	/* slots first: the scheduler handlers read them */
 	NETLAT_KRP("sk_wait_data", NETLAT_PROBE_RX_SCHED, netlat_wait_entry,
 		   netlat_wait_ret, long),

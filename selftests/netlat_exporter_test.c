@@ -285,23 +285,27 @@ TEST_F(exp, scrape_matches_kernel)
 	EXPECT_EQ((double)(r1 - r0), v);
 	/* every bucket, cumulative, as the kernel has it */
 	for (k = 0; k < NETLAT_NR_STAGES; k++) {
-		static const char *const stages[] = { "sendmsg_xmit", "xmit_qdisc", "qdisc_driver",
-						      "driver_ack", "xmit_ack", "sendmsg_ack" };
+		static const char *const stages[NETLAT_NR_STAGES] = {
+			"sendmsg_xmit", "xmit_qdisc", "qdisc_driver", "driver_ack",
+			"xmit_ack", "sendmsg_ack", "netif_tcp", "netif_udp",
+			"tcp_queue", "queue_user", "netif_user",
+		};
+		const char *fam = k < NETLAT_STAGE_RX_NETIF_TCP ? "netlat_tcp_stage_seconds" :
+								  "netlat_rx_stage_seconds";
 
 		for (b = 0, cum = 0; b < NETLAT_HIST_BUCKETS - 1; b++) {
 			char le[32];
 
 			cum += (double)st[k].bucket[b];
 			snprintf(le, sizeof(le), "%.9g", (double)(1ull << b) / 1e9);
-			snprintf(name, sizeof(name),
-				 "netlat_tcp_stage_seconds_bucket{stage=\"%s\",le=\"%s\"}",
-				 stages[k], le);
+			snprintf(name, sizeof(name), "%s_bucket{stage=\"%s\",le=\"%s\"}",
+				 fam, stages[k], le);
 			/* %.9g is the exporter's shortest form for the small ones */
 			if (b < 30)
 				EXPECT_EQ(cum, sample(text, name)) TH_LOG("%s", name);
 		}
-		snprintf(name, sizeof(name), "netlat_tcp_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"}",
-			 stages[k]);
+		snprintf(name, sizeof(name), "%s_bucket{stage=\"%s\",le=\"+Inf\"}",
+			 fam, stages[k]);
 		EXPECT_EQ((double)st[k].count, sample(text, name)) TH_LOG("%s", name);
 	}
 	free(text);

@@ -48,6 +48,9 @@
 		    NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV | \
 		    NETLAT_PROBE_TCP_RETRANS)
 
+/* the send stages; the receive stages after them are netlat_rxpkt_test's */
+#define TX_STAGES (NETLAT_STAGE_SENDMSG_ACK + 1)
+
 static int g_ns_a = -1, g_ns_b = -1;
 static char g_skip[128];
 static struct netlat_info g_def;
@@ -80,23 +83,6 @@ static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
 	return ret;
 }
 
-static int get_hist(int fd, struct netlat_hist *h,
-		    struct netlat_stage_hist st[NETLAT_NR_STAGES])
-{
-	memset(h, 0, sizeof(*h));
-	memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
-	h->nr_stages = NETLAT_NR_STAGES;
-	h->stage_size = sizeof(*st);
-	h->stages = (uintptr_t)st;
-	return nl_ioctl(fd, NETLAT_IOC_HIST, h, sizeof(*h));
-}
-
-static unsigned int bucket_of(uint64_t ns)
-{
-	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;
-
-	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
-}
 
 /* The two points of each stage in a record; 0 if not seen. */
 static void stage_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
@@ -235,7 +221,7 @@ TEST_F(pkt, hist_equals_records)
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
 	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
-	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	ASSERT_EQ((uint32_t)NETLAT_NR_STAGES, hist.nr_stages);
 
 	nl_log_for_each(&self->log, h) {
@@ -265,7 +251,7 @@ TEST_F(pkt, hist_equals_records)
 				       DELAY_MS, p->seq);
 		}
 		ASSERT_LE(floor_ns, p->end_ns - p->xmit_ns);
-		for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		for (s = 0; s < TX_STAGES; s++) {
 			uint64_t from, to, d;
 
 			stage_points(p, s, &from, &to);
@@ -276,7 +262,7 @@ TEST_F(pkt, hist_equals_records)
 			mine[s].sum_ns += d;
 			if (d > mine[s].max_ns)
 				mine[s].max_ns = d;
-			mine[s].bucket[bucket_of(d)]++;
+			mine[s].bucket[nl_hist_bucket(d)]++;
 		}
 	}
 	TH_LOG("%llu packets, %llu bytes of sequence space; kernel: packets %llu bytes %llu segs %llu untracked %llu",
@@ -289,7 +275,7 @@ TEST_F(pkt, hist_equals_records)
 	EXPECT_EQ(0ull, hist.untracked);
 	EXPECT_EQ(acked, hist.packets);
 	EXPECT_EQ(covered, hist.bytes);
-	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+	for (s = 0; s < TX_STAGES; s++) {
 		EXPECT_EQ(mine[s].count, st[s].count) TH_LOG("stage %u", s);
 		EXPECT_EQ(mine[s].sum_ns, st[s].sum_ns) TH_LOG("stage %u", s);
 		EXPECT_EQ(mine[s].max_ns, st[s].max_ns) TH_LOG("stage %u", s);
@@ -298,7 +284,7 @@ TEST_F(pkt, hist_equals_records)
 				TH_LOG("stage %u bucket %u", s, b);
 	}
 	/* the stages the floor holds for, never below it */
-	for (b = 0; b < bucket_of(floor_ns); b++) {
+	for (b = 0; b < nl_hist_bucket(floor_ns); b++) {
 		EXPECT_EQ(0ull, st[NETLAT_STAGE_DRIVER_ACK].bucket[b]);
 		EXPECT_EQ(0ull, st[NETLAT_STAGE_XMIT_ACK].bucket[b]);
 	}
@@ -319,7 +305,7 @@ TEST_F(pkt, slow_only)
 	measured_transfer(_metadata, self, BYTES / 4, 60000 * MS, &r0, &r1);
 	nl_log_for_each(&self->log, h)
 		n += pkt_of(h, &self->conn);
-	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	EXPECT_EQ(0ull, n);
 	EXPECT_EQ(0ull, hist.untracked);
 	EXPECT_EQ(BYTES / 4 + 1ull, hist.bytes);
@@ -344,7 +330,7 @@ TEST_F(pkt, retrans_segs)
 	ASSERT_EQ(0, nl_ns_enter(nl_ns_home));
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
 	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
-	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	for (sum = 0, k = 0; k < 8; k++)
 		sum += hist.retrans_segs[k];
 	TH_LOG("RetransSegs (A + B) +%lld, counted %llu (rto %llu fast %llu tlp %llu synack %llu), failed %llu",
@@ -392,7 +378,7 @@ TEST_F(pkt, tlp_counted)
 	r1 = retrans_segs();
 	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
 		TH_LOG("%s", self->log.why);
-	ASSERT_EQ(0, get_hist(self->fd, &hist, st));
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	for (k = 0; k < 8; k++)
 		sum += hist.retrans_segs[k];
 	TH_LOG("TCPLossProbes +%lld, RetransSegs +%lld; counted tlp %llu rto %llu, all %llu",
@@ -412,7 +398,7 @@ TEST_F(pkt, bad_input)
 	struct netlat_config cfg;
 	struct netlat_hist h;
 
-	ASSERT_EQ(0, get_hist(self->fd, &h, st));
+	ASSERT_EQ(0, nl_get_hist(self->fd, &h, st));
 	h.flags = 2;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
 	h.flags = 0;

@@ -120,40 +120,10 @@ fail:
 
 /* ---- sockets ------------------------------------------------------------ */
 
-/* A UDP socket in @ns bound to @addr:@port (0: any); its port in *@bound. */
-static int udp_socket(int ns, const char *addr, uint16_t port, uint16_t *bound)
-{
-	struct sockaddr_in6 a;
-	socklen_t alen = nl_sockaddr(&a, addr, port), len = alen;
-	int fd;
-
-	if (!alen || nl_ns_enter(ns))
-		return -1;
-	fd = socket(a.sin6_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && (bind(fd, (void *)&a, alen) ||
-			getsockname(fd, (void *)&a, &len))) {
-		close(fd);
-		fd = -1;
-	}
-	nl_ns_enter(nl_ns_home);
-	*bound = ntohs(a.sin6_port);
-	return fd;
-}
-
 /* A UDP "connection": c->cli in A connected to c->srv in B. */
 static int udp_open(struct nl_conn *c, const char *addr_a, const char *addr_b)
 {
-	struct sockaddr_in6 a;
-	socklen_t alen;
-
-	memset(c, 0, sizeof(*c));
-	c->cli = udp_socket(g_ns_a, addr_a, 0, &c->sport);
-	c->srv = udp_socket(g_ns_b, addr_b, 0, &c->dport);
-	c->family = nl_is_v6(addr_b) ? AF_INET6 : AF_INET;
-	alen = nl_sockaddr(&a, addr_b, c->dport);
-	if (c->cli < 0 || c->srv < 0 || connect(c->cli, (void *)&a, alen))
-		return -1;
-	return 0;
+	return nl_udp_open(c, g_ns_a, addr_a, g_ns_b, addr_b);
 }
 
 static int set_int(int fd, int level, int opt, int val)

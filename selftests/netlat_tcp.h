@@ -502,6 +502,47 @@ static inline void nl_conn_close(struct nl_conn *c)
 	c->cli = c->srv = -1;
 }
 
+/* A UDP socket in @ns bound to @addr:@port (0: any); its port in *@bound. */
+static inline int nl_udp_socket(int ns, const char *addr, uint16_t port,
+				uint16_t *bound)
+{
+	struct sockaddr_in6 a;
+	socklen_t alen = nl_sockaddr(&a, addr, port), len = alen;
+	int fd;
+
+	if (!alen || nl_ns_enter(ns))
+		return -1;
+	fd = socket(a.sin6_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (bind(fd, (void *)&a, alen) ||
+			getsockname(fd, (void *)&a, &len))) {
+		close(fd);
+		fd = -1;
+	}
+	nl_ns_enter(nl_ns_home);
+	*bound = ntohs(a.sin6_port);
+	return fd;
+}
+
+/*
+ * A UDP "connection": c->cli in @ns_a (@addr_a) connected to c->srv in
+ * @ns_b (@addr_b), no thread. 0 or -1.
+ */
+static inline int nl_udp_open(struct nl_conn *c, int ns_a, const char *addr_a,
+			      int ns_b, const char *addr_b)
+{
+	struct sockaddr_in6 a;
+	socklen_t alen;
+
+	memset(c, 0, sizeof(*c));
+	c->cli = nl_udp_socket(ns_a, addr_a, 0, &c->sport);
+	c->srv = nl_udp_socket(ns_b, addr_b, 0, &c->dport);
+	c->family = nl_is_v6(addr_b) ? AF_INET6 : AF_INET;
+	alen = nl_sockaddr(&a, addr_b, c->dport);
+	if (c->cli < 0 || c->srv < 0 || connect(c->cli, (void *)&a, alen))
+		return -1;
+	return 0;
+}
+
 /* Is @f the sending side of @c (its family and ports)? */
 static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
 			      const struct nl_conn *c)

@@ -41,7 +41,7 @@ _Static_assert(sizeof(struct netlat_rec_lost) == 40, "rec_lost");
 _Static_assert(sizeof(struct netlat_rec_marker) == 40, "rec_marker");
 _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
-_Static_assert(sizeof(struct netlat_info) == 104, "info");
+_Static_assert(sizeof(struct netlat_info) == 120, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
 _Static_assert(sizeof(struct netlat_config) == 56, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
@@ -55,12 +55,13 @@ _Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
 _Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
 _Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 128, "tcp_pkt");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0, "hist");
+_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 144, "rx_pkt");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 48, "hist");
 _Static_assert(sizeof(struct netlat_stage_hist) == NETLAT_STAGE_HIST_SIZE_VER0, "stage_hist");
 _Static_assert(sizeof(struct netlat_rec_snapshot) == 88, "rec_snapshot");
 _Static_assert(sizeof(struct netlat_rec_snap_cpu) == 80, "rec_snap_cpu");
 _Static_assert(sizeof(struct netlat_snapshot) == NETLAT_SNAPSHOT_SIZE_VER0, "snapshot");
-_Static_assert(sizeof(struct netlat_triggers) == NETLAT_TRIGGERS_SIZE_VER0, "triggers");
+_Static_assert(sizeof(struct netlat_triggers) == NETLAT_TRIGGERS_SIZE_VER0 + 8, "triggers");
 _Static_assert(sizeof(struct netlat_filters) == NETLAT_FILTERS_SIZE_VER0, "filters");
 _Static_assert(sizeof(struct netlat_filter_rule) == NETLAT_FILTER_RULE_SIZE_VER0, "filter_rule");
 
@@ -349,8 +350,34 @@ static inline size_t nl_rx_rec_size(unsigned int type)
 	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
 	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
+	case NETLAT_REC_RX_PKT: return sizeof(struct netlat_rec_rx_pkt);
 	}
 	return 0;
+}
+
+/*
+ * NETLAT_IOC_HIST into *@h and every stage's histogram into @st (NULL:
+ * the counters only).
+ */
+static inline int nl_get_hist(int fd, struct netlat_hist *h,
+			      struct netlat_stage_hist *st)
+{
+	memset(h, 0, sizeof(*h));
+	if (st) {
+		memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
+		h->nr_stages = NETLAT_NR_STAGES;
+		h->stage_size = sizeof(*st);
+		h->stages = (uintptr_t)st;
+	}
+	return nl_ioctl(fd, NETLAT_IOC_HIST, h, sizeof(*h));
+}
+
+/* The histogram bucket of a duration, as the kernel counts it. */
+static inline unsigned int nl_hist_bucket(uint64_t ns)
+{
+	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
 }
 
 /* NETLAT_IOC_PROBES: report (set=false) or set the enabled groups. */
@@ -456,6 +483,7 @@ static inline int nl_check_rec(const void *p, size_t avail,
 	case NETLAT_REC_RX_COPY:
 	case NETLAT_REC_RX_DROP:
 	case NETLAT_REC_RX_WAKE:
+	case NETLAT_REC_RX_PKT:
 		if (h->size < nl_tcp_rec_size(h->type) + nl_rx_rec_size(h->type))
 			return nl_fail(why, wlen, "TCP/RX type %u size %u",
 				       h->type, h->size);

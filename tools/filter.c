@@ -279,7 +279,7 @@ static const struct netlat_tcp_flow *record_flow(const struct netlat_rec_hdr *re
 {
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
 	     rec->type == NETLAT_REC_TCP_PKT ||
-	     (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_WAKE)) &&
+	     netlat_rec_is_rx(rec->type)) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow))
 		return (const void *)(rec + 1);
 	if (rec->type == NETLAT_REC_VIRTIO &&

@@ -781,6 +781,10 @@ static void print_info(const char *path, const struct netlat_info *info)
 		       (unsigned long long)info->slow_ns,
 		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows);
 	putchar('\n');
+	if (info->rx_flows)
+		printf("rx table      %llu bytes (%u sockets, %u packets each; while rx is on)\n",
+		       (unsigned long long)info->rx_mem_bytes, info->rx_flows,
+		       info->rx_pkts);
 	printf("memory        %llu bytes\n", (unsigned long long)info->mem_bytes);
 	printf("watermark     %u bytes\n", info->watermark);
 	printf("flush         %u ms%s\n", info->flush_ms, info->flush_ms ? "" : " (off)");
@@ -1145,7 +1149,9 @@ static const struct command commands[] = {
 	  "  -d, --dir DIR        snapshot directory (created if missing)\n"
 	  "  -t, --trigger SPEC   retrans-fail, retrans=KIND[,KIND] (other, rto, fast,\n"
 	  "                       tlp, syn, synack, all), latency=DURATION (transmit to\n"
-	  "                       ACK, e.g. 200ms), marker=TAG; repeatable\n"
+	  "                       ACK, e.g. 200ms), rx-wait=DURATION (a received\n"
+	  "                       packet's wait for its reader: queue>user; needs\n"
+	  "                       the rx group), marker=TAG; repeatable\n"
 	  "      --pre MS         keep only MS before the trigger (default: all)\n"
 	  "      --post MS        keep recording MS after the trigger (default 0)\n"
 	  "  -m, --max-bytes N    snapshot files total at most N (default 1G)\n"

@@ -196,6 +196,40 @@ static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("peek", "%u", r->flags & NETLAT_RX_PEEK ? 1 : 0);
 		F("start_ns", "%llu", ull(r->start_ns));
 		F("skb", "%llu", ull(r->skb_id));
+		if (NETLAT_REC_HAS(h, struct netlat_rec_rx_copy, wait_ns))
+			F("wait_ns", "%llu", ull(r->wait_ns));
+		break;
+	}
+	case NETLAT_REC_RX_PKT: {
+		const struct netlat_rec_rx_pkt *r = (const void *)h;
+		uint64_t from, to;
+		unsigned int s;
+
+		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		FS("where", rx_where(r->where));
+		F("seq", "%u", r->seq);
+		F("end_seq", "%u", r->end_seq);
+		F("len", "%u", r->len);
+		F("segs", "%u", r->segs);
+		F("pid", "%u", r->pid);
+		F("tid", "%u", r->tid);
+		F("ofo", "%u", r->flags & NETLAT_RXP_OFO ? 1 : 0);
+		F("backlog", "%u", r->flags & NETLAT_RXP_BACKLOG ? 1 : 0);
+		F("peeked", "%u", r->flags & NETLAT_RXP_PEEKED ? 1 : 0);
+		F("rmem", "%u", r->rmem);
+		F("rcvbuf", "%u", r->rcvbuf);
+		FS("end", r->flags & NETLAT_RXP_COPIED ? "copy" :
+			  r->flags & NETLAT_RXP_DROPPED ? "drop" :
+			  r->flags & NETLAT_RXP_CLOSED ? "close" : "?");
+		if (r->flags & NETLAT_RXP_DROPPED)
+			F("reason", "%u", r->drop_reason);
+		/* each stage's duration, as the kernel's histograms got it */
+		for (s = 0; s < NETLAT_NR_STAGES; s++) {
+			if (!netlat_rx_pkt_stage(r, s, &from, &to))
+				continue;
+			fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu",
+				netlat_stage_name(s), ull(to - from));
+		}
 		break;
 	}
 	case NETLAT_REC_RX_DROP: {
@@ -345,6 +379,7 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 	case NETLAT_REC_RX_COPY:
 	case NETLAT_REC_RX_DROP:
 	case NETLAT_REC_RX_WAKE:
+	case NETLAT_REC_RX_PKT:
 		rx_fields(f, h, json);	/* the reader checked their size */
 		break;
 	}
@@ -443,7 +478,7 @@ static bool is_tcp(const struct netlat_rec_hdr *h)
 {
 	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
 		h->type == NETLAT_REC_TCP_PKT ||
-		(h->type >= NETLAT_REC_RX_NETIF && h->type <= NETLAT_REC_RX_WAKE)) &&
+		netlat_rec_is_rx(h->type)) &&
 	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
 }
 

@@ -38,7 +38,11 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
 				ull(h->retrans_segs[k]));
-		fputs("},\"stages\":{", f);
+		fprintf(f, "},\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_dropped\":%llu,"
+			"\"rx_untracked\":%llu,\"rx_flows\":%llu,\"rx_flows_full\":%llu",
+			ull(h->rx_packets), ull(h->rx_bytes), ull(h->rx_dropped),
+			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full));
+		fputs(",\"stages\":{", f);
 		for (s = 0; s < n; s++) {
 			fprintf(f, "%s\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
 				"\"max\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu}",
@@ -67,6 +71,10 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 		fprintf(f, " %s %llu", kind_names[k], ull(h->retrans_segs[k]));
 	fprintf(f, "; failed attempts %llu\n", ull(h->retrans_fail));
+	fprintf(f, "received packets %llu, bytes %llu, dropped %llu; not followed %llu; "
+		"sockets %llu (%llu found no slot)\n", ull(h->rx_packets),
+		ull(h->rx_bytes), ull(h->rx_dropped), ull(h->rx_untracked),
+		ull(h->rx_flows), ull(h->rx_flows_full));
 }
 
 static double now_s(void)

@@ -145,33 +145,45 @@ static void stage_label(char *buf, size_t len, unsigned int stage)
  * kernel's count, so that it always equals the +Inf bucket even when a
  * packet landed between the kernel's updates of the two.
  */
-static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
+static void stage_family(const struct fmt *o, const struct prom_sample *s,
+			 const char *name, const char *help, unsigned int from,
+			 unsigned int to)
 {
 	unsigned int stage, b;
 	char label[32], le[32], sum[32];
 
-	family(o, "netlat_tcp_stage_seconds", "histogram", "seconds",
-	       "Time TCP packets spent in each stage, from sendmsg to the ACK "
-	       "that covered them (packet level; log2 buckets of the kernel).");
-	for (stage = 0; stage < NETLAT_NR_STAGES; stage++) {
+	family(o, name, "histogram", "seconds", help);
+	for (stage = from; stage < to; stage++) {
 		const struct netlat_stage_hist *h = &s->st[stage];
 		uint64_t cum = 0;
 
 		stage_label(label, sizeof(label), stage);
 		for (b = 0; b < NETLAT_HIST_BUCKETS - 1; b++) {
 			cum += h->bucket[b];
-			fprintf(o->f, "netlat_tcp_stage_seconds_bucket{stage=\"%s\",le=\"%s\"} %llu\n",
+			fprintf(o->f, "%s_bucket{stage=\"%s\",le=\"%s\"} %llu\n", name,
 				label, fmt_float(le, sizeof(le), (double)(1ULL << b) / 1e9),
 				ull(cum));
 		}
 		cum += h->bucket[NETLAT_HIST_BUCKETS - 1];
-		fprintf(o->f, "netlat_tcp_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %llu\n",
+		fprintf(o->f, "%s_bucket{stage=\"%s\",le=\"+Inf\"} %llu\n", name,
 			label, ull(cum));
-		fprintf(o->f, "netlat_tcp_stage_seconds_sum{stage=\"%s\"} %s\n", label,
+		fprintf(o->f, "%s_sum{stage=\"%s\"} %s\n", name, label,
 			fmt_float(sum, sizeof(sum), (double)h->sum_ns / 1e9));
-		fprintf(o->f, "netlat_tcp_stage_seconds_count{stage=\"%s\"} %llu\n", label,
-			ull(cum));
+		fprintf(o->f, "%s_count{stage=\"%s\"} %llu\n", name, label, ull(cum));
 	}
+}
+
+static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
+{
+	stage_family(o, s, "netlat_tcp_stage_seconds",
+		     "Time TCP packets spent in each stage, from sendmsg to the ACK "
+		     "that covered them (packet level; log2 buckets of the kernel).",
+		     0, NETLAT_STAGE_RX_NETIF_TCP);
+	stage_family(o, s, "netlat_rx_stage_seconds",
+		     "Time received packets spent in each stage, from the receive "
+		     "core to the copy to the application (packet level; log2 "
+		     "buckets of the kernel).",
+		     NETLAT_STAGE_RX_NETIF_TCP, NETLAT_NR_STAGES);
 }
 
 /* Per-CPU ring counters; @off is the field's offset in netlat_cpu_stats. */
@@ -230,6 +242,17 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	      "Sockets the packet table follows now.", (double)h->flows);
 	gauge(&o, "netlat_tcp_sockets_limit", NULL,
 	      "Sockets the packet table can follow at once.", (double)in->pkt_flows);
+	counter(&o, "netlat_rx_packets", NULL,
+		"Received packets followed to their copy to the application (packet level).",
+		h->rx_packets);
+	counter(&o, "netlat_rx_bytes", NULL, "Their payload bytes.", h->rx_bytes);
+	counter(&o, "netlat_rx_dropped_packets", NULL,
+		"Followed received packets that were dropped.", h->rx_dropped);
+	counter(&o, "netlat_rx_untracked_packets", NULL,
+		"Received packets not followed: their socket's slot was full or no slot was free.",
+		h->rx_untracked);
+	gauge(&o, "netlat_rx_sockets", NULL,
+	      "Sockets the receive table follows now.", (double)h->rx_flows);
 	family(&o, "netlat_tcp_retransmitted_segments", "counter", NULL,
 	       "Segments retransmitted, by kind, as the kernel counts them in RetransSegs.");
 	for (k = NETLAT_RETRANS_OTHER; k <= NETLAT_RETRANS_SYNACK; k++)
@@ -282,9 +305,10 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	      (double)in->ring_bytes);
 	family(&o, "netlat_memory_bytes", "gauge", "bytes",
 	       "Memory the module holds: rings (and the snapshot buffer while it exists), "
-	       "packet table (and histograms).");
+	       "packet table (and histograms), receive table.");
 	fprintf(f, "netlat_memory_bytes{area=\"rings\"} %llu\n", ull(in->mem_bytes));
 	fprintf(f, "netlat_memory_bytes{area=\"packet_table\"} %llu\n", ull(in->pkt_mem_bytes));
+	fprintf(f, "netlat_memory_bytes{area=\"receive_table\"} %llu\n", ull(in->rx_mem_bytes));
 	if (openmetrics)
 		fputs("# EOF\n", f);
 }

@@ -833,7 +833,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;
-	if (rec->type >= NETLAT_REC_RX_NETIF && rec->type <= NETLAT_REC_RX_WAKE) {
+	if (netlat_rec_is_rx(rec->type)) {
 		if (!rep->rx)
 			rep->rx = rx_report_new();
 		if (!rep->rx || rx_report_add(rep->rx, rec))

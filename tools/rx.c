@@ -18,6 +18,11 @@
  * reader), netif>user. Every RX_WAKE wakeup of a blocked reader is joined
  * with the latest READY of its socket before it and the first RUN of its
  * thread after it: ready>wakeup, wakeup>run.
+ *
+ * An RX_PKT record (the packet level) is a packet the kernel joined
+ * already: its stages go straight into the samples, the same stages the
+ * kernel's histograms got; its drops are counted from the RX_DROP records
+ * that level still writes.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -71,6 +76,7 @@ struct rx_report {
 	size_t nr_flows, cap_flows;
 	struct drop_rec *drops;
 	size_t nr_drops, cap_drops;
+	size_t kernel_pkts;		/* RX_PKT records */
 	struct netlat_samples d[NR_RS];
 	struct netlat_dist dist[NR_RS];
 };
@@ -106,7 +112,7 @@ bool rx_report_empty(const struct rx_report *rr)
 {
 	return !rr || (!rr->arr.n && !rr->netif_tcp.n && !rr->netif_udp.n &&
 		       !rr->copy_tcp.n && !rr->copy_udp.n && !rr->nr_drops &&
-		       !rr->wakeup.n);
+		       !rr->wakeup.n && !rr->kernel_pkts);
 }
 
 static int push(struct rx_vec *a, const struct rx_rec *r)
@@ -182,12 +188,52 @@ static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_tcp_flo
 	return &rr->flows[rr->nr_flows++];
 }
 
+static void add(struct rx_report *rr, int k, uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		netlat_samples_add(&rr->d[k], to - from);
+}
+
+/* A packet the kernel followed (RX_PKT): joined by construction. */
+static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
+{
+	static const int to_rs[NETLAT_NR_STAGES] = {
+		[NETLAT_STAGE_RX_NETIF_TCP] = RS_NETIF_TCP,
+		[NETLAT_STAGE_RX_NETIF_UDP] = RS_NETIF_UDP,
+		[NETLAT_STAGE_RX_TCP_QUEUE] = RS_TCP_QUEUE,
+		[NETLAT_STAGE_RX_QUEUE_USER] = RS_QUEUE_USER,
+		[NETLAT_STAGE_RX_NETIF_USER] = RS_NETIF_USER,
+	};
+	struct rx_flow *row = flow_of(rr, &p->flow);
+	uint64_t from, to;
+	unsigned int s;
+
+	if (!row)
+		return -ENOMEM;
+	rr->kernel_pkts++;
+	row->proto = p->proto;
+	row->segs++;
+	row->bytes_rcvd += p->len;
+	if (p->flags & NETLAT_RXP_COPIED)
+		row->bytes_read += p->len;
+	if (p->flags & NETLAT_RXP_OFO)
+		row->ofo++;
+	if (p->flags & NETLAT_RXP_BACKLOG)
+		row->backlog++;
+	for (s = 0; s < NETLAT_NR_STAGES; s++)
+		if (netlat_rx_pkt_stage(p, s, &from, &to))
+			add(rr, to_rs[s], from, to);
+	return 0;
+}
+
 int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 {
 	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
 	struct rx_rec r = { .ts = h->ts_ns };
 	struct rx_flow *row = NULL;
 
+	if (h->type == NETLAT_REC_RX_PKT)
+		return add_pkt(rr, (const void *)h);
 	if (h->type == NETLAT_REC_RX_TRANSPORT || h->type == NETLAT_REC_RX_QUEUE ||
 	    h->type == NETLAT_REC_RX_COPY) {
 		row = flow_of(rr, fl);
@@ -368,12 +414,6 @@ static const struct rx_rec *copy_of(const struct rx_vec *a, uint64_t key, uint32
 	if (l < a->n && a->v[l].key == key && (int32_t)(byte - a->v[l].seq) >= 0)
 		return &a->v[l];
 	return NULL;
-}
-
-static void add(struct rx_report *rr, int k, uint64_t from, uint64_t to)
-{
-	if (to >= from)
-		netlat_samples_add(&rr->d[k], to - from);
 }
 
 static void join_tcp(struct rx_report *rr, const struct rx_rec *t, uint64_t tuple)

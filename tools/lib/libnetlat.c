@@ -87,6 +87,8 @@ const char *netlat_type_name(unsigned int type)
 		return "RX_QUEUE";
 	case NETLAT_REC_RX_COPY:
 		return "RX_COPY";
+	case NETLAT_REC_RX_PKT:
+		return "RX_PKT";
 	case NETLAT_REC_RX_DROP:
 		return "RX_DROP";
 	case NETLAT_REC_RX_WAKE:
@@ -190,7 +192,8 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_RX_NETIF: return sizeof(struct netlat_rec_rx_netif);
 	case NETLAT_REC_RX_TRANSPORT:
 	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
-	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
+	case NETLAT_REC_RX_COPY: return offsetof(struct netlat_rec_rx_copy, wait_ns);
+	case NETLAT_REC_RX_PKT: return sizeof(struct netlat_rec_rx_pkt);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
 	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
 	}
@@ -1373,6 +1376,11 @@ const char *netlat_stage_name(unsigned int stage)
 		[NETLAT_STAGE_DRIVER_ACK] = "driver>ack",
 		[NETLAT_STAGE_XMIT_ACK] = "xmit>ack",
 		[NETLAT_STAGE_SENDMSG_ACK] = "sendmsg>ack",
+		[NETLAT_STAGE_RX_NETIF_TCP] = "netif>tcp",
+		[NETLAT_STAGE_RX_NETIF_UDP] = "netif>udp",
+		[NETLAT_STAGE_RX_TCP_QUEUE] = "tcp>queue",
+		[NETLAT_STAGE_RX_QUEUE_USER] = "queue>user",
+		[NETLAT_STAGE_RX_NETIF_USER] = "netif>user",
 	};
 
 	return stage < NETLAT_NR_STAGES ? names[stage] : NULL;
@@ -1405,6 +1413,35 @@ bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 	}
 	/* what the kernel counts: ACKed packets, both points seen, in order */
 	return (p->flags & NETLAT_PKT_ACKED) && *from && *to >= *from;
+}
+
+bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
+			 uint64_t *from, uint64_t *to)
+{
+	switch (stage) {
+	case NETLAT_STAGE_RX_NETIF_TCP:
+	case NETLAT_STAGE_RX_NETIF_UDP:
+		if ((stage == NETLAT_STAGE_RX_NETIF_TCP) !=
+		    (p->proto == NETLAT_RX_TCP))
+			return false;
+		*from = p->netif_ns, *to = p->transport_ns;
+		break;
+	case NETLAT_STAGE_RX_TCP_QUEUE:
+		if (p->proto != NETLAT_RX_TCP)
+			return false;
+		*from = p->transport_ns, *to = p->queue_ns;
+		break;
+	case NETLAT_STAGE_RX_QUEUE_USER:
+		*from = p->queue_ns, *to = p->end_ns;
+		break;
+	case NETLAT_STAGE_RX_NETIF_USER:
+		*from = p->netif_ns, *to = p->end_ns;
+		break;
+	default:
+		return false;
+	}
+	/* what the kernel counts: copied packets, both points seen, in order */
+	return (p->flags & NETLAT_RXP_COPIED) && *from && *to >= *from;
 }
 
 uint64_t netlat_stage_quantile(const struct netlat_stage_hist *s, double q)

@@ -316,7 +316,13 @@ int netlat_hist(int fd, bool reset, struct netlat_hist *h,
  */
 bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 		      uint64_t *from, uint64_t *to);
-/* "sendmsg>xmit", ... for enum netlat_stage, or NULL. */
+/* The same for a received packet's record (the NETLAT_STAGE_RX_* stages). */
+bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
+			 uint64_t *from, uint64_t *to);
+/*
+ * "sendmsg>xmit", ... for enum netlat_stage, or NULL; the receive stages
+ * carry the names of "netlat report"'s rx_stages ("netif>tcp", ...).
+ */
 const char *netlat_stage_name(unsigned int stage);
 /*
  * Quantile @q (0..1) of a log2 histogram: linear inside the bucket that
@@ -332,6 +338,13 @@ uint64_t netlat_stage_quantile(const struct netlat_stage_hist *s, double q);
  */
 #define NETLAT_REC_HAS(rec, type, field) \
 	((rec)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* A receive-path record: NETLAT_REC_RX_NETIF ... _RX_WAKE, or RX_PKT. */
+static inline bool netlat_rec_is_rx(unsigned int type)
+{
+	return (type >= NETLAT_REC_RX_NETIF && type <= NETLAT_REC_RX_WAKE) ||
+	       type == NETLAT_REC_RX_PKT;
+}
 
 /*
  * Explanation of an errno from the ioctl @request (NETLAT_IOC_*),
@@ -435,8 +448,10 @@ int netlat_format_filter(char *buf, size_t len, const struct netlat_filter_rule 
  * @spec: "retrans-fail" (a failed retransmit), "retrans=KIND[,KIND]" (a
  *	retransmit of these kinds: other, rto, fast, tlp, syn, synack, all),
  *	"latency=DURATION" (a transmit->ACK time of at least DURATION: a
- *	number with ns, us, ms or s), "marker=TAG" (a marker whose data
- *	begins with TAG, 1 to NETLAT_TRIG_TAG_MAX bytes).
+ *	number with ns, us, ms or s), "rx-wait=DURATION" (a received
+ *	packet waited at least DURATION in its socket's queue for the
+ *	reader), "marker=TAG" (a marker whose data begins with TAG, 1 to
+ *	NETLAT_TRIG_TAG_MAX bytes).
  *
  * Sets the armed bit and its field; pre_ms and post_ms are the caller's.
  * A trigger given twice is an error, except retrans kinds, which add up.
@@ -450,7 +465,7 @@ int netlat_parse_trigger(const char *spec, struct netlat_triggers *t, char *errb
  */
 int netlat_format_triggers(char *buf, size_t len, const struct netlat_triggers *t);
 
-/* "retrans-fail", "retrans", "latency", "marker" for a NETLAT_TRIG_* bit, or NULL. */
+/* "retrans-fail", "retrans", "latency", "marker", "rx-wait" for a NETLAT_TRIG_* bit, or NULL. */
 const char *netlat_trigger_name(unsigned int bit);
 
 /* A duration: a number (fractions allowed) and ns, us, ms or s. 0 or -EINVAL. */

@@ -524,11 +524,14 @@ const char *netlat_trigger_name(unsigned int bit)
 		return "latency";
 	case NETLAT_TRIG_MARKER:
 		return "marker";
+	case NETLAT_TRIG_RX_WAIT:
+		return "rx-wait";
 	}
 	return NULL;
 }
 
-#define TRIGGER_FORMS	"retrans-fail, retrans=KIND[,KIND], latency=DURATION, marker=TAG"
+#define TRIGGER_FORMS	"retrans-fail, retrans=KIND[,KIND], latency=DURATION, " \
+			"rx-wait=DURATION, marker=TAG"
 
 static int parse_kinds(const char *v, uint32_t *kinds, char *errbuf)
 {
@@ -574,14 +577,20 @@ int netlat_parse_trigger(const char *spec, struct netlat_triggers *t, char *errb
 		t->armed |= NETLAT_TRIG_RETRANS_KIND;
 		return 0;
 	}
-	if (v && klen == 7 && !strncmp(spec, "latency", klen)) {
-		if (t->armed & NETLAT_TRIG_LATENCY)
-			return spec_error(errbuf, "latency given twice");
+	if (v && ((klen == 7 && !strncmp(spec, "latency", klen)) ||
+		  (klen == 7 && !strncmp(spec, "rx-wait", klen)))) {
+		bool rx = spec[0] == 'r';
+		uint32_t bit = rx ? NETLAT_TRIG_RX_WAIT : NETLAT_TRIG_LATENCY;
+		const char *name = rx ? "rx-wait" : "latency";
+
+		if (t->armed & bit)
+			return spec_error(errbuf, "%s given twice", name);
 		if (netlat_parse_duration(v, &ns) || !ns)
-			return spec_error(errbuf, "latency '%s': expected a duration above "
-					  "0 with a unit: ns, us, ms or s (e.g. 200ms)", v);
-		t->latency_ns = ns;
-		t->armed |= NETLAT_TRIG_LATENCY;
+			return spec_error(errbuf, "%s '%s': expected a duration above "
+					  "0 with a unit: ns, us, ms or s (e.g. 200ms)",
+					  name, v);
+		*(rx ? &t->rx_wait_ns : &t->latency_ns) = ns;
+		t->armed |= bit;
 		return 0;
 	}
 	if (v && klen == 6 && !strncmp(spec, "marker", klen)) {
@@ -640,6 +649,11 @@ int netlat_format_triggers(char *buf, size_t len, const struct netlat_triggers *
 	if (t->armed & NETLAT_TRIG_LATENCY) {
 		out_add(&o, "%slatency=", sep);
 		out_duration(&o, t->latency_ns);
+		sep = ", ";
+	}
+	if (t->armed & NETLAT_TRIG_RX_WAIT) {
+		out_add(&o, "%srx-wait=", sep);
+		out_duration(&o, t->rx_wait_ns);
 		sep = ", ";
 	}
 	if (t->armed & NETLAT_TRIG_MARKER) {

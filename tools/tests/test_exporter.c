@@ -255,6 +255,10 @@ static void test_exporter_fake(void)
 	for (i = 0, resp = text_scrape; (resp = strstr(resp, "netlat_tcp_stage_seconds_")); resp++)
 		i++;
 	CHECK_U64(i, 6 * 66);
+	/* and 5 receive stages */
+	for (i = 0, resp = text_scrape; (resp = strstr(resp, "netlat_rx_stage_seconds_")); resp++)
+		i++;
+	CHECK_U64(i, 5 * 66);
 
 	/* Prometheus's own Accept header: OpenMetrics */
 	resp = http_get(port, "/metrics?x=1", "application/openmetrics-text;version=1.0.0,"

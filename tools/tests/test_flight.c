@@ -165,24 +165,29 @@ static void test_trigger_spec(void)
 	uint64_t ns;
 	size_t i;
 
-	CHECK_U64(sizeof(t), NETLAT_TRIGGERS_SIZE_VER0);
+	CHECK_U64(sizeof(t), NETLAT_TRIGGERS_SIZE_VER0 + 8);
 	CHECK_U64(netlat_parse_trigger("retrans-fail", &t, errbuf), 0);
 	CHECK_U64(netlat_parse_trigger("retrans=rto,tlp", &t, errbuf), 0);
 	CHECK_U64(netlat_parse_trigger("retrans=fast", &t, errbuf), 0);	/* adds up */
 	CHECK_U64(netlat_parse_trigger("latency=1.5ms", &t, errbuf), 0);
 	CHECK_U64(netlat_parse_trigger("marker=OOPS,again", &t, errbuf), 0);
+	CHECK_U64(netlat_parse_trigger("rx-wait=20ms", &t, errbuf), 0);
 	CHECK_U64(t.armed, NETLAT_TRIG_ALL);
+	CHECK_U64(t.rx_wait_ns, 20000000);
 	CHECK_U64(t.retrans_kinds, (1u << NETLAT_RETRANS_RTO) | (1u << NETLAT_RETRANS_TLP) |
 		  (1u << NETLAT_RETRANS_FAST));
 	CHECK_U64(t.latency_ns, 1500000);
 	CHECK_U64(t.marker_tag_len, 10);
 	CHECK(!memcmp(t.marker_tag, "OOPS,again\0\0\0\0\0\0", NETLAT_TRIG_TAG_MAX));
 	netlat_format_triggers(out, sizeof(out), &t);
-	CHECK(!strcmp(out, "retrans-fail, retrans=rto,fast,tlp, latency=1500us, marker=OOPS,again"));
+	CHECK(!strcmp(out, "retrans-fail, retrans=rto,fast,tlp, latency=1500us, rx-wait=20ms, "
+		      "marker=OOPS,again"));
 
 	/* each may be given once (retrans kinds add up) */
 	CHECK_U64(netlat_parse_trigger("latency=2s", &t, errbuf), -EINVAL);
 	CHECK_HAS(errbuf, "latency given twice");
+	CHECK_U64(netlat_parse_trigger("rx-wait=1s", &t, errbuf), -EINVAL);
+	CHECK_HAS(errbuf, "rx-wait given twice");
 	CHECK_U64(netlat_parse_trigger("marker=x", &t, errbuf), -EINVAL);
 	CHECK_HAS(errbuf, "marker given twice");
 	CHECK_U64(netlat_parse_trigger("retrans-fail", &t, errbuf), -EINVAL);

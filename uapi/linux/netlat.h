@@ -91,6 +91,10 @@
  * @NETLAT_REC_TCP_PKT: packet level (NETLAT_LEVEL_PACKETS): one sent TCP
  *	packet (an skb of the write queue) whose life ended, with the time of
  *	each stage the kernel followed it through (struct netlat_rec_tcp_pkt).
+ * @NETLAT_REC_RX_PKT: packet level: one received TCP segment or UDP
+ *	datagram whose life ended (copied to the application, dropped, or its
+ *	socket closed), with the time of each receive stage (struct
+ *	netlat_rec_rx_pkt; NETLAT_PROBE_RX).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
@@ -113,6 +117,7 @@ enum netlat_rec_type {
 	NETLAT_REC_RX_DROP = 52,
 	NETLAT_REC_RX_WAKE = 53,
 	NETLAT_REC_TCP_PKT = 64,
+	NETLAT_REC_RX_PKT = 65,
 };
 
 /**
@@ -771,6 +776,12 @@ struct netlat_rec_rx_skb {
  * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
  * @flags: NETLAT_RX_* flags.
  * @reserved: zero.
+ * @wait_ns: the wait of the oldest byte copied: @hdr.ts_ns minus the time
+ *	its packet was queued to the socket (NETLAT_REC_RX_QUEUE), as the
+ *	module's receive table (see netlat_rec_rx_pkt) followed it; 0 if the
+ *	table did not follow it, or for MSG_PEEK. What NETLAT_TRIG_RX_WAIT
+ *	compares. Appended: absent from records of older modules (check
+ *	@hdr.size).
  */
 struct netlat_rec_rx_copy {
 	struct netlat_rec_hdr hdr;
@@ -785,6 +796,7 @@ struct netlat_rec_rx_copy {
 	__u8 proto;
 	__u8 flags;
 	__u16 reserved;
+	__aligned_u64 wait_ns;
 };
 
 /**
@@ -1059,6 +1071,75 @@ struct netlat_rec_tcp_pkt {
 	__u8 reserved;
 };
 
+/* netlat_rec_rx_pkt.flags */
+#define NETLAT_RXP_NETIF	(1U << 0)	/* @netif_ns: the skb had a stamp */
+#define NETLAT_RXP_QUEUED	(1U << 1)	/* @queue_ns, @where */
+#define NETLAT_RXP_OFO		(1U << 2)	/* was in the out-of-order queue */
+#define NETLAT_RXP_BACKLOG	(1U << 3)	/* was in the backlog */
+#define NETLAT_RXP_COPIED	(1U << 4)	/* ended by the copy (hdr.ts_ns) */
+#define NETLAT_RXP_DROPPED	(1U << 5)	/* ended by a drop: @drop_reason */
+#define NETLAT_RXP_CLOSED	(1U << 6)	/* ended by the socket's end */
+#define NETLAT_RXP_PEEKED	(1U << 7)	/* read with MSG_PEEK before */
+
+/**
+ * struct netlat_rec_rx_pkt - one received packet, followed by the kernel
+ * @hdr: common header (written when the packet's life ended).
+ * @flow: the receiving socket (@flow.sport is the local port).
+ * @netif_ns: the skb's receive stamp (taken in the receive core, before
+ *	GRO) on CLOCK_MONOTONIC (NETLAT_RXP_NETIF), else 0.
+ * @transport_ns: arrival at TCP (tcp_v4_do_rcv, tcp_v6_do_rcv,
+ *	tcp_add_backlog) or UDP (udp_queue_rcv_one_skb,
+ *	udpv6_queue_rcv_one_skb): where the packet begins; always set.
+ * @queue_ns: first queued to the socket (NETLAT_RXP_QUEUED): its receive
+ *	queue, out-of-order queue or backlog, as NETLAT_REC_RX_QUEUE.
+ * @end_ns: when its life ended: the copy of its last byte to the
+ *	application (NETLAT_RXP_COPIED: TCP, the return of the tcp_recvmsg()
+ *	whose copied_seq advance covered it; UDP, skb_consume_udp()), the
+ *	drop, or the socket's destruction.
+ * @seq: TCP: first payload sequence number; UDP: 0.
+ * @end_seq: TCP: @seq + @len; UDP: 0.
+ * @len: payload bytes.
+ * @pid: thread group id of the reader that copied it (COPIED), else 0.
+ * @tid: its thread id, else 0.
+ * @drop_reason: NETLAT_RXP_DROPPED: the kernel's enum skb_drop_reason (as
+ *	netlat_rec_rx_drop.reason), else 0.
+ * @rmem: the socket's receive memory (sk_rmem_alloc) when the packet was
+ *	queued, before it was charged (QUEUED), else 0.
+ * @rcvbuf: the socket's sk_rcvbuf then.
+ * @segs: GRO segments of the skb at its arrival.
+ * @proto: NETLAT_RX_TCP or NETLAT_RX_UDP.
+ * @where: NETLAT_RX_Q_* of the first queue (QUEUED), else 0.
+ * @flags: NETLAT_RXP_*.
+ * @reserved: zero.
+ *
+ * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
+ * duration is the difference of its two ends (enum netlat_stage), exactly
+ * what the histograms of NETLAT_IOC_HIST were given. Written only for
+ * packets a stage of which reached netlat_config.slow_ns (or that were
+ * dropped or not copied: they have no complete stages).
+ */
+struct netlat_rec_rx_pkt {
+	struct netlat_rec_hdr hdr;
+	struct netlat_tcp_flow flow;
+	__aligned_u64 netif_ns;
+	__aligned_u64 transport_ns;
+	__aligned_u64 queue_ns;
+	__aligned_u64 end_ns;
+	__u32 seq;
+	__u32 end_seq;
+	__u32 len;
+	__u32 pid;
+	__u32 tid;
+	__u32 drop_reason;
+	__u32 rmem;
+	__u32 rcvbuf;
+	__u16 segs;
+	__u8 proto;
+	__u8 where;
+	__u8 flags;
+	__u8 reserved[3];
+};
+
 /*
  * Packet-level stages (struct netlat_hist), each the time between two
  * points of struct netlat_rec_tcp_pkt:
@@ -1069,6 +1150,15 @@ struct netlat_rec_tcp_pkt {
  *  XMIT_ACK       xmit_ns -> end_ns       what TCP waits for an ACK
  *  SENDMSG_ACK    sendmsg_ns -> end_ns    the whole life
  * Only packets ended by an ACK are counted in the histograms.
+ * Received packets (struct netlat_rec_rx_pkt), the names of the stages
+ * of "netlat report":
+ *  RX_NETIF_TCP   netif_ns -> transport_ns   netif>tcp: IP, TCP lookup
+ *  RX_NETIF_UDP   netif_ns -> transport_ns   netif>udp
+ *  RX_TCP_QUEUE   transport_ns -> queue_ns   tcp>queue (TCP only)
+ *  RX_QUEUE_USER  queue_ns -> end_ns         queue>user: the wait for
+ *                                            the reader
+ *  RX_NETIF_USER  netif_ns -> end_ns         netif>user
+ * Only packets copied to the application are counted in them.
  */
 enum netlat_stage {
 	NETLAT_STAGE_SENDMSG_XMIT,
@@ -1077,6 +1167,11 @@ enum netlat_stage {
 	NETLAT_STAGE_DRIVER_ACK,
 	NETLAT_STAGE_XMIT_ACK,
 	NETLAT_STAGE_SENDMSG_ACK,
+	NETLAT_STAGE_RX_NETIF_TCP,
+	NETLAT_STAGE_RX_NETIF_UDP,
+	NETLAT_STAGE_RX_TCP_QUEUE,
+	NETLAT_STAGE_RX_QUEUE_USER,
+	NETLAT_STAGE_RX_NETIF_USER,
 	NETLAT_NR_STAGES,
 };
 
@@ -1147,6 +1242,11 @@ enum {
  * @pkt_flows: sockets the packet table can follow at once (out).
  * @slow_ns: packet level: packets faster than this write no record (out).
  * @pkt_mem_bytes: memory of the packet table and the histograms (out).
+ * @rx_flows: sockets the receive table can follow at once (out; from
+ *	size 120).
+ * @rx_pkts: packets it can follow per socket (out).
+ * @rx_mem_bytes: memory of the receive table while it exists: while
+ *	NETLAT_PROBE_RX is enabled, at either level (out).
  */
 struct netlat_info {
 	__u32 size;
@@ -1169,6 +1269,9 @@ struct netlat_info {
 	__u32 pkt_flows;
 	__aligned_u64 slow_ns;
 	__aligned_u64 pkt_mem_bytes;
+	__u32 rx_flows;
+	__u32 rx_pkts;
+	__aligned_u64 rx_mem_bytes;
 };
 
 /**
@@ -1387,12 +1490,19 @@ struct netlat_snapshot {
  *  RETRANS_KIND  a NETLAT_REC_TCP_RETRANS whose kind is in retrans_kinds
  *  LATENCY       a NETLAT_REC_TCP_ACK with xmit_ack_ns >= latency_ns
  *  MARKER        a NETLAT_REC_MARKER whose data begins with marker_tag
+ *  RX_WAIT       a received packet waited for its reader at least
+ *                rx_wait_ns: a NETLAT_REC_RX_PKT (packet level) with
+ *                end_ns - queue_ns >= rx_wait_ns, or a NETLAT_REC_RX_COPY
+ *                (events level) with wait_ns >= rx_wait_ns. At the packet
+ *                level only packets slower than slow_ns leave a record:
+ *                set slow_ns at or below rx_wait_ns.
  */
 #define NETLAT_TRIG_RETRANS_FAIL	(1U << 0)
 #define NETLAT_TRIG_RETRANS_KIND	(1U << 1)
 #define NETLAT_TRIG_LATENCY		(1U << 2)
 #define NETLAT_TRIG_MARKER		(1U << 3)
-#define NETLAT_TRIG_ALL			((1U << 4) - 1)
+#define NETLAT_TRIG_RX_WAIT		(1U << 4)
+#define NETLAT_TRIG_ALL			((1U << 5) - 1)
 
 #define NETLAT_TRIGGERS_SET	(1U << 0)	/* apply the trigger fields */
 
@@ -1421,6 +1531,9 @@ struct netlat_snapshot {
  * @marker_tag: the tag; bytes from @marker_tag_len on must be zero.
  * @reserved: zero.
  * @fired: trigger hits since load, frozen or missed (out).
+ * @rx_wait_ns: RX_WAIT threshold: nonzero if and only if RX_WAIT is armed
+ *	(from size 72; a caller of size NETLAT_TRIGGERS_SIZE_VER0 cannot arm
+ *	it).
  *
  * Any field out of range, or set for a trigger that is not armed, is
  * -EINVAL and nothing changes. Arming allocates the snapshot buffer
@@ -1438,6 +1551,7 @@ struct netlat_triggers {
 	__u8 marker_tag[NETLAT_TRIG_TAG_MAX];
 	__u32 reserved;
 	__aligned_u64 fired;
+	__aligned_u64 rx_wait_ns;
 };
 
 /* netlat_filter_rule.match: the conditions of a rule, all must hold */
@@ -1553,6 +1667,15 @@ struct netlat_filters {
  *	kernel counts them in RetransSegs (out).
  * @retrans_fail: failed retransmission attempts (out).
  * @reserved: zero.
+ * @rx_packets: received packets followed to their copy to the
+ *	application (out; from size 160, as the fields below).
+ * @rx_bytes: their payload bytes (out).
+ * @rx_dropped: followed received packets that were dropped (out).
+ * @rx_untracked: received packets not followed: their socket's slot was
+ *	full (netlat_info.rx_pkts), no slot was free, or the table was not
+ *	there (out).
+ * @rx_flows_full: lookups of a socket that found no free slot (out).
+ * @rx_flows: sockets the receive table follows now (out).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1569,6 +1692,12 @@ struct netlat_hist {
 	__aligned_u64 retrans_segs[8];
 	__aligned_u64 retrans_fail;
 	__aligned_u64 reserved;
+	__aligned_u64 rx_packets;
+	__aligned_u64 rx_bytes;
+	__aligned_u64 rx_dropped;
+	__aligned_u64 rx_untracked;
+	__aligned_u64 rx_flows_full;
+	__aligned_u64 rx_flows;
 };
 
 /* First published size of each ioctl struct: the smallest size accepted. */

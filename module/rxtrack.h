@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The receive table: the RX family hands it each stage of a received TCP
+ * segment or UDP datagram (arrival at the transport, queueing, the copy
+ * to the application, a drop, the socket's end). It lives while
+ * NETLAT_PROBE_RX is on, at both levels: at the events level it only
+ * gives the copy its wait (netlat_rec_rx_copy.wait_ns); at the packet
+ * level it feeds the histograms and writes one NETLAT_REC_RX_PKT per
+ * slow packet, and the RX family writes no per-event record but drops.
+ */
+#ifndef _NETLAT_RXTRACK_H
+#define _NETLAT_RXTRACK_H
+
+#include <linux/types.h>
+#include <linux/compiler.h>
+
+struct sock;
+struct sk_buff;
+
+/* Nonzero at the packet level. */
+extern u32 netlat_rxtrack_level;
+
+static __always_inline bool netlat_rxtrack_packets(void)
+{
+	return READ_ONCE(netlat_rxtrack_level);
+}
+
+/* Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP. */
+void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
+			   u8 proto, u32 seq, u32 len, u64 netif_ns);
+void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
+			  u8 proto, u32 seq, u8 where);
+u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied, u32 bytes,
+			    bool peek);
+u64 netlat_rxtrack_copy_udp(const struct sock *sk, const struct sk_buff *skb,
+			    bool peek);
+void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
+			 u32 reason);
+void netlat_rxtrack_close(const struct sock *sk);
+
+/* Process context: the RX group goes on / went off (no handler runs). */
+void netlat_rxtrack_start(void);
+void netlat_rxtrack_stop(void);
+/* Under netlat_lock: a level change empties the table. */
+void netlat_rxtrack_set_level(u32 level);
+u64 netlat_rxtrack_flows(void);
+u64 netlat_rxtrack_mem_bytes(void);
+unsigned int netlat_rxtrack_max_flows(void);
+unsigned int netlat_rxtrack_max_pkts(void);
+
+#endif /* _NETLAT_RXTRACK_H */

@@ -37,6 +37,6 @@ for k in "${KVERS[@]}"; do
 	export INITRAMFS_BASE_KO
 	initrd=$(prepare_vm "$k" bench "${USER_BINS[@]}" "$bench" \
 		$(find "$REPO/selftests" -maxdepth 1 -name netlat_tcp_bench -executable))
-	run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-1200}" bench show
+	run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-2400}" bench show
 	[[ $(vm_status "$k" bench) == 0 ]] || die "$k: the bench VM did not finish cleanly"
 done

@@ -531,18 +531,28 @@ struct netlat_ack_data {
 };
 
 /*
- * Entry: remember the oldest unacknowledged segment (the head of the
- * retransmit queue; tcp_ack runs under the socket lock) and when it was
- * last sent; if the ACK covers it, its transmit -> ACK time is known.
+ * Entry (tcp_ack(sk, skb, flag)): remember the oldest unacknowledged
+ * segment (the head of the retransmit queue; tcp_ack runs under the
+ * socket lock) and when it was last sent; if the ACK covers it, its
+ * transmit -> ACK time is known.
  */
 static notrace int netlat_ack_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
 	struct netlat_ack_data *d = (void *)ri->data;
+	const struct sk_buff *ack = (void *)regs_get_kernel_argument(regs, 1);
 	const struct sk_buff *head;
 
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->snd_una = READ_ONCE(tcp_sk(d->sk)->snd_una);
+	/*
+	 * tcp_ack() moves snd_una only to an ack_seq after it (the receive
+	 * path put the segment's ack_seq in its control block): any other
+	 * segment (a receiver's data, a duplicate ACK) writes nothing at
+	 * either level, so it gets no return handler.
+	 */
+	if (!after(TCP_SKB_CB(ack)->ack_seq, d->snd_una))
+		return 1;
 	d->head = false;
 	/* the packet table has each packet's transmit time itself */
 	if (netlat_tracking())

@@ -36,6 +36,9 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
  *   tcp_retransmit_skb(sk, skb, segs), __tcp_retransmit_skb(sk, skb, segs)
  *   tcp_rtx_synack(sk, req), tcp_ack(sk, skb, flag)
  *   tracepoints net_dev_queue(skb), net_dev_start_xmit(skb, dev)
+ * 7.x adds a tcp:tcp_sendmsg_locked tracepoint, but inside the copy loop
+ * (once per skb filled, not once per call): it cannot give the start of a
+ * sendmsg, so the packet level keeps a kprobe on the entry everywhere.
  * What does differ is inlining and splitting: 6.1 inlines
  * __tcp_retransmit_skb into tcp_retransmit_skb and has a .part.0 clone of
  * it, so all of them are probed and nested hits are merged at run time

@@ -478,6 +478,9 @@ static long netlat_ioc_set_config(void __user *uarg)
 				       cfg.slow_ns : netlat_track_slow_ns());
 	if (!err)
 		netlat_rxtrack_set_level(READ_ONCE(netlat_track_level));
+	/* hooks that only one level needs are armed for the new one */
+	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
+		netlat_probes_set_level(cfg.level);
 out:
 	mutex_unlock(&netlat_lock);
 	return err;

@@ -28,6 +28,7 @@ static LIST_HEAD(netlat_families);
 static u64 netlat_groups_avail;		/* READ_ONCE outside the mutex */
 static u64 netlat_groups_enabled;
 static bool netlat_test_missing;
+static u32 netlat_probes_level;		/* NETLAT_LEVEL_* */
 
 static void netlat_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -148,6 +149,13 @@ static u64 netlat_groups_deferred(void)
 	return deferred;
 }
 
+/* Under the mutex: is @p armed with groups @enable at the current level? */
+static bool netlat_probe_wanted(const struct netlat_probe *p, u64 enable)
+{
+	return (p->group & enable) &&
+	       (!p->levels || (p->levels & NETLAT_AT_LEVEL(netlat_probes_level)));
+}
+
 /* Under the mutex: each probe of @f on or off as @enable says. */
 static int netlat_family_switch(struct netlat_family *f, u64 enable)
 {
@@ -160,7 +168,7 @@ static int netlat_family_switch(struct netlat_family *f, u64 enable)
 	for (i = 0; i < f->nr_probes; i++) {
 		struct netlat_probe *p = &f->probes[i];
 
-		e = netlat_probe_switch(p, p->group & enable);
+		e = netlat_probe_switch(p, netlat_probe_wanted(p, enable));
 		if (e && !err)
 			err = e;
 	}
@@ -306,6 +314,25 @@ int netlat_probes_set(u64 enable)
 		err = netlat_probes_apply(enable);
 	mutex_unlock(&netlat_probes_lock);
 	return err;
+}
+
+/*
+ * The level (NETLAT_LEVEL_*) changed: probes that only one level needs
+ * go on or off for the groups enabled. Their handlers still check the
+ * level themselves: a hit in flight across the change must do no harm.
+ */
+void netlat_probes_set_level(u32 level)
+{
+	struct netlat_family *f;
+
+	mutex_lock(&netlat_probes_lock);
+	netlat_probes_level = level;
+	list_for_each_entry(f, &netlat_families, node) {
+		netlat_family_switch(f, netlat_groups_enabled);
+		if (f->level_set)
+			f->level_set(level);
+	}
+	mutex_unlock(&netlat_probes_lock);
 }
 
 u64 netlat_probes_available(void)

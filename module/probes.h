@@ -30,6 +30,13 @@ struct netlat_probe {
 	bool test_only;		/* only with module parameter test_missing */
 	/* a compiler clone only some builds have: its absence is no gap */
 	bool optional;
+	/*
+	 * NETLAT_AT_LEVEL() bits of the levels (NETLAT_LEVEL_*) at which it is
+	 * armed while its group is on; 0: at every level. A hook that gives a
+	 * level nothing is not hit there (a hit costs even when it returns
+	 * at once).
+	 */
+	u8 levels;
 	/* NETLAT_KRETPROBE */
 	kretprobe_handler_t entry;
 	kretprobe_handler_t ret;
@@ -45,14 +52,23 @@ struct netlat_probe {
 	bool on;
 };
 
-#define NETLAT_KP(sym, grp, fn) \
-	{ .name = sym, .group = grp, .kind = NETLAT_KPROBE, .pre = fn }
-#define NETLAT_KRP(sym, grp, en, rt, type) \
+#define NETLAT_AT_LEVEL(level)	(1U << (level))
+
+/* A probe armed only at the levels @lv (NETLAT_AT_LEVEL() bits). */
+#define NETLAT_KP_AT(sym, grp, fn, lv) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KPROBE, .pre = fn, \
+	  .levels = lv }
+#define NETLAT_KRP_AT(sym, grp, en, rt, type, lv) \
 	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
-	  .ret = rt, .data_size = sizeof(type) }
-#define NETLAT_TP(tpname, grp, fn) \
+	  .ret = rt, .data_size = sizeof(type), .levels = lv }
+#define NETLAT_TP_AT(tpname, grp, fn, lv) \
 	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
-	  .tp_fn = (void *)fn }
+	  .tp_fn = (void *)fn, .levels = lv }
+
+#define NETLAT_KP(sym, grp, fn)	NETLAT_KP_AT(sym, grp, fn, 0)
+#define NETLAT_KRP(sym, grp, en, rt, type) \
+	NETLAT_KRP_AT(sym, grp, en, rt, type, 0)
+#define NETLAT_TP(tpname, grp, fn)	NETLAT_TP_AT(tpname, grp, fn, 0)
 
 struct netlat_family {
 	const char *name;
@@ -66,6 +82,9 @@ struct netlat_family {
 	void (*detach)(void);
 	/* optional: these of its groups go on, none of them was on */
 	void (*groups_on)(u64 groups);
+	/* optional, under the registry mutex: the level changed (its probes
+	 * are switched for it already) */
+	void (*level_set)(u32 level);
 	/* optional: these of its groups went off (their probes are off and
 	 * no handler runs in them), or the family is removed while on */
 	void (*groups_off)(u64 groups);
@@ -94,6 +113,7 @@ void netlat_probes_exit(void);
 int netlat_family_add(struct netlat_family *f);
 void netlat_family_remove(struct netlat_family *f);
 int netlat_probes_set(u64 enable);
+void netlat_probes_set_level(u32 level);
 void netlat_probes_state(struct netlat_probes *st);
 u64 netlat_probes_available(void);
 

@@ -94,6 +94,18 @@ static void netlat_tcp_groups_on(u64 groups)
 		memset(netlat_slots, 0, sizeof(netlat_slots));
 }
 
+/*
+ * Back at the event level: a sendmsg in flight when its kretprobe went
+ * off at the packet level may have kept its slot. A slot cleared under
+ * a running sendmsg only costs its records NETLAT_TCP_ID_VALID (its
+ * return handler frees only a slot it still owns).
+ */
+static void netlat_tcp_level_set(u32 level)
+{
+	if (level == NETLAT_LEVEL_EVENTS)
+		netlat_tcp_groups_on(NETLAT_PROBE_TCP_SENDMSG);
+}
+
 static notrace bool netlat_sendmsg_id(const struct sock *sk, u32 *id)
 {
 	struct netlat_slot *s = netlat_slot();
@@ -173,6 +185,23 @@ static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_ret);
+
+/*
+ * The packet level needs only the start of a sendmsg and where its bytes
+ * begin: a kprobe on its entry, no return handler and no sendmsg-id slot
+ * (no record of the event level uses one there).
+ */
+static notrace int netlat_sendmsg_pkt_pre(struct kprobe *p,
+					  struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
+		netlat_track_sendmsg(sk, READ_ONCE(tcp_sk(sk)->write_seq),
+				     ktime_get_mono_fast_ns());
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_sendmsg_pkt_pre);
 
 /* ---- push: tcp_push, __tcp_push_pending_frames, tcp_push_one ---- */
 
@@ -502,18 +531,32 @@ struct netlat_ack_data {
 };
 
 /*
- * Entry: remember the oldest unacknowledged segment (the head of the
- * retransmit queue; tcp_ack runs under the socket lock) and when it was
- * last sent; if the ACK covers it, its transmit -> ACK time is known.
+ * Entry (tcp_ack(sk, skb, flag)): remember the oldest unacknowledged
+ * segment (the head of the retransmit queue; tcp_ack runs under the
+ * socket lock) and when it was last sent; if the ACK covers it, its
+ * transmit -> ACK time is known.
  */
 static notrace int netlat_ack_entry(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)
 {
 	struct netlat_ack_data *d = (void *)ri->data;
+	const struct sk_buff *ack = (void *)regs_get_kernel_argument(regs, 1);
 	const struct sk_buff *head;
 
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->snd_una = READ_ONCE(tcp_sk(d->sk)->snd_una);
+	/*
+	 * tcp_ack() moves snd_una only to an ack_seq after it (the receive
+	 * path put the segment's ack_seq in its control block): any other
+	 * segment (a receiver's data, a duplicate ACK) writes nothing at
+	 * either level, so it gets no return handler.
+	 */
+	if (!after(TCP_SKB_CB(ack)->ack_seq, d->snd_una))
+		return 1;
+	d->head = false;
+	/* the packet table has each packet's transmit time itself */
+	if (netlat_tracking())
+		return 0;
 	head = tcp_rtx_queue_head(d->sk);
 	d->head = head && netlat_skb_xmit_ns(head, &d->head_xmit_ns);
 	if (d->head)
@@ -566,17 +609,21 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
 		return;
-	if (!netlat_parse_tcp(skb, &seg))
-		return;
 	/* Not the per-CPU control socket that sends RSTs and TIME-WAIT ACKs */
 	sk = skb->sk && sk_fullsock(skb->sk) &&
 	     skb->sk->sk_type == SOCK_STREAM &&
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
+	/*
+	 * The packet level follows only sockets' own segments: anything else
+	 * (every other protocol, RSTs) goes before its headers are parsed.
+	 */
 	if (netlat_tracking()) {
-		if (sk)
+		if (sk && netlat_parse_tcp(skb, &seg))
 			netlat_track_dev(sk, seg.seq, stage == NETLAT_DEV_DRIVER);
 		return;
 	}
+	if (!netlat_parse_tcp(skb, &seg))
+		return;
 	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
 		struct netlat_filter_in in = {
@@ -628,15 +675,31 @@ NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
 
 /* ---- the table ---- */
 
+/*
+ * Hooks that give one level nothing are armed only at the other
+ * (.levels): the packet level needs no push or skb records and only the
+ * start of a sendmsg (a kprobe where the event level needs a kretprobe);
+ * the event level frees no packet-table slots. Table order matters when
+ * the level changes: the event level's sendmsg kretprobe goes off before
+ * the packet level's kprobe goes on, so no sendmsg is stamped twice.
+ */
+#define NETLAT_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
+#define NETLAT_PACKETS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_PACKETS)
+
 static struct netlat_probe netlat_tcp_probes[] = {
-	NETLAT_KRP("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
-		   netlat_sendmsg_entry, netlat_sendmsg_ret,
-		   struct netlat_sendmsg_data),
-	NETLAT_KP("tcp_push", NETLAT_PROBE_TCP_PUSH, netlat_tcp_push_pre),
-	NETLAT_KP("__tcp_push_pending_frames", NETLAT_PROBE_TCP_PUSH,
-		  netlat_push_pending_pre),
-	NETLAT_KP("tcp_push_one", NETLAT_PROBE_TCP_PUSH, netlat_push_one_pre),
-	NETLAT_KP("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre),
+	NETLAT_KRP_AT("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
+		      netlat_sendmsg_entry, netlat_sendmsg_ret,
+		      struct netlat_sendmsg_data, NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
+		     netlat_sendmsg_pkt_pre, NETLAT_PACKETS_ONLY),
+	NETLAT_KP_AT("tcp_push", NETLAT_PROBE_TCP_PUSH, netlat_tcp_push_pre,
+		     NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("__tcp_push_pending_frames", NETLAT_PROBE_TCP_PUSH,
+		     netlat_push_pending_pre, NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("tcp_push_one", NETLAT_PROBE_TCP_PUSH, netlat_push_one_pre,
+		     NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre,
+		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT, netlat_xmit_pre),
 	/* context first: enabled before the retransmit probe (table order) */
 	NETLAT_KRP("tcp_retransmit_timer", NETLAT_PROBE_TCP_RETRANS,
@@ -661,8 +724,8 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),
 	/* the packet level frees a socket's slot in the packet table */
-	NETLAT_TP("tcp_destroy_sock", NETLAT_PROBE_TCP_XMIT,
-		  netlat_tp_destroy_sock),
+	NETLAT_TP_AT("tcp_destroy_sock", NETLAT_PROBE_TCP_XMIT,
+		     netlat_tp_destroy_sock, NETLAT_PACKETS_ONLY),
 	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
 	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,
 	  .kind = NETLAT_KPROBE, .pre = netlat_push_one_pre, .test_only = true },
@@ -673,6 +736,7 @@ static struct netlat_family netlat_tcp_family = {
 	.probes = netlat_tcp_probes,
 	.nr_probes = ARRAY_SIZE(netlat_tcp_probes),
 	.groups_on = netlat_tcp_groups_on,
+	.level_set = netlat_tcp_level_set,
 };
 
 int netlat_tcp_init(void)

@@ -312,6 +312,81 @@ TEST_F(pkt, slow_only)
 	EXPECT_EQ(hist.packets, st[NETLAT_STAGE_XMIT_ACK].count);
 }
 
+/*
+ * Whether the kernel's kprobe list (debugfs) holds an armed probe of
+ * @type ('k' kprobe, 'r' kretprobe) on @sym: 1 armed, 0 disabled, -1 none
+ * or the list unreadable.
+ */
+static int kprobe_armed(const char *sym, char type)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	char line[512], where[256];
+	size_t n = strlen(sym);
+	int armed = -1;
+	char t;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s", &t, where) != 2 || t != type ||
+		    strncmp(where, sym, n) || where[n] != '+')
+			continue;
+		armed = !strstr(line, "[DISABLED]");
+		break;
+	}
+	if (f)
+		fclose(f);
+	return armed;
+}
+
+/*
+ * A hook that gives a level nothing is not armed there (a hit costs even
+ * when its handler returns at once): the packet level has a kprobe on
+ * sendmsg's entry instead of the event level's kretprobe, and no push or
+ * skb hooks. The kernel's own list of kprobes is the oracle.
+ */
+TEST_F(pkt, hooks_armed_per_level)
+{
+	static const struct {
+		const char *sym;
+		char type;
+		int events, packets;
+	} want[] = {
+		{ "tcp_sendmsg_locked", 'r', 1, 0 },
+		{ "tcp_sendmsg_locked", 'k', 0, 1 },
+		{ "tcp_push", 'k', 1, 0 },
+		{ "tcp_skb_entail", 'k', 1, 0 },
+		{ "__tcp_transmit_skb", 'k', 1, 1 },
+		{ "tcp_ack", 'r', 1, 1 },
+	};
+	unsigned int i, round;
+
+	if (kprobe_armed("__tcp_transmit_skb", 'k') < 0)
+		SKIP(return, "no /sys/kernel/debug/kprobes/list with netlat's kprobes");
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS | NETLAT_PROBE_TCP_PUSH |
+		       NETLAT_PROBE_TCP_SKB);
+	/* there and back: the change of level switches them both ways */
+	for (round = 0; round < 3; round++) {
+		bool pkts = round == 1;
+
+		ASSERT_EQ(0, nl_set_level(self->fd, pkts ? NETLAT_LEVEL_PACKETS :
+					  NETLAT_LEVEL_EVENTS, 0));
+		for (i = 0; i < NL_ARRAY_SIZE(want); i++) {
+			int armed = kprobe_armed(want[i].sym, want[i].type);
+
+			EXPECT_EQ(pkts ? want[i].packets : want[i].events, armed)
+				TH_LOG("%c %s at level %d", want[i].type,
+				       want[i].sym, pkts);
+		}
+	}
+	/* groups off: nothing of them armed at either level */
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	for (i = 0; i < NL_ARRAY_SIZE(want); i++) {
+		const char *sym = want[i].sym;
+
+		EXPECT_EQ(0, kprobe_armed(sym, want[i].type))
+			TH_LOG("%c %s with its group off", want[i].type, sym);
+	}
+}
+
 TEST_F(pkt, retrans_segs)
 {
 	struct netlat_stage_hist st[NETLAT_NR_STAGES];

@@ -14,15 +14,30 @@
  * lost records (LOST counts, ring drops and kprobe misses) are exact, and
  * so are records per data segment (the sender namespace's OutSegs).
  *
+ * The peer: when /bin/bpftrace is there (make bench puts it into the VM),
+ * each round also runs a bpftrace script on the same TCP hooks (with the
+ * module loaded and idle), the usual BPF way: start times in maps keyed by
+ * skb, socket or thread, hist() of the deltas, count() of each hook's hits,
+ * nothing printed per event; its throughput ratio is printed beside
+ * netlat's, and its hit counts give the exact hook hits per data segment.
+ * If bpftrace cannot run or attach, the bench says why and goes on.
+ *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
- * finit_module/delete_module; it is left loaded at exit.
+ * finit_module/delete_module; it is left loaded at exit. With -b PATH, each
+ * round also runs the events, filtered, packets and slow modes with the
+ * module at PATH (a baseline build, e.g. of main: make bench with
+ * NETLAT_BENCH_BASE), so a change is measured against it in the same run.
  *
  * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
+ *                         [-b baseline.ko]
  */
 #include "netlat_util.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include "netlat_nl.h"
@@ -33,6 +48,8 @@
 
 static int ns_orig, ns_a, ns_b;
 static const char *ko_path = "/netlat.ko";
+/* -b: a baseline module whose modes run in the same rounds ("base") */
+static const char *base_path;
 
 static void __attribute__((noreturn)) die(const char *what, int err)
 {
@@ -61,6 +78,14 @@ static void module_set(bool load)
 	} else if (syscall(SYS_delete_module, "netlat", O_NONBLOCK)) {
 		die("delete_module netlat", errno);
 	}
+}
+
+/* The module from @path loaded in place of the one loaded now. */
+static void module_reload(const char *path)
+{
+	module_set(false);
+	ko_path = path;
+	module_set(true);
 }
 
 static int new_ns(void)
@@ -156,10 +181,23 @@ static double transfer(double secs)
 	return (double)bytes * 1e9 / (double)t0;
 }
 
+/* Which family wrote a record: the split of "records per segment". */
+enum rec_kind { KIND_TCP, KIND_RX, KIND_OTHER, NR_KINDS };
+
+static enum rec_kind rec_kind(unsigned int type)
+{
+	if ((type >= NETLAT_REC_TCP_SENDMSG && type <= NETLAT_REC_TCP_DEV) ||
+	    type == NETLAT_REC_TCP_PKT)
+		return KIND_TCP;
+	if (type >= NETLAT_REC_RX_NETIF && type < NETLAT_REC_TCP_PKT)
+		return KIND_RX;
+	return KIND_OTHER;
+}
+
 struct drain {
 	int fd;
 	volatile bool stop;
-	uint64_t records, lost;
+	uint64_t records, lost, kinds[NR_KINDS];
 };
 
 static void *drain_main(void *arg)
@@ -185,8 +223,10 @@ static void *drain_main(void *arg)
 
 			if (h->type == NETLAT_REC_LOST)
 				d->lost += ((const struct netlat_rec_lost *)h)->count;
-			else if (h->type != NETLAT_REC_STREAM)
+			else if (h->type != NETLAT_REC_STREAM) {
 				d->records++;
+				d->kinds[rec_kind(h->type)]++;
+			}
 			off += h->size;
 		}
 	}
@@ -196,7 +236,7 @@ static void *drain_main(void *arg)
 struct probe_run {
 	double bps, rec_per_s;
 	uint64_t records, lost, dropped, missed, filtered, overwritten, segs;
-	uint64_t pkt_mem, untracked;
+	uint64_t pkt_mem, untracked, kinds[NR_KINDS];
 };
 
 enum probe_mode {
@@ -320,6 +360,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 			d.records += st.written;
 	}
 	r->records = d.records;
+	memcpy(r->kinds, d.kinds, sizeof(r->kinds));
 	r->lost = d.lost;
 	r->missed = pr1.nmissed - pr0.nmissed;
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
@@ -339,10 +380,218 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	close(d.fd);
 }
 
+/* ---- the bpftrace peer ---- */
+
+#define BT_BIN		"/bin/bpftrace"
+#define BT_SCRIPT	"/tmp/netlat_bt.bt"
+#define BT_CHILD	"/tmp/netlat_bt_child"
+#define BT_READY	"/tmp/netlat_bt.ready"
+#define BT_GO		"/tmp/netlat_bt.go"
+#define BT_OUT		"/tmp/netlat_bt.out"
+#define BT_MAX_HOOKS	32
+
+/*
+ * The hooks of netlat's TCP groups (tcp.c), minus the rare retransmit
+ * ones. Start times: sendmsg by thread, the write-queue skb from
+ * tcp_skb_entail to its __tcp_transmit_skb, the socket's last transmit to
+ * an ACK, the skb from net_dev_queue to net_dev_start_xmit. Maps are
+ * pruned on the matching hit, and cleared at exit so only the histograms
+ * and counts are printed.
+ */
+static const char bt_script[] =
+	"kprobe:tcp_sendmsg_locked { @hits[probe] = count(); @send[tid] = nsecs; }\n"
+	"kretprobe:tcp_sendmsg_locked /@send[tid]/ { @hits[probe] = count();"
+	" @sendmsg_ns = hist(nsecs - @send[tid]); delete(@send[tid]); }\n"
+	"kprobe:tcp_push, kprobe:__tcp_push_pending_frames, kprobe:tcp_push_one"
+	" { @hits[probe] = count(); }\n"
+	"kprobe:tcp_skb_entail { @hits[probe] = count(); @entail[arg1] = nsecs; }\n"
+	"kprobe:__tcp_transmit_skb { @hits[probe] = count(); $t = @entail[arg1];"
+	" if ($t) { @entail_xmit_ns = hist(nsecs - $t); delete(@entail[arg1]); }"
+	" @xmit[arg0] = nsecs; }\n"
+	"kprobe:tcp_ack { @hits[probe] = count(); @acksk[tid] = arg0; }\n"
+	"kretprobe:tcp_ack /@acksk[tid]/ { @hits[probe] = count();"
+	" $t = @xmit[@acksk[tid]]; if ($t) { @xmit_ack_ns = hist(nsecs - $t); }"
+	" delete(@acksk[tid]); }\n"
+	"tracepoint:net:net_dev_queue { @hits[probe] = count();"
+	" @queue[args->skbaddr] = nsecs; }\n"
+	"tracepoint:net:net_dev_start_xmit { @hits[probe] = count();"
+	" $t = @queue[args->skbaddr]; if ($t) {"
+	" @qdisc_driver_ns = hist(nsecs - $t); delete(@queue[args->skbaddr]); } }\n"
+	"tracepoint:tcp:tcp_destroy_sock { @hits[probe] = count();"
+	" delete(@xmit[(uint64)args->skaddr]); }\n"
+	"END { clear(@send); clear(@entail); clear(@xmit); clear(@acksk);"
+	" clear(@queue); }\n";
+
+/* What bpftrace -c runs (under busybox sh) once every probe is attached. */
+static const char bt_child[] =
+	"echo > " BT_READY "\n"
+	"exec cat " BT_GO "\n";
+
+struct bt_hits {
+	unsigned int n;
+	char name[BT_MAX_HOOKS][64];
+	uint64_t count[BT_MAX_HOOKS];
+};
+
+static bool bt_off;	/* could not run: said why once */
+
+static bool write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	size_t len = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static bool bt_available(void)
+{
+	return !bt_off && !access(BT_BIN, X_OK);
+}
+
+static void bt_give_up(const char *why)
+{
+	char line[512];
+	FILE *f = fopen(BT_OUT, "r");
+
+	printf("bench: bpftrace peer skipped from here on: %s; its output:\n", why);
+	while (f && fgets(line, sizeof(line), f))
+		printf("bench: bpftrace| %s", line);
+	if (f)
+		fclose(f);
+	bt_off = true;
+}
+
+/* Add the "@hits[probe]: N" lines of bpftrace's output to @h. */
+static void bt_parse(struct bt_hits *h)
+{
+	char line[512], name[64];
+	unsigned long long v;
+	unsigned int i;
+	FILE *f = fopen(BT_OUT, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "@hits[%63[^]]]: %llu", name, &v) != 2)
+			continue;
+		for (i = 0; i < h->n && strcmp(h->name[i], name); i++)
+			;
+		if (i == h->n) {
+			if (h->n == BT_MAX_HOOKS)
+				continue;
+			snprintf(h->name[h->n++], sizeof(h->name[0]), "%s", name);
+		}
+		h->count[i] += v;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Print the histograms of the last bpftrace run (not the counts). */
+static void bt_print_hists(const char *label)
+{
+	char line[512];
+	FILE *f = fopen(BT_OUT, "r");
+	bool on = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (line[0] == '@')
+			on = strncmp(line, "@hits[", 6);
+		if (on && line[0] != '\n')
+			printf("bench: tcp %s bpftrace| %s", label, line);
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * One transfer of @secs with the bpftrace script attached; false (and the
+ * peer off) if it did not start. Its hook hits are added to @h.
+ */
+static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
+			 struct bt_hits *h)
+{
+	uint64_t segs0, t0;
+	int status, fd;
+	pid_t pid;
+
+	unlink(BT_READY);
+	unlink(BT_GO);
+	if (!write_file(BT_SCRIPT, bt_script, 0644) ||
+	    !write_file(BT_CHILD, bt_child, 0644) || mkfifo(BT_GO, 0600)) {
+		bt_give_up("cannot write its files in /tmp");
+		return false;
+	}
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		fd = open(BT_OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		/* -c takes an ELF binary, its arguments split at spaces */
+		execl(BT_BIN, "bpftrace", "-c", "/bin/busybox sh " BT_CHILD,
+		      BT_SCRIPT, (char *)NULL);
+		_exit(127);
+	}
+	/* LLVM under TCG takes a while to compile and load the programs */
+	t0 = nl_mono_ns();
+	while (access(BT_READY, F_OK)) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			bt_give_up("bpftrace exited before its probes were attached");
+			return false;
+		}
+		if (nl_mono_ns() - t0 > 300ULL * 1000000000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			bt_give_up("its probes were not attached after 300 s");
+			return false;
+		}
+		nl_sleep_ms(50);
+	}
+	segs0 = out_segs();
+	*bps = transfer(secs);
+	*segs += out_segs() - segs0;
+	/* the child's cat ends: bpftrace detaches and prints its maps */
+	fd = open(BT_GO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	waitpid(pid, &status, 0);
+	bt_parse(h);
+	return true;
+}
+
 /* Records per data segment: a figure that is exact, unlike throughput. */
 static double per_seg(uint64_t records, uint64_t segs)
 {
 	return segs ? (double)records / (double)segs : 0;
+}
+
+/* One mode's figures over the rounds. */
+struct mode_acc {
+	double bps[16];
+	uint64_t records, segs;
+};
+
+/* The modes the baseline module (-b) runs, in this order. */
+static const enum probe_mode base_modes[] = {
+	PROBES_READ, PROBES_FILTERED, PROBES_PACKETS, PROBES_SLOW,
+};
+#define NR_BASE_MODES	(sizeof(base_modes) / sizeof(base_modes[0]))
+
+/* Round @i of @mode into @a. */
+static void run_into(double secs, enum probe_mode mode, struct mode_acc *a,
+		     unsigned int i)
+{
+	struct probe_run r;
+
+	run_probes(secs, mode, &r);
+	a->bps[i] = r.bps;
+	a->records += r.records;
+	a->segs += r.segs;
 }
 
 /* k alternating runs of the seven modes; medians, ratios, losses. */
@@ -352,8 +601,12 @@ static void series(const char *label, unsigned int k, double secs)
 	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0, segs = 0;
 	uint64_t filtered = 0, fl_recs = 0, overwritten = 0, pkt_mem = 0;
 	uint64_t pk_recs = 0, pk_segs = 0, sl_recs = 0, sl_segs = 0, untracked = 0;
-	double mu, mi, mo, mf, mfl, mpk, msl;
-	unsigned int i;
+	uint64_t ev_kinds[NR_KINDS] = { 0 }, pk_kinds[NR_KINDS] = { 0 };
+	double mu, mi, mo, mf, mfl, mpk, msl, bt[16];
+	uint64_t bt_segs = 0;
+	struct mode_acc base[NR_BASE_MODES] = { 0 };
+	struct bt_hits hits = { 0 };
+	unsigned int i, nbt = 0;
 
 	transfer(0.5);		/* warm up: ARP, caches */
 	for (i = 0; i < k; i++) {
@@ -375,6 +628,10 @@ static void series(const char *label, unsigned int k, double secs)
 		sl[i] = rs.bps;
 		segs += r.segs;
 		pk_recs += rp.records;
+		for (unsigned int j = 0; j < NR_KINDS; j++) {
+			ev_kinds[j] += r.kinds[j];
+			pk_kinds[j] += rp.kinds[j];
+		}
 		pk_segs += rp.segs;
 		sl_recs += rs.records;
 		sl_segs += rs.segs;
@@ -398,6 +655,25 @@ static void series(const char *label, unsigned int k, double secs)
 		       (unsigned long long)rf.records, fl[i] * 8e-6,
 		       pk[i] * 8e-6, per_seg(rp.records, rp.segs), sl[i] * 8e-6,
 		       per_seg(rs.records, rs.segs));
+		if (base_path) {
+			const char *mine = ko_path;
+			unsigned int m;
+
+			module_reload(base_path);
+			for (m = 0; m < NR_BASE_MODES; m++)
+				run_into(secs, base_modes[m], &base[m], i);
+			module_reload(mine);
+			printf("bench: tcp %s run %u: baseline module: probes %.1f Mbit/s, filtered out %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
+			       label, i + 1, base[0].bps[i] * 8e-6,
+			       base[1].bps[i] * 8e-6, base[2].bps[i] * 8e-6,
+			       base[3].bps[i] * 8e-6);
+		}
+		if (bt_available() &&
+		    run_bpftrace(secs, &bt[nbt], &bt_segs, &hits)) {
+			printf("bench: tcp %s run %u: bpftrace peer %.1f Mbit/s\n",
+			       label, i + 1, bt[nbt] * 8e-6);
+			nbt++;
+		}
 	}
 	mpk = nl_median(pk, k);
 	msl = nl_median(sl, k);
@@ -415,6 +691,37 @@ static void series(const char *label, unsigned int k, double secs)
 	       label, per_seg(recs, segs), per_seg(pk_recs, pk_segs),
 	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem,
 	       (unsigned long long)untracked);
+	if (base_path) {
+		printf("bench: tcp %s baseline module ratios: probes/unloaded %.3f, filtered/unloaded %.3f, packets/unloaded %.3f, slow/unloaded %.3f\n",
+		       label, nl_median(base[0].bps, k) / mu,
+		       nl_median(base[1].bps, k) / mu,
+		       nl_median(base[2].bps, k) / mu,
+		       nl_median(base[3].bps, k) / mu);
+		printf("bench: tcp %s baseline module records per data segment: events %.3f, packets %.3f\n",
+		       label, per_seg(base[0].records, base[0].segs),
+		       per_seg(base[2].records, base[2].segs));
+	}
+	printf("bench: tcp %s records per data segment by family: events TCP %.3f, RX %.3f, other %.3f; packets TCP %.3f, RX %.3f, other %.3f\n",
+	       label, per_seg(ev_kinds[KIND_TCP], segs),
+	       per_seg(ev_kinds[KIND_RX], segs),
+	       per_seg(ev_kinds[KIND_OTHER], segs),
+	       per_seg(pk_kinds[KIND_TCP], pk_segs),
+	       per_seg(pk_kinds[KIND_RX], pk_segs),
+	       per_seg(pk_kinds[KIND_OTHER], pk_segs));
+	if (nbt) {
+		double mbt = nl_median(bt, nbt);
+		unsigned int j;
+
+		printf("bench: tcp %s peer: bpftrace hist() of deltas on the same hooks %.1f Mbit/s, bpftrace/unloaded %.3f (median of %u rounds)\n",
+		       label, mbt * 8e-6, mbt / mu, nbt);
+		for (j = 0; j < hits.n; j++)
+			printf("bench: tcp %s hook hits per data segment (bpftrace count()): %s %.3f\n",
+			       label, hits.name[j], per_seg(hits.count[j], bt_segs));
+		bt_print_hists(label);
+	} else {
+		printf("bench: tcp %s peer: no bpftrace figures (see above)\n",
+		       label);
+	}
 	printf("bench: tcp %s filtered: %llu probe hits kept out in-kernel; flight: %llu records written, %llu overwritten\n",
 	       label, (unsigned long long)filtered,
 	       (unsigned long long)fl_recs, (unsigned long long)overwritten);
@@ -430,7 +737,7 @@ int main(int argc, char **argv)
 	double secs = 2;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "k:s:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:s:m:b:")) != -1) {
 		switch (opt) {
 		case 'k':
 			k = strtoul(optarg, NULL, 0);
@@ -441,8 +748,11 @@ int main(int argc, char **argv)
 		case 'm':
 			ko_path = optarg;
 			break;
+		case 'b':
+			base_path = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko]\n",
 				argv[0]);
 			return 2;
 		}
@@ -452,6 +762,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access(BT_BIN, X_OK))
+		printf("bench: no %s in this VM: no bpftrace peer\n", BT_BIN);
 	topology();
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	series("gso", k, secs);

@@ -285,16 +285,26 @@ job_demo() {
 	unload_netlat
 }
 
+# netlat_bench_quick=1 on the command line (NETLAT_APPEND): only the TCP
+# bench, one round of 1 s per mode, for trying the bench itself.
 job_bench() {
+	quick=$(cmdline_arg netlat_bench_quick 0)
+	tcp_args=''
+	[ "$quick" = 1 ] && tcp_args='-k 1 -s 1'
+	# the baseline module (NETLAT_BENCH_BASE in bench.sh)
+	[ -f /netlat-base.ko ] && tcp_args="$tcp_args -b /netlat-base.ko"
 	load_netlat || return
-	if [ -x /bin/netlat_bench ]; then
+	if [ "$quick" = 1 ]; then
+		echo "netlat_bench_quick=1: netlat_bench skipped"
+	elif [ -x /bin/netlat_bench ]; then
 		/bin/netlat_bench || status=$((status | 1))
 	else
 		echo "netlat_bench not built: skipped"
 	fi
 	# TCP throughput unloaded / idle / probes on: it (re)loads the module.
 	if [ -x /bin/netlat_tcp_bench ]; then
-		/bin/netlat_tcp_bench || status=$((status | 1))
+		# shellcheck disable=SC2086 # options, one a word
+		/bin/netlat_tcp_bench $tcp_args || status=$((status | 1))
 	fi
 	unload_netlat
 }

@@ -39,6 +39,15 @@ BASE_PKGS+=(chromium)
 # The tools tests check `netlat exporter` with promtool and a real
 # Prometheus server (tools/tests/test_exporter.c).
 BASE_PKGS+=(prometheus)
+# make bench only: bpftrace, the peer its TCP bench runs on the same hooks
+# (it goes into the bench initramfs with its shared libraries, never into
+# the check one). Optional: without it the bench prints why and goes on.
+BENCH_PKGS=(bpftrace)
+# Set by bench.sh before sourcing this file.
+LANE_BENCH=${LANE_BENCH:-}
+# Memory of a VM: the bench's initramfs holds bpftrace and ~200 MB of
+# LLVM/clang libraries, which it unpacks into RAM.
+VM_MEM=${VM_MEM:-1G}
 
 # Load order of the virtio NIC stack; names missing in a kernel (6.12 has
 # virtio_pci built in) are skipped.
@@ -239,11 +248,25 @@ setup_host() {
 		fi
 	done
 	fetch_ksft_headers
+	[[ -z $LANE_BENCH ]] || install_bench_pkgs
 	if [[ $LANE_KERNELS == all && ${NETLAT_DEBUG_KERNEL:-1} != 0 ]]; then
 		build_debug_kernel
 		KVERS+=("$DEBUG_KVER")
 	fi
 	log "kernels: ${KVERS[*]}"
+}
+
+# The bench's optional packages: a failed install is only reported.
+install_bench_pkgs() {
+	local missing
+	# shellcheck disable=SC2046 # one package a word
+	missing=$(missing_pkgs "${BENCH_PKGS[@]}")
+	[[ -n $missing ]] || return 0
+	apt_update
+	log "installing for the bench: ${missing//$'\n'/ }"
+	# shellcheck disable=SC2086
+	install_pkgs $missing ||
+		log "could not install ${missing//$'\n'/ }: the bench runs without its bpftrace peer"
 }
 
 # --- builds --------------------------------------------------------------
@@ -277,18 +300,35 @@ kmake() {
 # so builds for different kernels never share objects, and always from
 # scratch, so every warning is printed every time. Log: <moddir>/build.log.
 build_module() {
-	local k=$1 dir
-	dir=$(moddir "$k")
+	build_module_in "$1" "$REPO" "$(moddir "$1")" && build_test_modules "$1"
+}
+
+# build_module_in <kver> <source-tree> <dir>: netlat.ko from the
+# MODULE_SRCS of <source-tree>, built in <dir> (emptied first).
+build_module_in() {
+	local k=$1 src=$2 dir=$3
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cp -a "${MODULE_SRCS[@]/#/$REPO/}" "$dir/"
-	log "building netlat.ko for $k (W=1)"
+	cp -a "${MODULE_SRCS[@]/#/$src/}" "$dir/"
+	log "building netlat.ko for $k (W=1) from $src"
 	if ! kmake "$k" "$dir" -C "$(kbuild_dir "$k")" M="$dir" W=1 modules >"$dir/build.log" 2>&1; then
 		cat "$dir/build.log" >&2
 		return 1
 	fi
 	[[ -f $dir/netlat.ko ]] || { echo "no netlat.ko produced" >&2; return 1; }
-	build_test_modules "$k"
+}
+
+# build_base_module <kver> <git-rev>: netlat.ko of commit <git-rev> (the
+# bench's baseline, NETLAT_BENCH_BASE), built like build_module; prints
+# its path.
+build_base_module() {
+	local k=$1 rev=$2 src=$BUILD/base-src dir
+	dir=$BUILD/mod-base/$k
+	rm -rf "$src"
+	mkdir -p "$src"
+	git -C "$REPO" archive "$rev" "${MODULE_SRCS[@]}" | tar -x -C "$src"
+	build_module_in "$k" "$src" "$dir" >&2 || return 1
+	echo "$dir/netlat.ko"
 }
 
 # Test modules (selftests/*/Kbuild, e.g. the stress writers) for kernel $1,
@@ -376,8 +416,25 @@ add_module_file() {
 	echo "$2" >>"$3/lib/modules/order"
 }
 
+# add_dynamic <root> <binary>: a dynamically linked host binary into
+# <root>/bin with the shared libraries ldd names (and the loader), at the
+# host's paths.
+add_dynamic() {
+	local root=$1 b=$2 lib
+	cp "$b" "$root/bin/"
+	for lib in $(ldd "$b" | grep -oE '/[^ ]+'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+# Dynamic binaries for the initramfs of make bench (see BENCH_PKGS).
+BENCH_DYN_BINS=(/usr/bin/bpftrace)
+
 # make_initramfs <kver> <out> <binary>...: busybox, /init, /netlat.ko, the
-# virtio modules and the given static binaries in /bin.
+# virtio modules and the given static binaries in /bin; for the bench,
+# BENCH_DYN_BINS that are installed too, and INITRAMFS_BASE_KO (if set)
+# as /netlat-base.ko.
 make_initramfs() {
 	local k=$1 out=$2 root b
 	shift 2
@@ -387,6 +444,7 @@ make_initramfs() {
 	install -m 755 "$LANE/init.sh" "$root/init"
 	echo "$TROUBLE_RE" >"$root/trouble_re"
 	cp "$(moddir "$k")/netlat.ko" "$root/netlat.ko"
+	[[ -z ${INITRAMFS_BASE_KO:-} ]] || cp "$INITRAMFS_BASE_KO" "$root/netlat-base.ko"
 	mkdir -p "$root/lib/netlat"
 	cp "$(moddir "$k")"/test-modules/*.ko "$root/lib/netlat/" 2>/dev/null || true
 	add_virtio_modules "$k" "$root"
@@ -397,6 +455,11 @@ make_initramfs() {
 		fi
 		cp "$b" "$root/bin/"
 	done
+	if [[ -n $LANE_BENCH ]]; then
+		for b in "${BENCH_DYN_BINS[@]}"; do
+			[[ -x $b ]] && add_dynamic "$root" "$b"
+		done
+	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 	rm -rf "$root"
 }
@@ -513,7 +576,7 @@ run_vm() {
 	# stdin from /dev/null: qemu must not put a terminal into raw mode.
 	# --foreground: Ctrl-C must reach qemu too, not leave it running.
 	timeout --foreground -k 10 "$secs" \
-		qemu-system-x86_64 -accel "$accel" -smp 2 -m 1G -nographic -no-reboot \
+		qemu-system-x86_64 -accel "$accel" -smp 2 -m "$VM_MEM" -nographic -no-reboot \
 		-kernel "$(vmlinuz "$k")" -initrd "$initrd" "${VM_NICS[@]}" \
 		-append "$append netlat_job=$job ${NETLAT_APPEND:-}" \
 		</dev/null 2>&1 | console_filter |

@@ -286,7 +286,8 @@ TEST_F(exp, scrape_matches_kernel)
 	/* every bucket, cumulative, as the kernel has it */
 	for (k = 0; k < NETLAT_NR_STAGES; k++) {
 		static const char *const stages[] = { "sendmsg_xmit", "xmit_qdisc", "qdisc_driver",
-						      "driver_ack", "xmit_ack", "sendmsg_ack" };
+						      "driver_ack", "xmit_ack", "sendmsg_ack",
+						      "driver_vq" };
 
 		for (b = 0, cum = 0; b < NETLAT_HIST_BUCKETS - 1; b++) {
 			char le[32];

@@ -47,8 +47,8 @@
 /*
  * One packet in flight: 64 bytes. The later stage points are kept as
  * nanoseconds after @xmit_ns (a point more than 4.29 s later is left
- * unseen), so that the virtqueue point and the range of item "more than
- * the FIFO in flight" fit in one cache line.
+ * unseen), so that the virtqueue point and a range (below) fit in 64
+ * bytes.
  *
  * A range entry: when the FIFO is full, the newest entry takes each new
  * packet in (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more
@@ -596,8 +596,8 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 NOKPROBE_SYMBOL(netlat_track_retrans);
 
 /* The counters of @f as the uapi has them (slot locked). */
-static void netlat_track_stats(const struct netlat_track_flow *f,
-			       struct netlat_flow_stats *e)
+static notrace void netlat_track_stats(const struct netlat_track_flow *f,
+				       struct netlat_flow_stats *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->flow = f->id;

@@ -902,7 +902,7 @@ TEST_F(virtio, pkt_level_vq)
 	       ti.data_segs_out, ti.b.tcpi_total_retrans,
 	       (unsigned long long)tx, ti.segs_out,
 	       (unsigned long long)vtx);
-	EXPECT_LT(40ull, n_pkt);
+	EXPECT_LT(0ull, n_pkt);
 	EXPECT_EQ(n_pkt, n_driver);
 	EXPECT_EQ(n_driver, n_vq);
 	EXPECT_EQ(0ull, vtx);

@@ -575,6 +575,8 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 	case NETLAT_IOC_HIST:
 		return netlat_ioc_hist(uarg, netlat_track_flows(),
 				       netlat_rxtrack_flows());
+	case NETLAT_IOC_FLOWS:
+		return netlat_track_ioc_flows(uarg);
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

@@ -111,20 +111,10 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	if (h.flags & NETLAT_HIST_RESET)
 		netlat_hist_reset();
 	n = min_t(u32, h.nr_stages, NETLAT_NR_STAGES);
-	for (i = 0; i < n; i++) {
-		void __user *dst = u64_to_user_ptr(h.stages) +
-				   (u64)i * h.stage_size;
-
-		/* a larger entry than ours: its tail is zero */
-		if (copy_to_user(dst, &st[i], min_t(size_t, sizeof(*st),
-						    h.stage_size)) ||
-		    (h.stage_size > sizeof(*st) &&
-		     clear_user(dst + sizeof(*st), h.stage_size - sizeof(*st)))) {
-			kfree(st);
-			return -EFAULT;
-		}
-	}
+	err = netlat_copy_array_out(h.stages, h.stage_size, st, sizeof(*st), n);
 	kfree(st);
+	if (err)
+		return err;
 	h.nr_stages = NETLAT_NR_STAGES;
 	h.packets = counter[NETLAT_HC_PACKETS];
 	h.bytes = counter[NETLAT_HC_BYTES];
@@ -135,6 +125,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	for (i = 0; i < ARRAY_SIZE(h.retrans_segs); i++)
 		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
 	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
+	h.merged = counter[NETLAT_HC_MERGED];
 	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
 	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];
 	h.rx_dropped = counter[NETLAT_HC_RX_DROPPED];

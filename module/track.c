@@ -21,6 +21,8 @@
 #include <linux/hash.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
 #include <net/sock.h>
@@ -31,6 +33,7 @@
 #include "filter.h"
 #include "probes.h"
 #include "pkt.h"
+#include "uarg.h"
 
 #define NETLAT_TRACK_FLOW_BITS	8
 #define NETLAT_TRACK_FLOWS	(1U << NETLAT_TRACK_FLOW_BITS)
@@ -38,24 +41,61 @@
 #define NETLAT_TRACK_PKTS	256	/* power of two: a bulk flow's window */
 #define NETLAT_TRACK_SENDS	8	/* power of two */
 
+/* Internal: the first packet of a range entry has ended. */
+#define NETLAT_TRACK_FIRST_DONE	(1U << 7)
+
+/*
+ * One packet in flight: 64 bytes. The later stage points are kept as
+ * nanoseconds after @xmit_ns (a point more than 4.29 s later is left
+ * unseen), so that the virtqueue point and a range (below) fit in 64
+ * bytes.
+ *
+ * A range entry: when the FIFO is full, the newest entry takes each new
+ * packet in (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more
+ * packets of @merged_segs segments, followed only as a whole (counted,
+ * bytes and segments exact, no stage times). Their own packet still gets
+ * its stage times.
+ */
 struct netlat_track_pkt {
 	u32 seq;
 	u32 end_seq;
 	u64 sendmsg_ns;
 	u64 xmit_ns;
-	u64 qdisc_ns;
-	u64 driver_ns;
+	u32 qdisc_d;
+	u32 driver_d;
+	u32 vq_d;
+	u32 range_end;
 	u16 segs;
 	u16 retrans;
 	u16 retrans_fail;
+	u16 merged;
+	u16 merged_segs;
+	u16 vq_queue;
+	u16 vq_free;
+	u16 vq_size;
 	u8 flags;
+};
+
+/* A socket's counters (struct netlat_flow_stats), under the slot's lock. */
+struct netlat_track_counts {
+	u64 packets;
+	u64 bytes;
+	u64 segs;
+	u64 untracked;
+	u64 merged;
+	u64 retrans_segs[8];
+	u64 retrans_fail[NETLAT_RTXERR_NR];
+	u64 start_ns;
 };
 
 struct netlat_track_flow {
 	raw_spinlock_t lock;
 	const struct sock *sk;		/* NULL: free; set by cmpxchg */
+	bool ident;			/* @id and @c belong to @sk */
 	u32 head, tail;			/* FIFO of pkt[], free-running */
 	u32 send_next;
+	struct netlat_tcp_flow id;
+	struct netlat_track_counts c;
 	struct {
 		u32 seq;		/* write_seq at the sendmsg's start */
 		u64 ns;
@@ -63,37 +103,71 @@ struct netlat_track_flow {
 	struct netlat_track_pkt pkt[NETLAT_TRACK_PKTS];
 };
 
+/*
+ * The table: the slots and the last NETLAT_FLOWS_CLOSED_MAX sockets
+ * destroyed (their final counters, oldest overwritten).
+ */
+struct netlat_track_tbl {
+	struct netlat_track_flow flow[NETLAT_TRACK_FLOWS];
+	raw_spinlock_t closed_lock;
+	u64 closed;			/* sockets destroyed, ever */
+	struct netlat_flow_stats closed_ring[NETLAT_FLOWS_CLOSED_MAX];
+};
+
 u32 netlat_track_level;
 static u64 netlat_track_slow;
-static struct netlat_track_flow __rcu *netlat_track_tbl;	/* RCU-sched */
+static struct netlat_track_tbl __rcu *netlat_track_tbl;	/* RCU-sched */
 
-static notrace struct netlat_track_flow *netlat_track_tbl_get(void)
+static notrace struct netlat_track_tbl *netlat_track_tbl_get(void)
 {
 	return rcu_dereference_sched(netlat_track_tbl);
 }
 NOKPROBE_SYMBOL(netlat_track_tbl_get);
 
+/* A fresh slot for @sk: its identity and zeroed counters, under its lock. */
+static notrace void netlat_track_claim(struct netlat_track_flow *f,
+				       const struct sock *sk)
+{
+	struct netlat_tcp_flow id;
+	unsigned long flags;
+
+	memset(&id, 0, sizeof(id));
+	netlat_sk_flow(&id, sk);
+	raw_spin_lock_irqsave(&f->lock, flags);
+	if (f->sk == sk) {
+		f->id = id;
+		memset(&f->c, 0, sizeof(f->c));
+		f->c.start_ns = ktime_get_mono_fast_ns();
+		f->ident = true;
+	}
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+NOKPROBE_SYMBOL(netlat_track_claim);
+
 /* The slot of @sk, taking a free one if @create; NULL if none. */
 static notrace struct netlat_track_flow *
 netlat_track_find(const struct sock *sk, bool create)
 {
-	struct netlat_track_flow *tbl = netlat_track_tbl_get(), *f;
+	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	struct netlat_track_flow *f;
 	unsigned int h, i;
 
 	if (unlikely(!tbl))
 		return NULL;
 	h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS);
 	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
-		f = &tbl[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
+		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
 		if (READ_ONCE(f->sk) == sk)
 			return f;
 	}
 	if (!create)
 		return NULL;
 	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
-		f = &tbl[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
-		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk))
+		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
+		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
+			netlat_track_claim(f, sk);
 			return f;
+		}
 	}
 	netlat_hist_count(NETLAT_HC_FLOWS_FULL, 1);
 	return NULL;
@@ -145,6 +219,27 @@ static notrace u64 netlat_track_send_ns(const struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_send_ns);
 
+/*
+ * The FIFO is full: the newest entry takes the packet [@seq, @end_seq)
+ * into its range if it follows on, and its counts fit.
+ */
+static notrace bool netlat_track_merge(struct netlat_track_flow *f, u32 seq,
+				       u32 end_seq, u16 segs)
+{
+	struct netlat_track_pkt *q = &f->pkt[(f->tail - 1) &
+					     (NETLAT_TRACK_PKTS - 1)];
+
+	if (q->range_end != seq || q->merged == U16_MAX ||
+	    q->merged_segs > U16_MAX - segs)
+		return false;
+	q->range_end = end_seq;
+	q->merged++;
+	q->merged_segs += segs;
+	q->flags |= NETLAT_PKT_MERGED;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_track_merge);
+
 /* __tcp_transmit_skb of new data: a packet begins. */
 notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 {
@@ -153,9 +248,17 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	struct netlat_track_pkt *p;
 	unsigned long flags;
 
+	/*
+	 * A connecting socket's SYN: not a packet of data, but the socket's
+	 * counters start here, so that they hold its SYN retransmits too.
+	 */
+	if (cb->tcp_flags & TCPHDR_SYN) {
+		if (!(cb->tcp_flags & TCPHDR_ACK))
+			netlat_track_find(sk, true);
+		return;
+	}
 	/* data or FIN sent for the first time: it starts at snd_nxt */
-	if (cb->end_seq == cb->seq || (cb->tcp_flags & TCPHDR_SYN) ||
-	    cb->seq != READ_ONCE(tcp_sk(sk)->snd_nxt))
+	if (cb->end_seq == cb->seq || cb->seq != READ_ONCE(tcp_sk(sk)->snd_nxt))
 		return;
 	f = netlat_track_find(sk, true);
 	if (!f) {
@@ -165,14 +268,21 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	if (!netlat_track_lock(f, sk, &flags))
 		return;
 	if (f->tail - f->head >= NETLAT_TRACK_PKTS) {
+		bool merged = netlat_track_merge(f, cb->seq, cb->end_seq,
+						 tcp_skb_pcount(skb));
+
+		if (!merged)
+			f->c.untracked++;
 		raw_spin_unlock_irqrestore(&f->lock, flags);
-		netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+		if (!merged)
+			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
 		return;
 	}
 	p = &f->pkt[f->tail & (NETLAT_TRACK_PKTS - 1)];
 	memset(p, 0, sizeof(*p));
 	p->seq = cb->seq;
 	p->end_seq = cb->end_seq;
+	p->range_end = cb->end_seq;
 	p->xmit_ns = ktime_get_mono_fast_ns();
 	p->segs = tcp_skb_pcount(skb);
 	p->sendmsg_ns = netlat_track_send_ns(f, cb->seq);
@@ -206,30 +316,75 @@ netlat_track_starting(struct netlat_track_flow *f, u32 seq)
 }
 NOKPROBE_SYMBOL(netlat_track_starting);
 
-/* net_dev_queue (@driver false) or net_dev_start_xmit of a segment. */
-notrace void netlat_track_dev(const struct sock *sk, u32 seq, bool driver)
+/*
+ * Stamp point @bit of the packet of @sk that starts at @seq, once: now,
+ * as nanoseconds after its transmit, into the u32 at @off of it. Its slot
+ * is returned locked (*@flags) with the packet in *@pp; else NULL.
+ */
+static notrace struct netlat_track_flow *
+netlat_track_stamp(const struct sock *sk, u32 seq, u8 bit, size_t off,
+		   struct netlat_track_pkt **pp, unsigned long *flags)
 {
 	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt *p;
+	u64 now;
+
+	if (!f || !netlat_track_lock(f, sk, flags))
+		return NULL;
+	p = netlat_track_starting(f, seq);
+	if (!p || (p->flags & bit))
+		goto out;
+	now = ktime_get_mono_fast_ns();
+	/* another CPU's clock may read a hair behind: then the same time */
+	now = now > p->xmit_ns ? now - p->xmit_ns : 0;
+	if (now > U32_MAX)
+		goto out;
+	*(u32 *)((char *)p + off) = now;
+	p->flags |= bit;
+	*pp = p;
+	return f;
+out:
+	raw_spin_unlock_irqrestore(&f->lock, *flags);
+	return NULL;
+}
+NOKPROBE_SYMBOL(netlat_track_stamp);
+
+/* net_dev_queue (@driver false) or net_dev_start_xmit of a segment. */
+notrace void netlat_track_dev(const struct sock *sk, u32 seq, bool driver)
+{
+	struct netlat_track_flow *f;
+	struct netlat_track_pkt *p;
 	unsigned long flags;
 
-	if (!f || !netlat_track_lock(f, sk, &flags))
-		return;
-	p = netlat_track_starting(f, seq);
-	if (p) {
-		u8 bit = driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC;
-
-		if (!(p->flags & bit)) {
-			p->flags |= bit;
-			if (driver)
-				p->driver_ns = ktime_get_mono_fast_ns();
-			else
-				p->qdisc_ns = ktime_get_mono_fast_ns();
-		}
-	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	f = netlat_track_stamp(sk, seq,
+			       driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
+			       driver ? offsetof(struct netlat_track_pkt, driver_d)
+				      : offsetof(struct netlat_track_pkt, qdisc_d),
+			       &p, &flags);
+	if (f)
+		raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
+
+/* A virtqueue took the packet's first segment (the device families). */
+notrace void netlat_track_vq(const struct sock *sk, u32 seq,
+			     const struct netlat_track_vq_state *st)
+{
+	struct netlat_track_flow *f;
+	struct netlat_track_pkt *p;
+	unsigned long flags;
+
+	f = netlat_track_stamp(sk, seq, NETLAT_PKT_VQ,
+			       offsetof(struct netlat_track_pkt, vq_d), &p,
+			       &flags);
+	if (!f)
+		return;
+	p->vq_queue = st->queue;
+	p->vq_free = st->num_free;
+	p->vq_size = st->size;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+NOKPROBE_SYMBOL(netlat_track_vq);
 
 static notrace void netlat_track_stage(enum netlat_stage stage, u64 from,
 				       u64 to)
@@ -239,11 +394,22 @@ static notrace void netlat_track_stage(enum netlat_stage stage, u64 from,
 }
 NOKPROBE_SYMBOL(netlat_track_stage);
 
+/* A later point of @p as a time, 0 if not seen. */
+static notrace u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
+				   u32 d)
+{
+	return p->flags & bit ? p->xmit_ns + d : 0;
+}
+NOKPROBE_SYMBOL(netlat_track_at);
+
 /* A packet's life ended at @end_ns: histograms, counters, its record. */
 static notrace void netlat_track_end(const struct sock *sk,
 				     const struct netlat_track_pkt *p,
 				     u64 end_ns)
 {
+	u64 qdisc_ns = netlat_track_at(p, NETLAT_PKT_QDISC, p->qdisc_d);
+	u64 driver_ns = netlat_track_at(p, NETLAT_PKT_DRIVER, p->driver_d);
+	u64 vq_ns = netlat_track_at(p, NETLAT_PKT_VQ, p->vq_d);
 	struct netlat_rec_tcp_pkt *r;
 	struct netlat_tcp_flow flow;
 	struct netlat_writer w;
@@ -252,14 +418,14 @@ static notrace void netlat_track_end(const struct sock *sk,
 		netlat_track_stage(NETLAT_STAGE_SENDMSG_XMIT, p->sendmsg_ns,
 				   p->xmit_ns);
 		netlat_track_stage(NETLAT_STAGE_XMIT_QDISC, p->xmit_ns,
-				   p->qdisc_ns);
-		netlat_track_stage(NETLAT_STAGE_QDISC_DRIVER, p->qdisc_ns,
-				   p->driver_ns);
-		netlat_track_stage(NETLAT_STAGE_DRIVER_ACK, p->driver_ns,
-				   end_ns);
+				   qdisc_ns);
+		netlat_track_stage(NETLAT_STAGE_QDISC_DRIVER, qdisc_ns,
+				   driver_ns);
+		netlat_track_stage(NETLAT_STAGE_DRIVER_ACK, driver_ns, end_ns);
 		netlat_track_stage(NETLAT_STAGE_XMIT_ACK, p->xmit_ns, end_ns);
 		netlat_track_stage(NETLAT_STAGE_SENDMSG_ACK, p->sendmsg_ns,
 				   end_ns);
+		netlat_track_stage(NETLAT_STAGE_DRIVER_VQ, driver_ns, vq_ns);
 		netlat_hist_count(NETLAT_HC_PACKETS, 1);
 		netlat_hist_count(NETLAT_HC_BYTES, p->end_seq - p->seq);
 		netlat_hist_count(NETLAT_HC_SEGS, p->segs);
@@ -287,16 +453,49 @@ static notrace void netlat_track_end(const struct sock *sk,
 	r->end_seq = p->end_seq;
 	r->sendmsg_ns = p->sendmsg_ns;
 	r->xmit_ns = p->xmit_ns;
-	r->qdisc_ns = p->qdisc_ns;
-	r->driver_ns = p->driver_ns;
+	r->qdisc_ns = qdisc_ns;
+	r->driver_ns = driver_ns;
 	r->segs = p->segs;
 	r->retrans = p->retrans;
 	r->retrans_fail = p->retrans_fail;
 	r->end_ns = end_ns;
-	r->flags = p->flags;
+	r->flags = p->flags & ~NETLAT_TRACK_FIRST_DONE;
+	r->vq_ns = vq_ns;
+	r->vq_queue = p->vq_queue;
+	r->vq_free = p->vq_free;
+	r->vq_size = p->vq_size;
+	r->merged = p->merged;
+	r->range_end = p->range_end;
 	netlat_commit(&w);
 }
 NOKPROBE_SYMBOL(netlat_track_end);
+
+/* A packet of @f ended by an ACK: its socket's counters (slot locked). */
+static notrace void netlat_track_count(struct netlat_track_flow *f,
+				       const struct netlat_track_pkt *p)
+{
+	f->c.packets++;
+	f->c.bytes += p->end_seq - p->seq;
+	f->c.segs += p->segs;
+}
+NOKPROBE_SYMBOL(netlat_track_count);
+
+/* The range after a range entry's own packet is ACKed (slot locked). */
+static notrace void netlat_track_range_done(struct netlat_track_flow *f,
+					    const struct netlat_track_pkt *p)
+{
+	u32 bytes = p->range_end - p->end_seq;
+
+	f->c.packets += p->merged;
+	f->c.merged += p->merged;
+	f->c.bytes += bytes;
+	f->c.segs += p->merged_segs;
+	netlat_hist_count(NETLAT_HC_PACKETS, p->merged);
+	netlat_hist_count(NETLAT_HC_MERGED, p->merged);
+	netlat_hist_count(NETLAT_HC_BYTES, bytes);
+	netlat_hist_count(NETLAT_HC_SEGS, p->merged_segs);
+}
+NOKPROBE_SYMBOL(netlat_track_range_done);
 
 /* tcp_ack returned with snd_una at @una: every packet below it is done. */
 notrace void netlat_track_ack(const struct sock *sk, u32 una)
@@ -312,14 +511,23 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
-		for (n = 0; n < ARRAY_SIZE(done) && f->head != f->tail; n++) {
+		for (n = 0; n < ARRAY_SIZE(done) && f->head != f->tail;) {
 			struct netlat_track_pkt *p =
 				&f->pkt[f->head & (NETLAT_TRACK_PKTS - 1)];
 
-			if (after(p->end_seq, una))
+			if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
+				if (after(p->end_seq, una))
+					break;
+				done[n] = *p;
+				done[n++].flags |= NETLAT_PKT_ACKED;
+				netlat_track_count(f, p);
+				p->flags |= NETLAT_TRACK_FIRST_DONE;
+			}
+			/* a range entry stays until its range is ACKed */
+			if (after(p->range_end, una))
 				break;
-			done[n] = *p;
-			done[n].flags |= NETLAT_PKT_ACKED;
+			if (p->merged)
+				netlat_track_range_done(f, p);
 			f->head++;
 		}
 		raw_spin_unlock_irqrestore(&f->lock, flags);
@@ -329,6 +537,26 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	} while (n == ARRAY_SIZE(done));
 }
 NOKPROBE_SYMBOL(netlat_track_ack);
+
+static notrace unsigned int netlat_track_errno(int ret)
+{
+	switch (ret) {
+	case -EAGAIN:
+		return NETLAT_RTXERR_EAGAIN;
+	case -EBUSY:
+		return NETLAT_RTXERR_EBUSY;
+	case -ENOMEM:
+		return NETLAT_RTXERR_ENOMEM;
+	case -ENOBUFS:
+		return NETLAT_RTXERR_ENOBUFS;
+	case -EHOSTUNREACH:
+		return NETLAT_RTXERR_EHOSTUNREACH;
+	case -EPERM:
+		return NETLAT_RTXERR_EPERM;
+	}
+	return NETLAT_RTXERR_OTHER;
+}
+NOKPROBE_SYMBOL(netlat_track_errno);
 
 /* A retransmission attempt of [@seq, ...) that the kernel counted @segs. */
 notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
@@ -345,6 +573,9 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 	f = netlat_track_find(sk, false);
 	if (!f || !netlat_track_lock(f, sk, &flags))
 		return;
+	f->c.retrans_segs[kind & 7] += segs;
+	if (ret)
+		f->c.retrans_fail[netlat_track_errno(ret)]++;
 	for (i = f->head; i != f->tail; i++) {
 		struct netlat_track_pkt *p = &f->pkt[i & (NETLAT_TRACK_PKTS - 1)];
 
@@ -356,18 +587,57 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 				p->retrans_fail++;
 			break;
 		}
+		/* in a range: only the socket counts it */
+		if (before(seq, p->range_end))
+			break;
 	}
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_retrans);
 
-/* The socket is destroyed: its packets end unacknowledged, its slot frees. */
+/* The counters of @f as the uapi has them (slot locked). */
+static notrace void netlat_track_stats(const struct netlat_track_flow *f,
+				       struct netlat_flow_stats *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->flow = f->id;
+	e->packets = f->c.packets;
+	e->bytes = f->c.bytes;
+	e->segs = f->c.segs;
+	e->untracked = f->c.untracked;
+	e->merged = f->c.merged;
+	memcpy(e->retrans_segs, f->c.retrans_segs, sizeof(e->retrans_segs));
+	memcpy(e->retrans_fail, f->c.retrans_fail, sizeof(e->retrans_fail));
+	e->start_ns = f->c.start_ns;
+}
+NOKPROBE_SYMBOL(netlat_track_stats);
+
+/* A destroyed socket's final counters into the ring of closed ones. */
+static notrace void netlat_track_closed(const struct netlat_flow_stats *e)
+{
+	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	unsigned long flags;
+
+	if (!tbl)
+		return;
+	raw_spin_lock_irqsave(&tbl->closed_lock, flags);
+	tbl->closed_ring[tbl->closed++ % NETLAT_FLOWS_CLOSED_MAX] = *e;
+	raw_spin_unlock_irqrestore(&tbl->closed_lock, flags);
+}
+NOKPROBE_SYMBOL(netlat_track_closed);
+
+/*
+ * The socket is destroyed: its packets end unacknowledged, its counters
+ * go to the ring of closed sockets, its slot frees.
+ */
 notrace void netlat_track_close(const struct sock *sk)
 {
 	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_flow_stats e;
 	struct netlat_track_pkt p;
 	unsigned long flags;
 	u64 now = ktime_get_mono_fast_ns();
+	bool ident;
 
 	if (!f)
 		return;
@@ -375,15 +645,26 @@ notrace void netlat_track_close(const struct sock *sk)
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
 		if (f->head == f->tail) {
+			ident = f->ident;
+			if (ident)
+				netlat_track_stats(f, &e);
+			f->ident = false;
 			f->send_next = 0;
 			/* a new socket may take the slot from now on */
 			smp_store_release(&f->sk, NULL);
 			raw_spin_unlock_irqrestore(&f->lock, flags);
+			if (ident) {
+				e.end_ns = now;
+				e.flags = NETLAT_FLOW_CLOSED;
+				netlat_track_closed(&e);
+			}
 			return;
 		}
 		p = f->pkt[f->head++ & (NETLAT_TRACK_PKTS - 1)];
-		p.flags |= NETLAT_PKT_CLOSED;
 		raw_spin_unlock_irqrestore(&f->lock, flags);
+		if (p.flags & NETLAT_TRACK_FIRST_DONE)
+			continue;
+		p.flags |= NETLAT_PKT_CLOSED;
 		netlat_track_end(sk, &p, now);
 	}
 }
@@ -391,16 +672,17 @@ NOKPROBE_SYMBOL(netlat_track_close);
 
 /* ---- process context ---- */
 
-static struct netlat_track_flow *netlat_track_alloc(void)
+static struct netlat_track_tbl *netlat_track_alloc(void)
 {
-	struct netlat_track_flow *tbl;
+	struct netlat_track_tbl *tbl;
 	unsigned int i;
 
-	tbl = vzalloc(array_size(NETLAT_TRACK_FLOWS, sizeof(*tbl)));
+	tbl = vzalloc(sizeof(*tbl));
 	if (!tbl)
 		return NULL;
 	for (i = 0; i < NETLAT_TRACK_FLOWS; i++)
-		raw_spin_lock_init(&tbl[i].lock);
+		raw_spin_lock_init(&tbl->flow[i].lock);
+	raw_spin_lock_init(&tbl->closed_lock);
 	return tbl;
 }
 
@@ -411,7 +693,7 @@ static struct netlat_track_flow *netlat_track_alloc(void)
  */
 int netlat_track_set(u32 level, u64 slow_ns)
 {
-	struct netlat_track_flow *old, *tbl = NULL;
+	struct netlat_track_tbl *old, *tbl = NULL;
 
 	WRITE_ONCE(netlat_track_slow, slow_ns);
 	if (level == READ_ONCE(netlat_track_level))
@@ -440,14 +722,14 @@ u64 netlat_track_slow_ns(void)
 /* Sockets followed now (a racy count, for reports). */
 u64 netlat_track_flows(void)
 {
-	struct netlat_track_flow *tbl;
+	struct netlat_track_tbl *tbl;
 	unsigned int i;
 	u64 n = 0;
 
 	rcu_read_lock_sched();
 	tbl = netlat_track_tbl_get();
 	for (i = 0; tbl && i < NETLAT_TRACK_FLOWS; i++)
-		n += !!READ_ONCE(tbl[i].sk);
+		n += !!READ_ONCE(tbl->flow[i].sk);
 	rcu_read_unlock_sched();
 	return n;
 }
@@ -457,14 +739,82 @@ u64 netlat_track_mem_bytes(void)
 	u64 n = netlat_hist_mem_bytes();
 
 	if (READ_ONCE(netlat_track_level))
-		n += PAGE_ALIGN(NETLAT_TRACK_FLOWS *
-				sizeof(struct netlat_track_flow));
+		n += PAGE_ALIGN(sizeof(struct netlat_track_tbl));
 	return n;
 }
 
 unsigned int netlat_track_max_flows(void)
 {
 	return NETLAT_TRACK_FLOWS;
+}
+
+#define NETLAT_TRACK_ENTRIES	(NETLAT_TRACK_FLOWS + NETLAT_FLOWS_CLOSED_MAX)
+
+/* Copy the live (and, if asked, the recently closed) sockets into @e. */
+static u32 netlat_track_snap(struct netlat_flow_stats *e, bool closed,
+			     u64 *nclosed)
+{
+	struct netlat_track_tbl *tbl;
+	unsigned long flags;
+	unsigned int i;
+	u32 n = 0;
+	u64 c;
+
+	*nclosed = 0;
+	rcu_read_lock_sched();
+	tbl = netlat_track_tbl_get();
+	for (i = 0; tbl && i < NETLAT_TRACK_FLOWS; i++) {
+		struct netlat_track_flow *f = &tbl->flow[i];
+
+		if (!READ_ONCE(f->sk))
+			continue;
+		raw_spin_lock_irqsave(&f->lock, flags);
+		if (f->sk && f->ident)
+			netlat_track_stats(f, &e[n++]);
+		raw_spin_unlock_irqrestore(&f->lock, flags);
+	}
+	if (tbl) {
+		raw_spin_lock_irqsave(&tbl->closed_lock, flags);
+		*nclosed = tbl->closed;
+		/* oldest first */
+		for (c = tbl->closed > NETLAT_FLOWS_CLOSED_MAX ?
+			 tbl->closed - NETLAT_FLOWS_CLOSED_MAX : 0;
+		     closed && c < tbl->closed; c++)
+			e[n++] = tbl->closed_ring[c % NETLAT_FLOWS_CLOSED_MAX];
+		raw_spin_unlock_irqrestore(&tbl->closed_lock, flags);
+	}
+	rcu_read_unlock_sched();
+	return n;
+}
+
+long netlat_track_ioc_flows(void __user *uarg)
+{
+	struct netlat_flow_stats *e;
+	struct netlat_flows a;
+	unsigned int n;
+	u32 usize;
+	int err;
+
+	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FLOWS_SIZE_VER0, uarg,
+			      &usize);
+	if (err)
+		return err;
+	if ((a.flags & ~NETLAT_FLOWS_CLOSED) || a.reserved)
+		return -EINVAL;
+	if (a.nr && (a.entry_size < NETLAT_FLOW_STATS_SIZE_VER0 ||
+		     a.entry_size > PAGE_SIZE || !a.entries))
+		return -EINVAL;
+	e = kvcalloc(NETLAT_TRACK_ENTRIES, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	n = netlat_track_snap(e, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
+	err = netlat_copy_array_out(a.entries, a.entry_size, e, sizeof(*e),
+				    min(a.nr, n));
+	kvfree(e);
+	if (err)
+		return err;
+	a.nr = n;
+	return netlat_copy_out(uarg, &a, sizeof(a), usize);
 }
 
 /* The TCP family is gone: no handler runs. */

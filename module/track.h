@@ -3,7 +3,11 @@
  * The packet table of the packet level (NETLAT_LEVEL_PACKETS): the TCP
  * family hands it each stage of a sent packet, it keeps the stage times
  * per socket and sequence, and when an ACK ends a packet it feeds the
- * histograms and writes one NETLAT_REC_TCP_PKT.
+ * histograms and writes one NETLAT_REC_TCP_PKT. It also keeps each
+ * socket's counters (NETLAT_IOC_FLOWS). A layer below the families and
+ * above the registry, filter and record API: the TCP family feeds it, and
+ * a device family (virtio.c) stamps the packets' device points through
+ * netlat_track_vq(); no family calls another.
  */
 #ifndef _NETLAT_TRACK_H
 #define _NETLAT_TRACK_H
@@ -30,12 +34,27 @@ void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);
 void netlat_track_close(const struct sock *sk);
 
+/*
+ * The packet stamp API of the device families: the queue state a
+ * packet's first segment met in a device queue (virtio_net: a TX
+ * virtqueue), stamped into the packet of @sk that starts at @seq.
+ */
+struct netlat_track_vq_state {
+	u16 queue;		/* TX queue index */
+	u16 num_free;		/* free descriptors when it was added */
+	u16 size;		/* ring size */
+};
+
+void netlat_track_vq(const struct sock *sk, u32 seq,
+		     const struct netlat_track_vq_state *st);
+
 /* Process context, under netlat_lock. */
 int netlat_track_set(u32 level, u64 slow_ns);
 u64 netlat_track_slow_ns(void);
 u64 netlat_track_flows(void);
 u64 netlat_track_mem_bytes(void);
 unsigned int netlat_track_max_flows(void);
+long netlat_track_ioc_flows(void __user *uarg);
 void netlat_track_exit(void);
 
 #endif /* _NETLAT_TRACK_H */

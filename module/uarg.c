@@ -29,6 +29,22 @@ int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 	return err;
 }
 
+int netlat_copy_array_out(u64 dst, u32 usize, const void *src, size_t ksize,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void __user *d = u64_to_user_ptr(dst) + (u64)i * usize;
+
+		if (copy_to_user(d, src + (size_t)i * ksize,
+				 min_t(size_t, ksize, usize)) ||
+		    (usize > ksize && clear_user(d + ksize, usize - ksize)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
 		    u32 usize)
 {

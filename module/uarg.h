@@ -24,4 +24,12 @@ int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
 		    u32 usize);
 
+/*
+ * Copy @n entries of @ksize bytes from @src to the user array @dst of
+ * @usize-byte entries: a smaller entry gets our first bytes, a larger
+ * one's tail is zeroed. 0 or -EFAULT.
+ */
+int netlat_copy_array_out(u64 dst, u32 usize, const void *src, size_t ksize,
+			  unsigned int n);
+
 #endif /* _NETLAT_UARG_H */

@@ -32,6 +32,7 @@
 #include "probes.h"
 #include "filter.h"
 #include "pkt.h"
+#include "track.h"
 #include "virtio.h"
 
 #define NV_MOD	"virtio_net"
@@ -203,6 +204,31 @@ static notrace void nv_fill_vq(struct netlat_rec_virtio *r,
 }
 NOKPROBE_SYMBOL(nv_fill_vq);
 
+/*
+ * The packet level: a TCP packet's first segment is stamped with the
+ * virtqueue it met (track.h) instead of a record of its own.
+ */
+static notrace void nv_xmit_stamp(const struct sk_buff *skb,
+				  struct net_device *dev)
+{
+	struct netlat_track_vq_state st = { .queue = skb_get_queue_mapping(skb) };
+	struct netlat_tcp_seg seg;
+	struct virtqueue *vq;
+
+	if (!skb->sk || !sk_fullsock(skb->sk) ||
+	    skb->sk->sk_protocol != IPPROTO_TCP || !netlat_parse_tcp(skb, &seg))
+		return;
+	vq = dev->dev.parent ?
+		nv_find_vq(dev_to_virtio(dev->dev.parent), 2 * st.queue + 1) :
+		NULL;
+	if (vq) {
+		st.num_free = READ_ONCE(vq->num_free);
+		st.size = nv_vring_size(vq);
+	}
+	netlat_track_vq(skb->sk, seg.seq, &st);
+}
+NOKPROBE_SYMBOL(nv_xmit_stamp);
+
 /* start_xmit(skb, dev) */
 static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -218,6 +244,10 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_TX))
 		return 0;
+	if (netlat_tracking()) {
+		nv_xmit_stamp(skb, dev);
+		return 0;
+	}
 	tcp = netlat_parse_tcp(skb, &seg);
 	if (tcp && skb->sk && sk_fullsock(skb->sk)) {
 		sk = skb->sk;
@@ -266,9 +296,15 @@ static notrace void nv_vq_event(struct pt_regs *regs, u64 group, u8 event)
 }
 NOKPROBE_SYMBOL(nv_vq_event);
 
-/* skb_xmit_done(vq) */
+/*
+ * skb_xmit_done(vq). The interrupt names a virtqueue, not an skb (the
+ * used buffers are reclaimed later, in virtio_net's private code), so the
+ * packet level has no packet to stamp and writes nothing.
+ */
 static notrace int nv_xmit_done_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	if (netlat_tracking())
+		return 0;
 	nv_vq_event(regs, NETLAT_PROBE_VIRTIO_TX, NETLAT_VIRTIO_XMIT_DONE);
 	return 0;
 }

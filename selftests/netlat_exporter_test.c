@@ -287,7 +287,7 @@ TEST_F(exp, scrape_matches_kernel)
 	for (k = 0; k < NETLAT_NR_STAGES; k++) {
 		static const char *const stages[NETLAT_NR_STAGES] = {
 			"sendmsg_xmit", "xmit_qdisc", "qdisc_driver", "driver_ack",
-			"xmit_ack", "sendmsg_ack", "netif_tcp", "netif_udp",
+			"xmit_ack", "sendmsg_ack", "driver_vq", "netif_tcp", "netif_udp",
 			"tcp_queue", "queue_user", "netif_user",
 		};
 		const char *fam = k < NETLAT_STAGE_RX_NETIF_TCP ? "netlat_tcp_stage_seconds" :

@@ -19,7 +19,17 @@
  *	namespaces.
  * tlp_counted: tail loss probes that retransmit are counted as TLP, as
  *	many as TCPLossProbes, whichever function the loss probe enters.
- * bad_input: malformed HIST and level configs are -EINVAL.
+ * bad_input: malformed HIST, FLOWS and level configs are -EINVAL.
+ * flow_counters: the sender's own counters (TCP_INFO) against its flow's
+ *	in NETLAT_IOC_FLOWS, live: bytes == tcpi_bytes_acked - 1 (the SYN)
+ *	== the bytes sent, segments == tcpi_data_segs_out - tcpi_total_retrans; after the
+ *	close the socket is in the closed ring with the FIN counted.
+ * flow_retrans: under netem loss, the flow's retransmitted segments ==
+ *	tcpi_total_retrans, and the kinds add up.
+ * over_256_in_flight: one segment per skb and a 200 ms delay on the ACKs'
+ *	path give more than 256 packets in flight (tcpi_snd_cwnd says so);
+ *	every packet is still followed (none untracked), the records with
+ *	their ranges cover every byte once, and the segments add up.
  *
  * Topology: namespaces A and B joined by a veth pair (npa0 192.0.2.1 in
  * A, npb0 192.0.2.2 in B); GSO on, so a 64 KiB send is a handful of
@@ -83,6 +93,18 @@ static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
 	return ret;
 }
 
+/* A's NIC sends one segment per skb: TSO and GSO off, gso_max_segs 1. */
+static int one_segment_per_skb(void)
+{
+	int ret = nl_ns_enter(g_ns_a);
+
+	if (!ret)
+		ret = nlr_no_gso(DEV_A);
+	if (!ret)
+		ret = nlr_gso_max_segs(DEV_A, 1);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
 
 /* The two points of each stage in a record; 0 if not seen. */
 static void stage_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
@@ -101,6 +123,8 @@ static void stage_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
 		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
 		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
 		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, vq_ns) },
 	};
 
 	memcpy(from, (const char *)p + pts[s][0], sizeof(*from));
@@ -273,6 +297,7 @@ TEST_F(pkt, hist_equals_records)
 	/* every byte sent and the FIN, each in exactly one packet */
 	EXPECT_EQ(BYTES + 1ull, covered);
 	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ(0ull, hist.merged);
 	EXPECT_EQ(acked, hist.packets);
 	EXPECT_EQ(covered, hist.bytes);
 	for (s = 0; s < TX_STAGES; s++) {
@@ -399,10 +424,7 @@ TEST_F(pkt, retrans_segs)
 	/* one segment per skb, as the retransmit tests of netlat_tcp_test
 	 * have it: netem then loses segments (the tests after this one do
 	 * not mind) */
-	ASSERT_EQ(0, nl_ns_enter(g_ns_a));
-	ASSERT_EQ(0, nlr_no_gso(DEV_A));
-	ASSERT_EQ(0, nlr_gso_max_segs(DEV_A, 1));
-	ASSERT_EQ(0, nl_ns_enter(nl_ns_home));
+	ASSERT_EQ(0, one_segment_per_skb());
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
 	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
@@ -494,6 +516,51 @@ TEST_F(pkt, bad_input)
 	h.stages = 0;
 	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
 	EXPECT_EQ((uint32_t)NETLAT_NR_STAGES, h.nr_stages);
+	/* the first size is still accepted */
+	h.nr_stages = 0;
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h,
+			      NETLAT_HIST_SIZE_VER0));
+
+	{
+		struct netlat_flow_stats e[2];
+		struct netlat_flows fl;
+
+		memset(&fl, 0, sizeof(fl));
+		fl.nr = 2;
+		fl.entry_size = sizeof(e[0]);
+		fl.entries = (uintptr_t)e;
+		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)));
+		fl.flags = 2;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		fl.flags = 0;
+		fl.reserved = 1;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		fl.reserved = 0;
+		fl.entry_size = NETLAT_FLOW_STATS_SIZE_VER0 - 8;
+		fl.nr = 2;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		fl.nr = 2;
+		fl.entry_size = 8192;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		fl.nr = 2;
+		fl.entry_size = sizeof(e[0]);
+		fl.entries = 0;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    NETLAT_FLOWS_SIZE_VER0 - 8));
+		/* counting only */
+		fl.nr = 0;
+		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)));
+		/* an unknown command number of netlat's type stays -ENOTTY */
+		EXPECT_EQ(-ENOTTY, nl_ioctl_raw(self->fd,
+					       _IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS + 1),
+					       &fl));
+	}
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = NETLAT_CONFIG_LEVEL;
@@ -504,6 +571,183 @@ TEST_F(pkt, bad_input)
 	cfg.reserved3 = 1;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    sizeof(cfg)));
+}
+
+/*
+ * The flow of @c's sending side in NETLAT_IOC_FLOWS (live ones, then the
+ * closed ones if @closed); false if none.
+ */
+static bool get_flow(int fd, const struct nl_conn *c, bool closed,
+		     struct netlat_flow_stats *out)
+{
+	static struct netlat_flow_stats e[256 + NETLAT_FLOWS_CLOSED_MAX];
+	struct netlat_flows fl;
+	unsigned int i;
+	bool found = false;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.flags = closed ? NETLAT_FLOWS_CLOSED : 0;
+	fl.nr = NL_ARRAY_SIZE(e);
+	fl.entry_size = sizeof(e[0]);
+	fl.entries = (uintptr_t)e;
+	if (nl_ioctl(fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)))
+		return false;
+	/* the newest match: closed ones come oldest first */
+	for (i = 0; i < fl.nr && i < NL_ARRAY_SIZE(e); i++)
+		if (nl_flow_is(&e[i].flow, c) &&
+		    !!(e[i].flags & NETLAT_FLOW_CLOSED) == closed) {
+			*out = e[i];
+			found = true;
+		}
+	return found;
+}
+
+static uint64_t sum8(const __u64 *v)
+{
+	uint64_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		s += v[i];
+	return s;
+}
+
+TEST_F(pkt, flow_counters)
+{
+	struct netlat_flow_stats fs, cs;
+	struct nl_tcp_info ti;
+	char *buf = malloc(BYTES);
+	struct nl_conn c;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x5a, BYTES);
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_conn_open(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, BYTES));
+	free(buf);
+	ASSERT_TRUE(nl_conn_wait_acked(&self->conn, 30));
+	/* the last ACK's return handler may still run on another CPU */
+	nl_sleep_ms(100);
+	ti = nl_tcp_info_of(self->conn.cli);
+	/* live: nothing drained, the socket still open */
+	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	TH_LOG("flow: packets %llu bytes %llu segs %llu rtx %llu; TCP_INFO: bytes_acked %llu data_segs_out %u total_retrans %u",
+	       (unsigned long long)fs.packets, (unsigned long long)fs.bytes,
+	       (unsigned long long)fs.segs,
+	       (unsigned long long)sum8(fs.retrans_segs),
+	       (unsigned long long)ti.bytes_acked, ti.data_segs_out,
+	       ti.b.tcpi_total_retrans);
+	EXPECT_EQ((uint64_t)BYTES, fs.bytes);
+	/* TCP_INFO's bytes acked count the SYN's sequence number too */
+	EXPECT_EQ(ti.bytes_acked - 1, fs.bytes);
+	EXPECT_EQ((uint64_t)(ti.data_segs_out - ti.b.tcpi_total_retrans),
+		  fs.segs);
+	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, sum8(fs.retrans_segs));
+	EXPECT_EQ(0ull, fs.untracked);
+	EXPECT_EQ(0u, fs.flags);
+	EXPECT_NE(0ull, fs.flow.cookie);
+	EXPECT_LE(fs.packets, fs.segs);
+	EXPECT_LT(0ull, fs.start_ns);
+
+	/* closed: the FIN counted, the counters kept in the closed ring */
+	ASSERT_TRUE(nl_conn_finish(&self->conn, 60));
+	c = self->conn;
+	nl_conn_close(&self->conn);
+	nl_sleep_ms(200);
+	ASSERT_EQ(false, get_flow(self->fd, &c, false, &cs));
+	ASSERT_EQ(true, get_flow(self->fd, &c, true, &cs));
+	EXPECT_EQ(BYTES + 1ull, cs.bytes);
+	EXPECT_EQ(fs.flow.cookie, cs.flow.cookie);
+	EXPECT_NE(0u, cs.flags & NETLAT_FLOW_CLOSED);
+	EXPECT_LE(cs.start_ns, cs.end_ns);
+}
+
+TEST_F(pkt, flow_retrans)
+{
+	struct netlat_flow_stats fs;
+	struct nl_tcp_info ti;
+	long long r0, r1;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
+	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
+	ti = nl_tcp_info_of(self->conn.cli);
+	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	TH_LOG("flow: rtx segs %llu (rto %llu fast %llu tlp %llu syn %llu), failed %llu; tcpi_total_retrans %u",
+	       (unsigned long long)sum8(fs.retrans_segs),
+	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_RTO],
+	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_FAST],
+	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_TLP],
+	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_SYN],
+	       (unsigned long long)sum8(fs.retrans_fail), ti.b.tcpi_total_retrans);
+	EXPECT_LT(0u, ti.b.tcpi_total_retrans);
+	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, sum8(fs.retrans_segs));
+	EXPECT_EQ(BYTES + 1ull, fs.bytes);
+}
+
+/* the debug kernel under TCG needs more than the default 30 s */
+TEST_F_TIMEOUT(pkt, over_256_in_flight, 150)
+{
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	const size_t bytes = 3u << 20;
+	uint64_t covered = 0, recs = 0, merged = 0;
+	const struct netlat_rec_hdr *h;
+	struct netlat_flow_stats fs;
+	struct netlat_hist hist;
+	struct nl_tcp_info ti;
+	long long r0, r1;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, one_segment_per_skb());
+	/* 256 packets in flight over 200 ms take only 15 Mbit/s */
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 200));
+	measured_transfer(_metadata, self, bytes, 0, &r0, &r1);
+	ti = nl_tcp_info_of(self->conn.cli);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (!pkt_of(h, &self->conn))
+			continue;
+		recs++;
+		ASSERT_NE(0u, p->flags & NETLAT_PKT_ACKED);
+		if (p->flags & NETLAT_PKT_MERGED) {
+			ASSERT_LT(0u, p->merged);
+			merged += p->merged;
+			covered += p->range_end - p->seq;
+		} else {
+			ASSERT_EQ(p->end_seq, p->range_end);
+			covered += p->end_seq - p->seq;
+		}
+	}
+	TH_LOG("cwnd %u; records %llu + merged %llu = kernel packets %llu (merged %llu, untracked %llu); bytes %llu; segs %llu, data_segs_out %u - total_retrans %u",
+	       ti.b.tcpi_snd_cwnd, (unsigned long long)recs,
+	       (unsigned long long)merged, (unsigned long long)hist.packets,
+	       (unsigned long long)hist.merged,
+	       (unsigned long long)hist.untracked,
+	       (unsigned long long)covered, (unsigned long long)fs.segs,
+	       ti.data_segs_out, ti.b.tcpi_total_retrans);
+	/* the condition itself: more packets in flight than the FIFO holds */
+	ASSERT_LT(256u, ti.b.tcpi_snd_cwnd) TH_LOG("not provoked");
+	EXPECT_LT(0ull, hist.merged);
+	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ(bytes + 1ull, covered);
+	EXPECT_EQ(bytes + 1ull, hist.bytes);
+	EXPECT_EQ(bytes + 1ull, fs.bytes);
+	EXPECT_EQ(recs + merged, hist.packets);
+	EXPECT_EQ(hist.merged, merged);
+	EXPECT_EQ(fs.merged, merged);
+	/* one segment per skb: segments == packets; the FIN may be its own */
+	EXPECT_EQ(fs.packets, fs.segs);
+	EXPECT_LE((uint64_t)(ti.data_segs_out - ti.b.tcpi_total_retrans),
+		  fs.segs);
+	EXPECT_GE((uint64_t)(ti.data_segs_out - ti.b.tcpi_total_retrans) + 1,
+		  fs.segs);
+	/* the followed packets alone got stage samples */
+	EXPECT_EQ(recs, st[NETLAT_STAGE_XMIT_ACK].count);
 }
 
 /* The table's memory is held only at the packet level, and reported. */

@@ -455,6 +455,28 @@ static inline struct tcp_info nl_conn_info(const struct nl_conn *c)
 	return ti;
 }
 
+/*
+ * TCP_INFO with the fields the kernel has after glibc's struct tcp_info
+ * (<linux/tcp.h> cannot be included beside <netinet/tcp.h>).
+ */
+struct nl_tcp_info {
+	struct tcp_info b;
+	uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
+	uint32_t segs_out, segs_in, notsent_bytes, min_rtt;
+	uint32_t data_segs_in, data_segs_out;
+};
+_Static_assert(sizeof(struct tcp_info) == 104, "glibc tcp_info");
+
+static inline struct nl_tcp_info nl_tcp_info_of(int fd)
+{
+	struct nl_tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
+	return ti;
+}
+
 /* Wait until every byte sent is acknowledged; false on timeout. */
 static inline bool nl_conn_wait_acked(const struct nl_conn *c,
 				      unsigned int secs)

@@ -483,6 +483,8 @@ static const struct ioc {
 	  NETLAT_CONTROL_SIZE_VER0 },
 	{ "RESET", NETLAT_IOC_RESET, sizeof(struct netlat_control),
 	  NETLAT_CONTROL_SIZE_VER0 },
+	{ "FLOWS", NETLAT_IOC_FLOWS, sizeof(struct netlat_flows),
+	  NETLAT_FLOWS_SIZE_VER0 },
 };
 
 /*
@@ -536,7 +538,7 @@ TEST_F(netlat, ioctl_unknown_cmd_enotty)
 	static const unsigned long cmds[] = {
 		_IO(NETLAT_IOC_TYPE, 0),
 		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO - 1),
-		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST + 1),
+		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS + 1),
 		_IO(NETLAT_IOC_TYPE, 0xff),
 		_IOWR(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO, struct netlat_info),
 		_IO(NETLAT_IOC_TYPE + 1, NETLAT_CMD_GET_INFO),
@@ -720,6 +722,10 @@ TEST_F(netlat, ioctl_unknown_flags_einval)
 			/* bits 0 and 3 (MODE) are valid SET_CONFIG flags */
 			if (iocs[i].cmd == NETLAT_IOC_SET_CONFIG &&
 			    (bad[j] & (NL_CONFIG_ALL | NETLAT_CONFIG_MODE)))
+				continue;
+			/* bit 0 is FLOWS_CLOSED */
+			if (iocs[i].cmd == NETLAT_IOC_FLOWS &&
+			    bad[j] == NETLAT_FLOWS_CLOSED)
 				continue;
 			EXPECT_EQ(-EINVAL, ioc_try(self->fd, &iocs[i],
 						   iocs[i].size, 4, bad[j],

@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include <stddef.h>
 #include <linux/netlat.h>
 
 /* The layout the tests assume; a mismatch is an ABI break. */
@@ -54,9 +55,17 @@ _Static_assert(sizeof(struct netlat_rec_tcp_xmit) == 104, "tcp_xmit");
 _Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
 _Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
-_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 128, "tcp_pkt");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
+	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
+_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 152, "tcp_pkt");
 _Static_assert(sizeof(struct netlat_rec_rx_pkt) == 144, "rx_pkt");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 48, "hist");
+_Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
+	       "hist ver0");
+_Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 56, "hist");
+_Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
+_Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
+	       "flow_stats");
 _Static_assert(sizeof(struct netlat_stage_hist) == NETLAT_STAGE_HIST_SIZE_VER0, "stage_hist");
 _Static_assert(sizeof(struct netlat_rec_snapshot) == 88, "rec_snapshot");
 _Static_assert(sizeof(struct netlat_rec_snap_cpu) == 80, "rec_snap_cpu");

@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <linux/neighbour.h>
+#include "netlat_tcp.h"
 #include "netlat_nl.h"
 #include "netlat_filter.h"
 
@@ -356,6 +357,7 @@ FIXTURE_TEARDOWN(virtio)
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
 					    g_def.watermark, g_def.flush_ms,
 					    true));
@@ -575,6 +577,9 @@ TEST_F(virtio, disable_stops_records)
 }
 
 /* TCP A -> B: @total bytes over one connection. 0 or -errno. */
+/* TCP_INFO of tcp_traffic()'s sender before its close */
+static struct nl_tcp_info g_tcp_info;
+
 static int tcp_traffic(size_t total)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -619,6 +624,8 @@ static int tcp_traffic(size_t total)
 			usleep(100);
 	}
 	ret = got == total ? 0 : -ETIMEDOUT;
+	/* the sender's own counts, before the close sends FIN and ACKs */
+	g_tcp_info = nl_tcp_info_of(cfd);
 	goto out;
 fail:
 	ret = -errno;
@@ -760,6 +767,105 @@ TEST_F(virtio, tcp_join_and_reader)
 	EXPECT_LT(0ull, lat_count);
 	EXPECT_LE(lat_count, (unsigned long long)xmits);
 	unlink(cap);
+}
+
+/*
+ * The packet level over eth0: each TCP packet's record carries the
+ * virtqueue its first segment met (start_xmit), with driver <= virtqueue
+ * <= ACK, and no VIRTIO xmit or xmit_done record is written. Oracles: the
+ * sender's TCP_INFO (data segments, retransmits, all segments) and eth0's
+ * tx_packets.
+ */
+TEST_F(virtio, pkt_level_vq)
+{
+	const uint64_t groups = NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT |
+				NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV |
+				NETLAT_PROBE_TCP_RETRANS | NETLAT_PROBE_VIRTIO_TX;
+	uint64_t n_pkt = 0, n_driver = 0, n_vq = 0, n_vq_acked = 0, segs = 0;
+	uint64_t vtx = 0, n_vq_all = 0, tx;
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	struct counts c0, c1;
+	struct nl_tcp_info ti;
+
+	if ((self->pr.available & groups) != groups)
+		SKIP(return, "TCP groups unavailable");
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	if (nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0))
+		SKIP(return, "no packet level");
+	nl_sleep_ms(200);
+	settle(&c0);
+	ASSERT_EQ(0, tcp_traffic(256 * 1024));
+	ti = g_tcp_info;
+	settle(&c1);
+	collect(_metadata, self);
+	memset(&hist, 0, sizeof(hist));
+	hist.nr_stages = NETLAT_NR_STAGES;
+	hist.stage_size = sizeof(st[0]);
+	hist.stages = (uintptr_t)st;
+	ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HIST, &hist, sizeof(hist)));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (h->type == NETLAT_REC_VIRTIO) {
+			const struct netlat_rec_virtio *r = (const void *)h;
+
+			vtx += r->event == NETLAT_VIRTIO_XMIT ||
+			       r->event == NETLAT_VIRTIO_XMIT_DONE;
+			continue;
+		}
+		/* every packet's driver>vq sample, either direction */
+		if (h->type == NETLAT_REC_TCP_PKT &&
+		    (p->flags & NETLAT_PKT_ACKED) &&
+		    (p->flags & NETLAT_PKT_DRIVER) && (p->flags & NETLAT_PKT_VQ) &&
+		    p->vq_ns >= p->driver_ns)
+			n_vq_all++;
+		if (h->type != NETLAT_REC_TCP_PKT || p->flow.dport != PORT_B + 1)
+			continue;
+		ASSERT_LE(sizeof(*p), h->size);
+		ASSERT_EQ(0u, p->reserved2);
+		n_pkt++;
+		/* the FIN after TCP_INFO was read is no data segment */
+		if (p->end_seq - p->seq > 1)
+			segs += p->segs;
+		if (!(p->flags & NETLAT_PKT_DRIVER))
+			continue;
+		n_driver++;
+		if (!(p->flags & NETLAT_PKT_VQ))
+			continue;
+		n_vq++;
+		ASSERT_LE(p->driver_ns, p->vq_ns);
+		if (p->flags & NETLAT_PKT_ACKED) {
+			ASSERT_LE(p->vq_ns, p->end_ns);
+			n_vq_acked++;
+		}
+		ASSERT_LT(0u, p->vq_size);
+		ASSERT_LE(p->vq_free, p->vq_size);
+		ASSERT_EQ(0u, p->vq_queue);	/* one queue pair */
+	}
+	tx = c1.tx_a - c0.tx_a;
+	TH_LOG("packets %llu, at the driver %llu, with the virtqueue %llu; data segments %llu vs TCP_INFO data_segs_out %u - total_retrans %u; eth0 tx_packets +%llu vs segs_out %u; VIRTIO xmit records %llu",
+	       (unsigned long long)n_pkt, (unsigned long long)n_driver,
+	       (unsigned long long)n_vq, (unsigned long long)segs,
+	       ti.data_segs_out, ti.b.tcpi_total_retrans,
+	       (unsigned long long)tx, ti.segs_out,
+	       (unsigned long long)vtx);
+	EXPECT_LT(0ull, n_pkt);
+	EXPECT_EQ(n_pkt, n_driver);
+	EXPECT_EQ(n_driver, n_vq);
+	EXPECT_EQ(0ull, vtx);
+	/* the driver>vq histogram got exactly the records' samples (B's
+	 * packets go out eth1, a virtio NIC too) */
+	EXPECT_LE(n_vq_acked, n_vq_all);
+	EXPECT_EQ(n_vq_all, st[NETLAT_STAGE_DRIVER_VQ].count);
+	EXPECT_EQ((uint64_t)(ti.data_segs_out - ti.b.tcpi_total_retrans), segs);
+	/* everything the sender sent went out eth0; after TCP_INFO was
+	 * read only the close's FIN and ACK */
+	EXPECT_LE((uint64_t)ti.segs_out, tx);
+	EXPECT_GE((uint64_t)ti.segs_out + 3, tx);
 }
 
 /*

@@ -149,9 +149,10 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 		break;
 	case NETLAT_REC_TCP_PKT: {
 		/* a packet the kernel followed: its first transmission */
-		const struct netlat_rec_tcp_pkt *p = (const void *)rec;
+		struct netlat_rec_tcp_pkt buf;
+		const struct netlat_rec_tcp_pkt *p = netlat_pkt_rec(rec, &buf);
 
-		if (rec->size >= sizeof(*p)) {
+		if (p) {
 			r->xmit_segs += p->segs;
 			r->xmit_bytes += p->end_seq - p->seq;
 		}

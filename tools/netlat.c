@@ -642,6 +642,7 @@ static int cmd_stat(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "hist", no_argument, NULL, 'H' },
+		{ "flows", no_argument, NULL, 'L' },
 		{ "prometheus", required_argument, NULL, 'P' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
@@ -653,11 +654,11 @@ static int cmd_stat(int argc, char **argv)
 	struct filter flt = { 0 };
 	struct window w = { 0 };
 	uint64_t interval_ns = 0, windows = 0;
-	bool json = false, hist = false;
+	bool json = false, hist = false, flows = false;
 	struct reader rd;
 	int c, r;
 
-	while ((c = next_option(argc, argv, "d:i:jHP:D:h", filter_options(opts))) != -1) {
+	while ((c = next_option(argc, argv, "d:i:jHLP:D:h", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_seconds(optarg, &duration))
@@ -672,6 +673,9 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'H':
 			hist = true;
+			break;
+		case 'L':
+			flows = true;
 			break;
 		case 'P':
 			prom_file = optarg;
@@ -700,9 +704,14 @@ static int cmd_stat(int argc, char **argv)
 			return usage_error("--prometheus writes no JSON");
 		return prom_textfile_run(name, prom_file, interval, duration);
 	}
-	if (hist) {
+	if (hist && flows) {
 		filter_free(&flt);
-		return pktstat_run(name, interval, duration, json);
+		return usage_error("--hist and --flows are two views: one at a time");
+	}
+	if (hist || flows) {
+		filter_free(&flt);
+		return (flows ? pktstat_flows_run : pktstat_run)(name, interval,
+								  duration, json);
 	}
 	if (reader_open(&rd, device, false, duration)) {
 		reader_close(&rd);
@@ -1092,15 +1101,19 @@ static const struct command commands[] = {
 	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
-	  "[--duration SECS] [--interval SECS] [--json] [--hist] [--prometheus FILE] [--device PATH] [FILTERS]",
+	  "[--duration SECS] [--interval SECS] [--json] [--hist | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"
 	  "records that arrived: once at the end (SECS, or SIGINT/SIGTERM), or for\n"
 	  "each interval. With --hist, print the packet level's kernel histograms\n"
 	  "and counters instead (`netlat config --level packets`): no records are\n"
 	  "read, so it runs beside any reader; once, or every interval. With\n"
+	  "--flows, print the kernel's per-socket counters of that level (bytes,\n"
+	  "segments, retransmitted segments by kind, failed retransmits by\n"
+	  "errno), the live sockets and the last 64 closed, the same way. With\n"
 	  "--prometheus, write them as Prometheus metrics (those of `netlat\n"
 	  "exporter`) to FILE for node_exporter's textfile collector instead.\n"
 	  "  -H, --hist           the kernel's per-stage histograms and counters\n"
+	  "  -L, --flows          the kernel's per-socket counters\n"
 	  "  -P, --prometheus FILE  write the metrics to FILE.tmp, then rename it\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -i, --interval SECS  a report per SECS seconds of arrivals\n"

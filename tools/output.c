@@ -351,11 +351,12 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		break;
 	}
 	case NETLAT_REC_TCP_PKT: {
-		const struct netlat_rec_tcp_pkt *r = (const void *)h;
+		struct netlat_rec_tcp_pkt buf;
+		const struct netlat_rec_tcp_pkt *r = netlat_pkt_rec(h, &buf);
 		uint64_t from, to;
 		unsigned int s;
 
-		if (h->size < sizeof(*r))
+		if (!r)
 			break;
 		F("seq", "%u", r->seq);
 		F("end_seq", "%u", r->end_seq);
@@ -364,6 +365,15 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("retrans_fail", "%u", r->retrans_fail);
 		FS("end", r->flags & NETLAT_PKT_ACKED ? "ack" :
 			  r->flags & NETLAT_PKT_CLOSED ? "close" : "?");
+		if (r->flags & NETLAT_PKT_VQ) {
+			F("vq_queue", "%u", r->vq_queue);
+			F("vq_free", "%u", r->vq_free);
+			F("vq_size", "%u", r->vq_size);
+		}
+		if (r->flags & NETLAT_PKT_MERGED) {
+			F("merged", "%u", r->merged);
+			F("range_end", "%u", r->range_end);
+		}
 		/* each stage's duration, as the kernel's histograms got it */
 		for (s = 0; s < NETLAT_NR_STAGES; s++) {
 			if (!netlat_pkt_stage(r, s, &from, &to))

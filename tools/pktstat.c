@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdlib.h>
 #include "pktstat.h"
 #include "cli.h"
+#include "output.h"
 
 static unsigned long long ull(uint64_t v)
 {
@@ -31,9 +33,10 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	if (json) {
 		fprintf(f, "{\"packets\":%llu,\"bytes\":%llu,\"segs\":%llu,"
 			"\"untracked\":%llu,\"flows\":%llu,\"flows_full\":%llu,"
-			"\"retrans_fail\":%llu,\"retrans_segs\":{",
+			"\"merged\":%llu,\"retrans_fail\":%llu,\"retrans_segs\":{",
 			ull(h->packets), ull(h->bytes), ull(h->segs),
 			ull(h->untracked), ull(h->flows), ull(h->flows_full),
+			ull(h->size >= sizeof(*h) ? h->merged : 0),
 			ull(h->retrans_fail));
 		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
@@ -75,6 +78,81 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 		"sockets %llu (%llu found no slot)\n", ull(h->rx_packets),
 		ull(h->rx_bytes), ull(h->rx_dropped), ull(h->rx_untracked),
 		ull(h->rx_flows), ull(h->rx_flows_full));
+	if (h->size >= sizeof(*h) && h->merged)
+		fprintf(f, "followed as ranges (more than 256 in flight): %llu packets\n",
+			ull(h->merged));
+}
+
+static const char *const errno_names[NETLAT_RTXERR_NR] = {
+	"other", "EAGAIN", "EBUSY", "ENOMEM", "ENOBUFS", "EHOSTUNREACH",
+	"EPERM", "other7",
+};
+
+static uint64_t sum8(const __u64 *v)
+{
+	uint64_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		s += v[i];
+	return s;
+}
+
+void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
+			 unsigned int n, uint64_t closed, bool json)
+{
+	unsigned int i, k;
+
+	if (json) {
+		fprintf(f, "{\"closed\":%llu,\"flows\":[", ull(closed));
+		for (i = 0; i < n; i++) {
+			fprintf(f, "%s{\"state\":\"%s\"", i ? "," : "",
+				e[i].flags & NETLAT_FLOW_CLOSED ? "closed" : "live");
+			print_flow(f, &e[i].flow, true);
+			fprintf(f, ",\"packets\":%llu,\"bytes\":%llu,\"segs\":%llu,"
+				"\"untracked\":%llu,\"merged\":%llu,\"retrans_segs\":{",
+				ull(e[i].packets), ull(e[i].bytes), ull(e[i].segs),
+				ull(e[i].untracked), ull(e[i].merged));
+			for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+				fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
+					ull(e[i].retrans_segs[k]));
+			fputs("},\"retrans_fail\":{", f);
+			for (k = 0; k < NETLAT_RTXERR_NR - 1; k++)
+				fprintf(f, "%s\"%s\":%llu", k ? "," : "", errno_names[k],
+					ull(e[i].retrans_fail[k]));
+			fputs("}}", f);
+		}
+		fputs("]}\n", f);
+		return;
+	}
+	fprintf(f, "%-5s %-44s %10s %12s %10s %8s %8s %8s\n", "state", "flow",
+		"packets", "bytes", "segs", "rtx_segs", "rtx_fail", "unfollow");
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%-5s ", e[i].flags & NETLAT_FLOW_CLOSED ? "closed" : "live");
+		print_flow(f, &e[i].flow, false);
+		fprintf(f, " %10llu %12llu %10llu %8llu %8llu %8llu\n",
+			ull(e[i].packets), ull(e[i].bytes), ull(e[i].segs),
+			ull(sum8(e[i].retrans_segs)), ull(sum8(e[i].retrans_fail)),
+			ull(e[i].untracked));
+		if (sum8(e[i].retrans_segs)) {
+			fputs("      retransmitted segments:", f);
+			for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+				if (e[i].retrans_segs[k])
+					fprintf(f, " %s %llu", kind_names[k],
+						ull(e[i].retrans_segs[k]));
+			fputc('\n', f);
+		}
+		if (sum8(e[i].retrans_fail)) {
+			fputs("      failed retransmits:", f);
+			for (k = 0; k < NETLAT_RTXERR_NR; k++)
+				if (e[i].retrans_fail[k])
+					fprintf(f, " %s %llu", errno_names[k],
+						ull(e[i].retrans_fail[k]));
+			fputc('\n', f);
+		}
+	}
+	fprintf(f, "%u sockets; %llu closed since the level was set\n", n,
+		ull(closed));
 }
 
 static double now_s(void)
@@ -82,12 +160,17 @@ static double now_s(void)
 	return (double)monotonic_ns() / 1e9;
 }
 
-int pktstat_run(const char *path, double interval_s, double duration_s,
-		bool json)
+/*
+ * The read-print loop of both views: @once reads the kernel and prints,
+ * 0, or the ioctl's -errno (named @what).
+ */
+typedef int (*pktstat_once_fn)(int fd, bool json, void *ctx);
+
+static int pktstat_loop(const char *path, double interval_s, double duration_s,
+			bool json, const char *what, const char *missing,
+			pktstat_once_fn once, void *ctx)
 {
-	struct netlat_stage_hist st[NETLAT_NR_STAGES];
 	double end = duration_s > 0 ? now_s() + duration_s : 0;
-	struct netlat_hist h;
 	int fd, r, rounds = 0;
 
 	fd = open_device(path);
@@ -95,17 +178,16 @@ int pktstat_run(const char *path, double interval_s, double duration_s,
 		return 1;
 	catch_stop_signals();
 	for (;;) {
-		r = netlat_hist(fd, false, &h, st, NETLAT_NR_STAGES);
+		if (!json && rounds++)
+			putchar('\n');
+		r = once(fd, json, ctx);
 		if (r < 0) {
 			close(fd);
 			if (r != -ENOTTY)
-				return ioctl_failed(path, "HIST", -r);
-			error("%s: HIST: this module has no packet level", path);
+				return ioctl_failed(path, what, -r);
+			error("%s: %s: this module has no %s", path, what, missing);
 			return 1;
 		}
-		if (!json && rounds++)
-			putchar('\n');
-		pktstat_print(stdout, &h, st, json);
 		fflush(stdout);
 		if (interval_s <= 0 || stop_requested ||
 		    (end && now_s() + interval_s > end))
@@ -116,4 +198,53 @@ int pktstat_run(const char *path, double interval_s, double duration_s,
 	}
 	close(fd);
 	return finish_stdout() ? 1 : 0;
+}
+
+#define FLOWS_ROOM	(256 + NETLAT_FLOWS_CLOSED_MAX)
+
+static int flows_once(int fd, bool json, void *ctx)
+{
+	struct netlat_flow_stats *e = ctx;
+	uint64_t closed = 0;
+	int r = netlat_flows(fd, true, e, FLOWS_ROOM, &closed);
+
+	if (r >= 0)
+		pktstat_print_flows(stdout, e, r < FLOWS_ROOM ? (unsigned int)r :
+				    FLOWS_ROOM, closed, json);
+	return r < 0 ? r : 0;
+}
+
+int pktstat_flows_run(const char *path, double interval_s, double duration_s,
+		      bool json)
+{
+	struct netlat_flow_stats *e = calloc(FLOWS_ROOM, sizeof(*e));
+	int r;
+
+	if (!e) {
+		error("out of memory");
+		return 1;
+	}
+	r = pktstat_loop(path, interval_s, duration_s, json, "FLOWS",
+			 "per-flow counters", flows_once, e);
+	free(e);
+	return r;
+}
+
+static int hist_once(int fd, bool json, void *ctx)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist h;
+	int r = netlat_hist(fd, false, &h, st, NETLAT_NR_STAGES);
+
+	(void)ctx;
+	if (!r)
+		pktstat_print(stdout, &h, st, json);
+	return r;
+}
+
+int pktstat_run(const char *path, double interval_s, double duration_s,
+		bool json)
+{
+	return pktstat_loop(path, interval_s, duration_s, json, "HIST",
+			    "packet level", hist_once, NULL);
 }

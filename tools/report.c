@@ -115,6 +115,8 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 		[NETLAT_STAGE_DRIVER_ACK] = ST_DRV_ACK,
 		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
 		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
+		/* the report has no device stage of its own (yet) */
+		[NETLAT_STAGE_DRIVER_VQ] = -1,
 	};
 	const uint64_t ts[NR_PT] = {
 		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,
@@ -128,7 +130,7 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 
 	st->kernel_pkts++;
 	for (s = 0; s < NETLAT_NR_STAGES; s++)
-		if (netlat_pkt_stage(p, s, &from, &to) &&
+		if (to_st[s] >= 0 && netlat_pkt_stage(p, s, &from, &to) &&
 		    netlat_samples_add(&st->d[to_st[s]], to - from))
 			return -ENOMEM;
 	r.seq = p->seq;
@@ -194,9 +196,12 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.u.d.len = d->len;
 		return j_push(&rep->stages->dev, &r);
 	}
-	case NETLAT_REC_TCP_PKT:
-		return h->size >= sizeof(struct netlat_rec_tcp_pkt) ?
-		       add_pkt(rep->stages, (const void *)h, &r) : 0;
+	case NETLAT_REC_TCP_PKT: {
+		struct netlat_rec_tcp_pkt buf;
+		const struct netlat_rec_tcp_pkt *p = netlat_pkt_rec(h, &buf);
+
+		return p ? add_pkt(rep->stages, p, &r) : 0;
+	}
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *a = (const void *)h;
 

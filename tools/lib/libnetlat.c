@@ -188,7 +188,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_ACK: return offsetof(struct netlat_rec_tcp_ack, xmit_ack_ns);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
 	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
-	case NETLAT_REC_TCP_PKT: return sizeof(struct netlat_rec_tcp_pkt);
+	case NETLAT_REC_TCP_PKT: return NETLAT_REC_TCP_PKT_SIZE_VER0;
 	case NETLAT_REC_RX_NETIF: return sizeof(struct netlat_rec_rx_netif);
 	case NETLAT_REC_RX_TRANSPORT:
 	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
@@ -1367,6 +1367,36 @@ int netlat_hist(int fd, bool reset, struct netlat_hist *h,
 	return netlat_ioctl(fd, NETLAT_IOC_HIST, h);
 }
 
+const struct netlat_rec_tcp_pkt *netlat_pkt_rec(const struct netlat_rec_hdr *h,
+						struct netlat_rec_tcp_pkt *buf)
+{
+	if (h->type != NETLAT_REC_TCP_PKT || h->size < NETLAT_REC_TCP_PKT_SIZE_VER0)
+		return NULL;
+	memset(buf, 0, sizeof(*buf));
+	memcpy(buf, h, h->size < sizeof(*buf) ? h->size : sizeof(*buf));
+	return buf;
+}
+
+int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
+		 unsigned int room, uint64_t *nclosed)
+{
+	struct netlat_flows a;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = closed ? NETLAT_FLOWS_CLOSED : 0;
+	a.nr = e ? room : 0;
+	a.entry_size = sizeof(*e);
+	a.entries = (uintptr_t)e;
+	r = netlat_ioctl(fd, NETLAT_IOC_FLOWS, &a);
+	if (r < 0)
+		return r;
+	if (nclosed)
+		*nclosed = a.closed;
+	return (int)a.nr;
+}
+
 const char *netlat_stage_name(unsigned int stage)
 {
 	static const char *const names[NETLAT_NR_STAGES] = {
@@ -1376,6 +1406,7 @@ const char *netlat_stage_name(unsigned int stage)
 		[NETLAT_STAGE_DRIVER_ACK] = "driver>ack",
 		[NETLAT_STAGE_XMIT_ACK] = "xmit>ack",
 		[NETLAT_STAGE_SENDMSG_ACK] = "sendmsg>ack",
+		[NETLAT_STAGE_DRIVER_VQ] = "driver>vq",
 		[NETLAT_STAGE_RX_NETIF_TCP] = "netif>tcp",
 		[NETLAT_STAGE_RX_NETIF_UDP] = "netif>udp",
 		[NETLAT_STAGE_RX_TCP_QUEUE] = "tcp>queue",
@@ -1407,6 +1438,9 @@ bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 		break;
 	case NETLAT_STAGE_SENDMSG_ACK:
 		*from = p->sendmsg_ns, *to = p->end_ns;
+		break;
+	case NETLAT_STAGE_DRIVER_VQ:
+		*from = p->driver_ns, *to = p->vq_ns;
 		break;
 	default:
 		return false;

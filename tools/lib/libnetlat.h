@@ -316,6 +316,21 @@ int netlat_hist(int fd, bool reset, struct netlat_hist *h,
  */
 bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 		      uint64_t *from, uint64_t *to);
+/*
+ * A packet record of either size (the first 128 bytes, or with the
+ * virtqueue and range fields): copied into *@buf, fields it lacks zero.
+ * NULL if @h is no NETLAT_REC_TCP_PKT or too short.
+ */
+const struct netlat_rec_tcp_pkt *netlat_pkt_rec(const struct netlat_rec_hdr *h,
+						struct netlat_rec_tcp_pkt *buf);
+/*
+ * NETLAT_IOC_FLOWS: the packet level's per-socket counters, up to @room
+ * entries into @e (the recently closed sockets too with @closed). Returns
+ * the number of entries the kernel has (more than @room: call again with
+ * more room) or -errno; *@nclosed (may be NULL) gets the sockets closed.
+ */
+int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
+		 unsigned int room, uint64_t *nclosed);
 /* The same for a received packet's record (the NETLAT_STAGE_RX_* stages). */
 bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
 			 uint64_t *from, uint64_t *to);

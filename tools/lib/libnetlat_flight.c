@@ -41,6 +41,8 @@ const char *netlat_ioctl_strerror(unsigned long request, int err)
 		{ NETLAT_IOC_SNAPSHOT, "this netlat.ko has no snapshot support" },
 		{ NETLAT_IOC_TRIGGERS, "this netlat.ko has no trigger support" },
 		{ NETLAT_IOC_FILTERS, "this netlat.ko has no in-kernel filter support" },
+		{ NETLAT_IOC_HIST, "this netlat.ko has no packet level" },
+		{ NETLAT_IOC_FLOWS, "this netlat.ko has no per-flow counters" },
 	};
 	size_t i;
 

@@ -251,14 +251,14 @@ static void test_exporter_fake(void)
 	for (i = 0; i < sizeof(text_lines) / sizeof(text_lines[0]); i++)
 		CHECK_HAS(text_scrape, text_lines[i]);
 	CHECK(!strstr(text_scrape, "# EOF") && !strstr(text_scrape, "# UNIT"));
-	/* 64 buckets (63 bounds and +Inf), sum and count for each of 6 stages */
+	/* 64 buckets (63 bounds and +Inf), sum and count for each stage */
 	for (i = 0, resp = text_scrape; (resp = strstr(resp, "netlat_tcp_stage_seconds_")); resp++)
 		i++;
-	CHECK_U64(i, 6 * 66);
-	/* and 5 receive stages */
+	CHECK_U64(i, NETLAT_STAGE_RX_NETIF_TCP * 66);
+	/* and the receive stages */
 	for (i = 0, resp = text_scrape; (resp = strstr(resp, "netlat_rx_stage_seconds_")); resp++)
 		i++;
-	CHECK_U64(i, 5 * 66);
+	CHECK_U64(i, (NETLAT_NR_STAGES - NETLAT_STAGE_RX_NETIF_TCP) * 66);
 
 	/* Prometheus's own Accept header: OpenMetrics */
 	resp = http_get(port, "/metrics?x=1", "application/openmetrics-text;version=1.0.0,"

@@ -1029,6 +1029,8 @@ struct netlat_mmap_cons {
 #define NETLAT_PKT_DRIVER	(1U << 2)	/* @driver_ns */
 #define NETLAT_PKT_ACKED	(1U << 3)	/* ended by an ACK (hdr.ts_ns) */
 #define NETLAT_PKT_CLOSED	(1U << 4)	/* ended by the socket's end */
+#define NETLAT_PKT_VQ		(1U << 5)	/* @vq_ns and the queue state */
+#define NETLAT_PKT_MERGED	(1U << 6)	/* @merged packets follow it */
 
 /**
  * struct netlat_rec_tcp_pkt - one sent TCP packet, followed by the kernel
@@ -1049,6 +1051,19 @@ struct netlat_mmap_cons {
  * @retrans_fail: attempts that failed (a nonzero return).
  * @flags: NETLAT_PKT_*.
  * @reserved: zero.
+ * @vq_ns: its first segment was added to a virtio_net TX virtqueue
+ *	(virtio_net's start_xmit; NETLAT_PKT_VQ, with the virtio_tx group
+ *	on), else 0. Fields from here on are absent from records of
+ *	NETLAT_REC_TCP_PKT_SIZE_VER0 bytes (older modules): readers check
+ *	@hdr.size.
+ * @vq_queue: the TX queue (virtqueue pair) index it went to.
+ * @vq_free: free descriptors of that virtqueue when start_xmit began.
+ * @vq_size: the virtqueue's ring size.
+ * @merged: packets sent after this one, while the socket's FIFO was full,
+ *	that the kernel followed together with it as one range
+ *	(NETLAT_PKT_MERGED): [@end_seq, @range_end). They have no stage
+ *	times of their own; counted in netlat_hist.packets and .merged.
+ * @range_end: @end_seq, or the end of the range with @merged.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
@@ -1069,7 +1084,17 @@ struct netlat_rec_tcp_pkt {
 	__u16 retrans_fail;
 	__u8 flags;
 	__u8 reserved;
+	__aligned_u64 vq_ns;
+	__u16 vq_queue;
+	__u16 vq_free;
+	__u16 vq_size;
+	__u16 merged;
+	__u32 range_end;
+	__u32 reserved2;
 };
+
+/* The first size of struct netlat_rec_tcp_pkt; readers accept both. */
+#define NETLAT_REC_TCP_PKT_SIZE_VER0	128
 
 /* netlat_rec_rx_pkt.flags */
 #define NETLAT_RXP_NETIF	(1U << 0)	/* @netif_ns: the skb had a stamp */
@@ -1149,6 +1174,8 @@ struct netlat_rec_rx_pkt {
  *  DRIVER_ACK     driver_ns -> end_ns     wire, peer and the ACK's return
  *  XMIT_ACK       xmit_ns -> end_ns       what TCP waits for an ACK
  *  SENDMSG_ACK    sendmsg_ns -> end_ns    the whole life
+ *  DRIVER_VQ      driver_ns -> vq_ns      the driver until the virtqueue
+ *                                         took it (virtio_net)
  * Only packets ended by an ACK are counted in the histograms.
  * Received packets (struct netlat_rec_rx_pkt), the names of the stages
  * of "netlat report":
@@ -1167,6 +1194,7 @@ enum netlat_stage {
 	NETLAT_STAGE_DRIVER_ACK,
 	NETLAT_STAGE_XMIT_ACK,
 	NETLAT_STAGE_SENDMSG_ACK,
+	NETLAT_STAGE_DRIVER_VQ,
 	NETLAT_STAGE_RX_NETIF_TCP,
 	NETLAT_STAGE_RX_NETIF_UDP,
 	NETLAT_STAGE_RX_TCP_QUEUE,
@@ -1211,6 +1239,7 @@ enum {
 	NETLAT_CMD_TRIGGERS,
 	NETLAT_CMD_FILTERS,
 	NETLAT_CMD_HIST,
+	NETLAT_CMD_FLOWS,
 };
 
 /* Flags of netlat_info.state */
@@ -1667,8 +1696,13 @@ struct netlat_filters {
  *	kernel counts them in RetransSegs (out).
  * @retrans_fail: failed retransmission attempts (out).
  * @reserved: zero.
+ * @merged: packets among @packets followed only as part of a range: sent
+ *	while their socket had 256 packets followed in flight,
+ *	taken into the newest entry's range (struct netlat_rec_tcp_pkt
+ *	@merged); their bytes and segments are in @bytes and @segs, they have
+ *	no stage times (out; from size 160).
  * @rx_packets: received packets followed to their copy to the
- *	application (out; from size 160, as the fields below).
+ *	application (out; from size 168, as the fields below).
  * @rx_bytes: their payload bytes (out).
  * @rx_dropped: followed received packets that were dropped (out).
  * @rx_untracked: received packets not followed: their socket's slot was
@@ -1692,6 +1726,7 @@ struct netlat_hist {
 	__aligned_u64 retrans_segs[8];
 	__aligned_u64 retrans_fail;
 	__aligned_u64 reserved;
+	__aligned_u64 merged;
 	__aligned_u64 rx_packets;
 	__aligned_u64 rx_bytes;
 	__aligned_u64 rx_dropped;
@@ -1699,6 +1734,91 @@ struct netlat_hist {
 	__aligned_u64 rx_flows_full;
 	__aligned_u64 rx_flows;
 };
+
+/*
+ * Failed retransmission attempts of a flow, by the errno the kernel's
+ * __tcp_retransmit_skb() returned (netlat_flow_stats.retrans_fail[]):
+ * the ones TCP itself returns, then everything else.
+ */
+#define NETLAT_RTXERR_OTHER		0
+#define NETLAT_RTXERR_EAGAIN		1	/* beyond the peer's window */
+#define NETLAT_RTXERR_EBUSY		2	/* still in a host queue */
+#define NETLAT_RTXERR_ENOMEM		3	/* no memory to split or copy */
+#define NETLAT_RTXERR_ENOBUFS		4	/* the qdisc dropped it */
+#define NETLAT_RTXERR_EHOSTUNREACH	5	/* no route */
+#define NETLAT_RTXERR_EPERM		6	/* a netfilter drop */
+#define NETLAT_RTXERR_NR		8
+
+/* Flags of netlat_flow_stats.flags */
+#define NETLAT_FLOW_CLOSED	(1U << 0)	/* the socket was destroyed */
+
+/**
+ * struct netlat_flow_stats - one socket's counters at the packet level
+ *	(NETLAT_IOC_FLOWS); counted by the kernel while the socket has a slot
+ *	in the packet table (from its first sendmsg or transmit)
+ * @flow: the socket (cookie, ports, addresses; never a kernel pointer).
+ * @packets: packets ended by an ACK (as netlat_hist.packets).
+ * @bytes: their sequence space (end_seq - seq), the FIN included.
+ * @segs: their segments at the first transmission.
+ * @untracked: packets of this socket not followed (as netlat_hist.untracked).
+ * @merged: packets among @packets that were followed only as part of a
+ *	range (the socket had more than its FIFO's packets in flight, see
+ *	netlat_hist.merged).
+ * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
+ *	kernel counts them in RetransSegs (TCP_INFO tcpi_total_retrans).
+ * @retrans_fail: failed retransmission attempts by NETLAT_RTXERR_* errno.
+ * @start_ns: CLOCK_MONOTONIC time the socket got its slot.
+ * @end_ns: the socket's destruction (NETLAT_FLOW_CLOSED), else 0.
+ * @flags: NETLAT_FLOW_*.
+ * @reserved: zero.
+ */
+struct netlat_flow_stats {
+	struct netlat_tcp_flow flow;
+	__aligned_u64 packets;
+	__aligned_u64 bytes;
+	__aligned_u64 segs;
+	__aligned_u64 untracked;
+	__aligned_u64 merged;
+	__aligned_u64 retrans_segs[8];
+	__aligned_u64 retrans_fail[NETLAT_RTXERR_NR];
+	__aligned_u64 start_ns;
+	__aligned_u64 end_ns;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* Flags of netlat_flows.flags */
+#define NETLAT_FLOWS_CLOSED	(1U << 0)	/* the recently closed ones too */
+
+/**
+ * struct netlat_flows - NETLAT_IOC_FLOWS: per-socket counters of the
+ *	packet level, read live without any reader draining a ring
+ * @size: sizeof(struct netlat_flows), set by the caller.
+ * @flags: NETLAT_FLOWS_CLOSED also copies the sockets destroyed most
+ *	recently (kept in a ring of NETLAT_FLOWS_CLOSED_MAX, oldest
+ *	overwritten; reading does not remove them), after the live ones.
+ * @nr: in: room at @entries in entries; out: the entries there are (live,
+ *	plus closed with NETLAT_FLOWS_CLOSED). Entries up to the smaller of
+ *	the two are written.
+ * @entry_size: sizeof(struct netlat_flow_stats), set by the caller: at
+ *	least NETLAT_FLOW_STATS_SIZE_VER0, at most a page; a larger entry's
+ *	tail is zeroed.
+ * @entries: user pointer to the array; 0 with @nr 0 only counts.
+ * @closed: sockets destroyed since the level was set (out); their counts
+ *	stay in NETLAT_IOC_HIST's totals.
+ * @reserved: zero.
+ */
+struct netlat_flows {
+	__u32 size;
+	__u32 flags;
+	__u32 nr;
+	__u32 entry_size;
+	__aligned_u64 entries;
+	__aligned_u64 closed;
+	__aligned_u64 reserved;
+};
+
+#define NETLAT_FLOWS_CLOSED_MAX	64
 
 /* First published size of each ioctl struct: the smallest size accepted. */
 #define NETLAT_INFO_SIZE_VER0		72
@@ -1712,6 +1832,8 @@ struct netlat_hist {
 #define NETLAT_FILTER_RULE_SIZE_VER0	64
 #define NETLAT_HIST_SIZE_VER0		152
 #define NETLAT_STAGE_HIST_SIZE_VER0	536
+#define NETLAT_FLOWS_SIZE_VER0		40
+#define NETLAT_FLOW_STATS_SIZE_VER0	240
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
@@ -1724,5 +1846,6 @@ struct netlat_hist {
 #define NETLAT_IOC_TRIGGERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_TRIGGERS)
 #define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
 #define NETLAT_IOC_HIST		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST)
+#define NETLAT_IOC_FLOWS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

@@ -22,6 +22,14 @@
  * netlat's, and its hit counts give the exact hook hits per data segment.
  * If bpftrace cannot run or attach, the bench says why and goes on.
  *
+ * The receive benches ("rx tcp": the same bulk transfer; "rx udp": A blasts
+ * 1400-byte datagrams, B counts the bytes it reads): the module unloaded,
+ * and the rx and rx_sched groups on at the events level with a reader, at
+ * the packet level (every packet recorded) and packet level slow-only
+ * (5 ms), alternated; medians, ratios to "unloaded", and exact records per
+ * received segment (B's InSegs or InDatagrams), losses and rx_untracked.
+ * -t tx or -t rx runs only the TCP send or only the receive benches.
+ *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
  * finit_module/delete_module; it is left loaded at exit. With -b PATH, each
  * round also runs the events, filtered, packets and slow modes with the
@@ -29,7 +37,7 @@
  * NETLAT_BENCH_BASE), so a change is measured against it in the same run.
  *
  * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
- *                         [-b baseline.ko]
+ *                         [-b baseline.ko] [-t tx|rx]
  */
 #include "netlat_util.h"
 
@@ -181,6 +189,77 @@ static double transfer(double secs)
 	return (double)bytes * 1e9 / (double)t0;
 }
 
+#define UDP_DGRAM	1400
+
+struct udp_sink {
+	int fd;
+	volatile bool stop;
+	uint64_t bytes;	/* each read is one UDP_DGRAM datagram */
+};
+
+/* Count what B reads until told to stop and the socket has gone quiet. */
+static void *udp_sink_main(void *arg)
+{
+	static char buf[UDP_DGRAM];
+	struct udp_sink *u = arg;
+
+	for (;;) {
+		ssize_t n = recv(u->fd, buf, sizeof(buf), 0);
+
+		if (n < 0) {
+			if (u->stop && (errno == EAGAIN || errno == EWOULDBLOCK))
+				break;
+			continue;
+		}
+		u->bytes += n;
+	}
+	return NULL;
+}
+
+/*
+ * Bytes/s B read while A blasted UDP_DGRAM-byte datagrams at it for @secs
+ * (datagrams/s is that over UDP_DGRAM); what B's buffer could not take is
+ * dropped (RcvbufErrors), not counted.
+ */
+static double udp_blast(double secs)
+{
+	static char buf[UDP_DGRAM];
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct timeval tmo = { .tv_usec = 100000 };
+	socklen_t alen = sizeof(a);
+	struct udp_sink u = { 0 };
+	int rcvbuf = 4 << 20, snd;
+	uint64_t t0, end;
+	pthread_t th;
+
+	setns(ns_b, CLONE_NEWNET);
+	u.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	if (u.fd < 0 || bind(u.fd, (void *)&a, sizeof(a)) ||
+	    getsockname(u.fd, (void *)&a, &alen))
+		die("udp bind", errno);
+	setsockopt(u.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(u.fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	setns(ns_a, CLONE_NEWNET);
+	snd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (snd < 0 || connect(snd, (void *)&a, sizeof(a)))
+		die("udp connect", errno);
+	setns(ns_orig, CLONE_NEWNET);
+	pthread_create(&th, NULL, udp_sink_main, &u);
+	t0 = nl_mono_ns();
+	end = t0 + (uint64_t)(secs * 1e9);
+	while (nl_mono_ns() < end)
+		/* ENOBUFS and the like: the datagram is just not sent */
+		(void)!send(snd, buf, sizeof(buf), 0);
+	u.stop = true;
+	pthread_join(th, NULL);
+	/* the sink's last 100 ms of quiet are not receive time */
+	t0 = nl_mono_ns() - t0 - tmo.tv_usec * 1000ULL;
+	close(snd);
+	close(u.fd);
+	return (double)u.bytes * 1e9 / (double)t0;
+}
+
 /* Which family wrote a record: the split of "records per segment". */
 enum rec_kind { KIND_TCP, KIND_RX, KIND_OTHER, NR_KINDS };
 
@@ -189,15 +268,30 @@ static enum rec_kind rec_kind(unsigned int type)
 	if ((type >= NETLAT_REC_TCP_SENDMSG && type <= NETLAT_REC_TCP_DEV) ||
 	    type == NETLAT_REC_TCP_PKT)
 		return KIND_TCP;
-	if (type >= NETLAT_REC_RX_NETIF && type < NETLAT_REC_TCP_PKT)
+	if ((type >= NETLAT_REC_RX_NETIF && type < NETLAT_REC_TCP_PKT) ||
+	    type == NETLAT_REC_RX_PKT)
 		return KIND_RX;
 	return KIND_OTHER;
+}
+
+/* The receive records by type, for the receive benches' split. */
+static const char *const rx_type_names[] = {
+	"netif", "transport", "queue", "copy", "drop", "wake", "pkt",
+};
+#define NR_RX_TYPES	(sizeof(rx_type_names) / sizeof(rx_type_names[0]))
+
+/* @type's slot in rx_type_names, or -1 if not a receive record. */
+static int rx_slot(unsigned int type)
+{
+	if (type >= NETLAT_REC_RX_NETIF && type <= NETLAT_REC_RX_WAKE)
+		return type - NETLAT_REC_RX_NETIF;
+	return type == NETLAT_REC_RX_PKT ? (int)NR_RX_TYPES - 1 : -1;
 }
 
 struct drain {
 	int fd;
 	volatile bool stop;
-	uint64_t records, lost, kinds[NR_KINDS];
+	uint64_t records, lost, kinds[NR_KINDS], rx_types[NR_RX_TYPES];
 };
 
 static void *drain_main(void *arg)
@@ -224,8 +318,12 @@ static void *drain_main(void *arg)
 			if (h->type == NETLAT_REC_LOST)
 				d->lost += ((const struct netlat_rec_lost *)h)->count;
 			else if (h->type != NETLAT_REC_STREAM) {
+				int slot = rx_slot(h->type);
+
 				d->records++;
 				d->kinds[rec_kind(h->type)]++;
+				if (slot >= 0)
+					d->rx_types[slot]++;
 			}
 			off += h->size;
 		}
@@ -236,7 +334,8 @@ static void *drain_main(void *arg)
 struct probe_run {
 	double bps, rec_per_s;
 	uint64_t records, lost, dropped, missed, filtered, overwritten, segs;
-	uint64_t pkt_mem, untracked, kinds[NR_KINDS];
+	uint64_t pkt_mem, untracked, rx_untracked, kinds[NR_KINDS];
+	uint64_t rx_types[NR_RX_TYPES], rx_drops;
 };
 
 enum probe_mode {
@@ -247,14 +346,15 @@ enum probe_mode {
 	PROBES_SLOW,		/* as PACKETS, records only from 5 ms */
 };
 
-/* TCP OutSegs of the sending namespace: the data segments' oracle. */
-static uint64_t out_segs(void)
+/* The MIB counter @name of the /proc/net/snmp line @proto in namespace @ns. */
+static uint64_t snmp_counter(int ns, const char *proto, const char *name)
 {
 	char line[1024], names[1024] = "";
 	unsigned long long v = 0;
+	size_t plen = strlen(proto);
 	FILE *f;
 
-	setns(ns_a, CLONE_NEWNET);
+	setns(ns, CLONE_NEWNET);
 	f = fopen("/proc/net/snmp", "r");
 	setns(ns_orig, CLONE_NEWNET);
 	if (!f)
@@ -262,7 +362,7 @@ static uint64_t out_segs(void)
 	while (fgets(line, sizeof(line), f)) {
 		char *save1, *save2, *n, *x;
 
-		if (strncmp(line, "Tcp:", 4))
+		if (strncmp(line, proto, plen))
 			continue;
 		if (!names[0]) {
 			strcpy(names, line);
@@ -270,7 +370,7 @@ static uint64_t out_segs(void)
 		}
 		n = strtok_r(names, " \n", &save1);
 		x = strtok_r(line, " \n", &save2);
-		while (n && x && strcmp(n, "OutSegs")) {
+		while (n && x && strcmp(n, name)) {
 			n = strtok_r(NULL, " \n", &save1);
 			x = strtok_r(NULL, " \n", &save2);
 		}
@@ -282,8 +382,31 @@ static uint64_t out_segs(void)
 	return v;
 }
 
-/* Every probe on for one transfer of @secs in @mode. */
-static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
+/*
+ * What one run measures: its traffic (bytes/s over @secs), the MIB counter
+ * that is its segments' oracle, and the probe groups on (0: all of them).
+ */
+struct workload {
+	double (*run)(double secs);
+	const int *ns;
+	const char *proto, *counter;
+	uint64_t groups;
+	const char *drops;	/* the counter of what B could not take, if any */
+};
+
+/* The TCP bench: A sends, B's sink reads; A's OutSegs are the data segments. */
+static const struct workload tcp_send = {
+	.run = transfer, .ns = &ns_a, .proto = "Tcp:", .counter = "OutSegs",
+};
+
+static uint64_t segs_of(const struct workload *w)
+{
+	return snmp_counter(*w->ns, w->proto, w->counter);
+}
+
+/* @w's probe groups on for one run of @secs in @mode. */
+static void run_probes(const struct workload *w, double secs,
+		       enum probe_mode mode, struct probe_run *r)
 {
 	struct netlat_filter_rule none = {
 		.groups = NETLAT_PROBE_ALL,
@@ -299,7 +422,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	struct netlat_info info;
 	struct drain d = { 0 };
 	pthread_t th;
-	uint64_t t0, segs0;
+	uint64_t t0, segs0, drops0;
 	unsigned int cpu;
 	int err;
 
@@ -323,22 +446,29 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	if (!err)
 		err = nl_get_info(d.fd, &info);
 	if (!err)
-		err = nl_probes(d.fd, true, info.probe_groups, &pr0);
+		err = nl_probes(d.fd, true, w->groups ?
+				w->groups & info.probe_groups :
+				info.probe_groups, &pr0);
 	if (err)
 		die("probes on", -err);
 	if (mode != PROBES_FLIGHT)
 		pthread_create(&th, NULL, drain_main, &d);
 	t0 = nl_mono_ns();
-	segs0 = out_segs();
-	r->bps = transfer(secs);
-	r->segs = out_segs() - segs0;
+	segs0 = segs_of(w);
+	drops0 = w->drops ? snmp_counter(*w->ns, w->proto, w->drops) : 0;
+	r->bps = w->run(secs);
+	r->segs = segs_of(w) - segs0;
+	if (w->drops)
+		r->rx_drops = snmp_counter(*w->ns, w->proto, w->drops) - drops0;
 	r->pkt_mem = info.pkt_mem_bytes;
 	if (mode == PROBES_PACKETS || mode == PROBES_SLOW) {
 		struct netlat_hist h = { .size = sizeof(h) };
 
 		/* packets the table could not follow: no record, no sample */
-		if (!nl_ioctl(d.fd, NETLAT_IOC_HIST, &h, sizeof(h)))
+		if (!nl_ioctl(d.fd, NETLAT_IOC_HIST, &h, sizeof(h))) {
 			r->untracked = h.untracked;
+			r->rx_untracked = h.rx_untracked;
+		}
 	}
 	err = nl_probes(d.fd, true, 0, &pr1);
 	if (err)
@@ -361,6 +491,7 @@ static void run_probes(double secs, enum probe_mode mode, struct probe_run *r)
 	}
 	r->records = d.records;
 	memcpy(r->kinds, d.kinds, sizeof(r->kinds));
+	memcpy(r->rx_types, d.rx_types, sizeof(r->rx_types));
 	r->lost = d.lost;
 	r->missed = pr1.nmissed - pr0.nmissed;
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
@@ -552,9 +683,9 @@ static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
 		}
 		nl_sleep_ms(50);
 	}
-	segs0 = out_segs();
+	segs0 = segs_of(&tcp_send);
 	*bps = transfer(secs);
-	*segs += out_segs() - segs0;
+	*segs += segs_of(&tcp_send) - segs0;
 	/* the child's cat ends: bpftrace detaches and prints its maps */
 	fd = open(BT_GO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0)
@@ -563,6 +694,20 @@ static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
 	bt_parse(h);
 	return true;
 }
+
+/*
+ * The receive benches: the receive groups on, the receiving namespace's
+ * segments (TCP InSegs, UDP InDatagrams) the oracle.
+ */
+#define RX_GROUPS	(NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED)
+static const struct workload tcp_recv = {
+	.run = transfer, .ns = &ns_b, .proto = "Tcp:", .counter = "InSegs",
+	.groups = RX_GROUPS,
+};
+static const struct workload udp_recv = {
+	.run = udp_blast, .ns = &ns_b, .proto = "Udp:",
+	.counter = "InDatagrams", .groups = RX_GROUPS, .drops = "RcvbufErrors",
+};
 
 /* Records per data segment: a figure that is exact, unlike throughput. */
 static double per_seg(uint64_t records, uint64_t segs)
@@ -573,7 +718,8 @@ static double per_seg(uint64_t records, uint64_t segs)
 /* One mode's figures over the rounds. */
 struct mode_acc {
 	double bps[16];
-	uint64_t records, segs;
+	uint64_t records, segs, lost, untracked, rx_drops;
+	uint64_t rx_types[NR_RX_TYPES];
 };
 
 /* The modes the baseline module (-b) runs, in this order. */
@@ -583,15 +729,20 @@ static const enum probe_mode base_modes[] = {
 #define NR_BASE_MODES	(sizeof(base_modes) / sizeof(base_modes[0]))
 
 /* Round @i of @mode into @a. */
-static void run_into(double secs, enum probe_mode mode, struct mode_acc *a,
-		     unsigned int i)
+static void run_into(const struct workload *w, double secs,
+		     enum probe_mode mode, struct mode_acc *a, unsigned int i)
 {
 	struct probe_run r;
 
-	run_probes(secs, mode, &r);
+	run_probes(w, secs, mode, &r);
 	a->bps[i] = r.bps;
 	a->records += r.records;
 	a->segs += r.segs;
+	a->lost += r.lost + r.dropped + r.missed;
+	a->untracked += r.rx_untracked;
+	a->rx_drops += r.rx_drops;
+	for (unsigned int j = 0; j < NR_RX_TYPES; j++)
+		a->rx_types[j] += r.rx_types[j];
 }
 
 /* k alternating runs of the seven modes; medians, ratios, losses. */
@@ -616,11 +767,11 @@ static void series(const char *label, unsigned int k, double secs)
 		un[i] = transfer(secs);
 		module_set(true);
 		idle[i] = transfer(secs);
-		run_probes(secs, PROBES_READ, &r);
-		run_probes(secs, PROBES_FILTERED, &rf);
-		run_probes(secs, PROBES_FLIGHT, &rfl);
-		run_probes(secs, PROBES_PACKETS, &rp);
-		run_probes(secs, PROBES_SLOW, &rs);
+		run_probes(&tcp_send, secs, PROBES_READ, &r);
+		run_probes(&tcp_send, secs, PROBES_FILTERED, &rf);
+		run_probes(&tcp_send, secs, PROBES_FLIGHT, &rfl);
+		run_probes(&tcp_send, secs, PROBES_PACKETS, &rp);
+		run_probes(&tcp_send, secs, PROBES_SLOW, &rs);
 		on[i] = r.bps;
 		filt[i] = rf.bps;
 		fl[i] = rfl.bps;
@@ -661,7 +812,8 @@ static void series(const char *label, unsigned int k, double secs)
 
 			module_reload(base_path);
 			for (m = 0; m < NR_BASE_MODES; m++)
-				run_into(secs, base_modes[m], &base[m], i);
+				run_into(&tcp_send, secs, base_modes[m],
+					 &base[m], i);
 			module_reload(mine);
 			printf("bench: tcp %s run %u: baseline module: probes %.1f Mbit/s, filtered out %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
 			       label, i + 1, base[0].bps[i] * 8e-6,
@@ -731,13 +883,75 @@ static void series(const char *label, unsigned int k, double secs)
 	       (unsigned long long)missed);
 }
 
+/* The modes of the receive benches, in this order. */
+static const enum probe_mode rx_modes[] = {
+	PROBES_READ, PROBES_PACKETS, PROBES_SLOW,
+};
+static const char *const rx_mode_names[] = { "events", "packets", "slow" };
+#define NR_RX_MODES	(sizeof(rx_modes) / sizeof(rx_modes[0]))
+
+/*
+ * k alternating rounds of @w with the module unloaded and the receive
+ * groups on in each of rx_modes; medians, ratios, records per segment.
+ */
+static void rx_series(const char *label, const struct workload *w,
+		      unsigned int k, double secs)
+{
+	struct mode_acc acc[NR_RX_MODES] = { 0 };
+	double un[16], mu;
+	unsigned int i, m;
+
+	w->run(0.5);		/* warm up: ARP, caches */
+	for (i = 0; i < k; i++) {
+		module_set(false);
+		un[i] = w->run(secs);
+		module_set(true);
+		for (m = 0; m < NR_RX_MODES; m++)
+			run_into(w, secs, rx_modes[m], &acc[m], i);
+		printf("bench: %s run %u: unloaded %.1f Mbit/s, events %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
+		       label, i + 1, un[i] * 8e-6, acc[0].bps[i] * 8e-6,
+		       acc[1].bps[i] * 8e-6, acc[2].bps[i] * 8e-6);
+	}
+	mu = nl_median(un, k);
+	printf("bench: %s receive throughput median of %u x %.1f s: unloaded %.1f Mbit/s",
+	       label, k, secs, mu * 8e-6);
+	for (m = 0; m < NR_RX_MODES; m++)
+		printf(", %s %.1f Mbit/s", rx_mode_names[m],
+		       nl_median(acc[m].bps, k) * 8e-6);
+	printf("\nbench: %s ratios (rx + rx_sched groups):", label);
+	for (m = 0; m < NR_RX_MODES; m++)
+		printf("%s %s/unloaded %.3f", m ? "," : "", rx_mode_names[m],
+		       nl_median(acc[m].bps, k) / mu);
+	for (m = 0; m < NR_RX_MODES; m++) {
+		const struct mode_acc *a = &acc[m];
+		unsigned int j;
+
+		printf("\nbench: %s %s: %llu records, %llu received segments (%s %s), %.4f records/segment, %llu lost, dropped or missed, %llu rx_untracked",
+		       label, rx_mode_names[m], (unsigned long long)a->records,
+		       (unsigned long long)a->segs, w->proto, w->counter,
+		       per_seg(a->records, a->segs),
+		       (unsigned long long)a->lost,
+		       (unsigned long long)a->untracked);
+		if (w->drops)
+			printf(", %llu %s", (unsigned long long)a->rx_drops,
+			       w->drops);
+		printf("\nbench: %s %s records per segment by type:", label,
+		       rx_mode_names[m]);
+		for (j = 0; j < NR_RX_TYPES; j++)
+			printf("%s %s %.4f", j ? "," : "", rx_type_names[j],
+			       per_seg(a->rx_types[j], a->segs));
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int k = 5;
 	double secs = 2;
+	const char *only = "";
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "k:s:m:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:s:m:b:t:")) != -1) {
 		switch (opt) {
 		case 'k':
 			k = strtoul(optarg, NULL, 0);
@@ -751,14 +965,18 @@ int main(int argc, char **argv)
 		case 'b':
 			base_path = optarg;
 			break;
+		case 't':
+			only = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!k || k > 16 || secs <= 0) {
-		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0\n");
+	if (!k || k > 16 || secs <= 0 ||
+	    (*only && strcmp(only, "tx") && strcmp(only, "rx"))) {
+		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0, -t tx or rx\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -766,7 +984,16 @@ int main(int argc, char **argv)
 		printf("bench: no %s in this VM: no bpftrace peer\n", BT_BIN);
 	topology();
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
-	series("gso", k, secs);
+	if (strcmp(only, "rx"))
+		series("gso", k, secs);
+	if (strcmp(only, "tx")) {
+		rx_series("rx tcp", &tcp_recv, k, secs);
+		rx_series("rx udp", &udp_recv, k, secs);
+	}
+	if (!strcmp(only, "rx")) {
+		module_set(true);
+		return 0;
+	}
 	/* one segment per skb: the per-packet record rate */
 	setns(ns_a, CLONE_NEWNET);
 	err = nlr_no_gso("nba0");

@@ -286,11 +286,14 @@ job_demo() {
 }
 
 # netlat_bench_quick=1 on the command line (NETLAT_APPEND): only the TCP
-# bench, one round of 1 s per mode, for trying the bench itself.
+# bench, one round of 1 s per mode, for trying the bench itself;
+# netlat_bench_only=tx or =rx: only its send or its receive benches.
 job_bench() {
 	quick=$(cmdline_arg netlat_bench_quick 0)
+	only=$(cmdline_arg netlat_bench_only '')
 	tcp_args=''
 	[ "$quick" = 1 ] && tcp_args='-k 1 -s 1'
+	[ -n "$only" ] && tcp_args="$tcp_args -t $only"
 	# the baseline module (NETLAT_BENCH_BASE in bench.sh)
 	[ -f /netlat-base.ko ] && tcp_args="$tcp_args -b /netlat-base.ko"
 	load_netlat || return

@@ -219,6 +219,18 @@ static inline int take_view(int fd, unsigned char *buf, size_t cap,
 	return view_parse(v, buf, len, nr_cpus);
 }
 
+/* The record that fired a trigger snapshot (trig_cpu, trig_seq), or NULL. */
+static inline const struct netlat_rec_hdr *
+view_trig_rec(const struct snap_view *v)
+{
+	const struct netlat_rec_hdr *h, *found = NULL;
+
+	nl_log_for_each(&v->log, h)
+		if (h->cpu == v->snap->trig_cpu && h->seq == v->snap->trig_seq)
+			found = h;
+	return found;
+}
+
 /* i-th record of @cpu's section, or NULL. */
 static inline const struct netlat_rec_hdr *
 view_rec(const struct snap_view *v, unsigned int cpu, uint64_t i)

@@ -10,7 +10,8 @@
  *	packet records') naming one: every packet record is of that
  *	connection and covers exactly its bytes and FIN, none of the other;
  *	the histograms still count both (filters only keep records out).
- *	Without the rule both connections' bytes are in the records.
+ *	Without the rule, or with it for the event groups only, both
+ *	connections' bytes are in the records.
  * manual_snapshot: overwrite mode, a transfer, a manual snapshot: it holds
  *	packet records covering the bytes sent and FIN, and no per-event
  *	record (sendmsg, xmit, ack, dev).
@@ -256,7 +257,18 @@ TEST_F_TIMEOUT(pm, port_filter, 180)
 	nl_conn_close(&self->c[1]);
 	nl_log_clear(&self->log);
 
-	/* PORT_1: connection 0's packets only */
+	/* PORT_1 for the event groups only: packet records are the ack
+	 * group's, so both connections stay */
+	r.groups = NL_PKT_GROUPS & ~NETLAT_PROBE_TCP_ACK;
+	filtered_run(_metadata, self, &r, 1, &kept_out);
+	EXPECT_EQ(BYTES + 1ull, covered(&self->log, &self->c[0]));
+	EXPECT_EQ(BYTES + 1ull, covered(&self->log, &self->c[1]));
+	nl_conn_close(&self->c[0]);
+	nl_conn_close(&self->c[1]);
+	nl_log_clear(&self->log);
+
+	/* PORT_1 for the ack group: connection 0's packets only */
+	r.groups = NETLAT_PROBE_TCP_ACK;
 	filtered_run(_metadata, self, &r, 1, &kept_out);
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_tcp_pkt *p = (const void *)h;
@@ -444,6 +456,9 @@ TEST_F_TIMEOUT(pm, latency_trigger, 120)
 	p = acked_pkt(fired, &self->c[0]);
 	ASSERT_NE(NULL, p) TH_LOG("fired on type %u", fired->type);
 	/* the ACK crossed the delay: a floor the threshold is under */
+	TH_LOG("fired on seq %u: xmit>ack %llu us, tcpi_rtt %u us",
+	       p->seq, (unsigned long long)(p->end_ns - p->xmit_ns) / 1000,
+	       rtt_us);
 	EXPECT_LE(DELAY_MS * MS, p->end_ns - p->xmit_ns);
 	EXPECT_GT(3000 * MS, p->end_ns - p->xmit_ns);
 	EXPECT_EQ(sn->trig_ts_ns, fired->ts_ns);

@@ -147,12 +147,7 @@ FIXTURE_TEARDOWN(pm)
 	free(self->buf);
 	nl_log_free(&self->log);
 	if (self->fd >= 0) {
-		EXPECT_EQ(0, trig_off(self->fd));
-		EXPECT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, NULL));
-		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
-		EXPECT_EQ(0, setup_rings(self->fd, NETLAT_MODE_STREAM,
-					 g_def.ring_bytes));
+		EXPECT_EQ(0, nl_flight_done(self->fd, g_def.ring_bytes));
 		EXPECT_EQ(0, nl_filters_done(self->fd, &g_def));
 		close(self->fd);
 	}

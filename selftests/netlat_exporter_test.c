@@ -34,10 +34,6 @@
 #define BYTES	(256u << 10)
 #define ERR_LOG	"/tmp/netlat-exporter.err"
 
-#define PKT_GROUPS (NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT | \
-		    NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV | \
-		    NETLAT_PROBE_TCP_RETRANS)
-
 static int g_ns_a = -1, g_ns_b = -1;
 static char g_skip[128];
 static struct netlat_info g_def;
@@ -209,7 +205,7 @@ TEST_F(exp, scrape_matches_kernel)
 	int port, status;
 	char *buf;
 
-	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	nl_need_groups(self->fd, &self->pr, NL_PKT_GROUPS);
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	/* one segment per skb and 5% loss: retransmits RetransSegs counts */
 	ASSERT_EQ(0, nl_ns_enter(g_ns_a));

@@ -58,6 +58,26 @@ static inline int setup_rings(int fd, uint32_t mode, uint64_t ring)
 	return ret;
 }
 
+/*
+ * After a test of the flight recorder or the packet level: triggers off,
+ * no snapshot, probes off, the events level, stream mode with rings of
+ * @ring bytes, started. 0 or the first failure.
+ */
+static inline int nl_flight_done(int fd, uint64_t ring)
+{
+	int ret = trig_off(fd);
+
+	if (!ret)
+		ret = snap_ioc(fd, NETLAT_SNAPSHOT_RELEASE, NULL);
+	if (!ret)
+		ret = nl_probes(fd, true, 0, NULL);
+	if (!ret)
+		ret = nl_set_level(fd, NETLAT_LEVEL_EVENTS, 0);
+	if (!ret)
+		ret = setup_rings(fd, NETLAT_MODE_STREAM, ring);
+	return ret;
+}
+
 static inline uint64_t snap_capacity(const struct netlat_info *info)
 {
 	uint64_t n = sizeof(struct netlat_rec_stream) +
@@ -217,6 +237,18 @@ static inline int take_view(int fd, unsigned char *buf, size_t cap,
 		return nl_fail(v->why, sizeof(v->why), "read %zd of %llu bytes",
 			       len, (unsigned long long)s.bytes);
 	return view_parse(v, buf, len, nr_cpus);
+}
+
+/* The record that fired a trigger snapshot (trig_cpu, trig_seq), or NULL. */
+static inline const struct netlat_rec_hdr *
+view_trig_rec(const struct snap_view *v)
+{
+	const struct netlat_rec_hdr *h, *found = NULL;
+
+	nl_log_for_each(&v->log, h)
+		if (h->cpu == v->snap->trig_cpu && h->seq == v->snap->trig_seq)
+			found = h;
+	return found;
 }
 
 /* i-th record of @cpu's section, or NULL. */

@@ -249,6 +249,11 @@ static inline long long nl_mib(int ns, const char *file,
 
 /* ---- the module around a test ---------------------------------------- */
 
+/* The groups the packet level follows a sent packet with (track.c). */
+#define NL_PKT_GROUPS (NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT | \
+		       NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV | \
+		       NETLAT_PROBE_TCP_RETRANS)
+
 /*
  * In a test (kselftest harness): skip unless every group in @groups is
  * available in *@pr, then enable exactly those (state back in *@pr).

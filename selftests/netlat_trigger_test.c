@@ -142,7 +142,7 @@ frozen(struct __test_metadata *_metadata, FIXTURE_DATA(trig) *self,
        uint32_t trigger, uint16_t type)
 {
 	const struct netlat_rec_snapshot *sn;
-	const struct netlat_rec_hdr *h, *found = NULL;
+	const struct netlat_rec_hdr *h, *found;
 	ssize_t len;
 
 	len = snap_read_all(self->fd, self->buf, self->cap, 65536);
@@ -155,9 +155,7 @@ frozen(struct __test_metadata *_metadata, FIXTURE_DATA(trig) *self,
 	EXPECT_EQ(trigger, sn->trigger);
 	EXPECT_EQ(type, sn->trig_type);
 	EXPECT_EQ(NETLAT_MODE_OVERWRITE, sn->mode);
-	nl_log_for_each(&self->v.log, h)
-		if (h->cpu == sn->trig_cpu && h->seq == sn->trig_seq)
-			found = h;
+	found = view_trig_rec(&self->v);
 	ASSERT_NE(NULL, found) TH_LOG("trigger record cpu %u seq %llu absent",
 				      sn->trig_cpu,
 				      (unsigned long long)sn->trig_seq);

@@ -1517,7 +1517,8 @@ struct netlat_snapshot {
  * the post window.
  *  RETRANS_FAIL  a NETLAT_REC_TCP_RETRANS with ret != 0
  *  RETRANS_KIND  a NETLAT_REC_TCP_RETRANS whose kind is in retrans_kinds
- *  LATENCY       a NETLAT_REC_TCP_ACK with xmit_ack_ns >= latency_ns
+ *  LATENCY       a NETLAT_REC_TCP_ACK with xmit_ack_ns >= latency_ns, or
+ *                an ACKed NETLAT_REC_TCP_PKT with end_ns - xmit_ns >= it
  *  MARKER        a NETLAT_REC_MARKER whose data begins with marker_tag
  *  RX_WAIT       a received packet waited for its reader at least
  *                rx_wait_ns: a NETLAT_REC_RX_PKT (packet level) with

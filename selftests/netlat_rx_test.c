@@ -1419,10 +1419,10 @@ static size_t wakes_of(const struct nl_log *l, pid_t tid)
 
 /*
  * The same messages, POLL_GAP_MS apart, to a reader blocked in recv() and
- * to one polling with MSG_DONTWAIT on the sender's CPU: the busy one's
- * queue>user p50 is lower, it has no wakeup or run records while the
- * blocked one has them; the readers' own SO_TIMESTAMPNS -> read times say
- * the same.
+ * to one polling with MSG_DONTWAIT on the sender's CPU: the busy one has
+ * no wakeup or run records while the blocked one has them; where the
+ * readers' own SO_TIMESTAMPNS -> read times show the busy one faster,
+ * its queue>user p50 is lower too.
  */
 TEST_F(rx, tcp_busy_vs_blocking)
 {
@@ -1475,12 +1475,21 @@ TEST_F(rx, tcp_busy_vs_blocking)
 	       nl_median(blk_own, nb), nl_median(busy_own, np), wb, wp);
 	TH_LOG("queue>user min..max: blocking %.1f..%.1f us, busy %.1f..%.1f us",
 	       blk_us[0], blk_us[nb - 1], busy_us[0], busy_us[np - 1]);
-	EXPECT_LT(nl_median(busy_us, np), nl_median(blk_us, nb));
-	/* the oracle agrees in direction */
-	EXPECT_LT(nl_median(busy_own, np), nl_median(blk_own, nb));
 	EXPECT_EQ(0u, wp);
 	/* a WAKEUP and a RUN per message the blocked reader waited for */
 	EXPECT_LE((size_t)POLL_MSGS, wb);
+	if (!_metadata->passed)
+		return;	/* SKIP would hide the failures above */
+	/*
+	 * Whether spinning wins is the VM's business (single-threaded TCG
+	 * runs both vCPUs on one host thread, and the spinner then takes the
+	 * sender's time): the readers' own stamps say whether it did here,
+	 * and when they do, netlat must say the same.
+	 */
+	if (nl_median(busy_own, np) >= nl_median(blk_own, nb))
+		SKIP(return, "the readers' own stamps show no gain from busy polling in this VM (p50 busy %.1f us, blocking %.1f us)",
+		     nl_median(busy_own, np), nl_median(blk_own, nb));
+	EXPECT_LT(nl_median(busy_us, np), nl_median(blk_us, nb));
 }
 
 /* ---- over the VM's virtio NICs ----------------------------------------- */

@@ -476,7 +476,16 @@ vm_status() {
 
 # Kernel command line: any WARN, BUG or oops panics, and a panic powers
 # the VM off (-no-reboot) instead of leaving it to the timeout.
+#
+# tsc=reliable: under TCG the clocksource watchdog's cross-CPU reads time
+# out ("Watchdog remote CPU 1 read timed out") and it may mark the TSC
+# unstable minutes into a run; the switch to HPET rewrites static keys in
+# live text (sched_clock's, and on 7.3 one inside ktime_get_mono_fast_ns()),
+# which hits the multi-threaded TCG race described below: 7.3 died with
+# "Oops: int3" at ktime_get_mono_fast_ns+0x34, the site already patched to
+# the JMP over RDTSC. TCG's TSC is the host's, one clock for every vCPU.
 VM_APPEND="console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=4"
+VM_APPEND+=" tsc=reliable"
 
 # Two virtio NICs on one qemu-internal hub (never user networking): one
 # goes into each of two network namespaces for real virtio TX/RX. No

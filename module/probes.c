@@ -12,6 +12,7 @@
  * unregistered (which waits for running handlers, and for kretprobe
  * instances in flight), tracepoints unregistered and synchronised.
  */
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -229,7 +230,7 @@ static void netlat_family_detach(struct netlat_family *f)
 	if (!f->attached)
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
-		f->missed_gone += netlat_probe_missed(&f->probes[i]);
+		f->probes[i].missed_gone += netlat_probe_missed(&f->probes[i]);
 		netlat_probe_unregister(&f->probes[i]);
 	}
 	/* No tracepoint handler still runs once this returns. */
@@ -346,12 +347,17 @@ void netlat_probes_state(struct netlat_probes *st)
 	unsigned int i;
 	u64 missed = 0, partial = 0;
 
+	memset(st->group_missed, 0, sizeof(st->group_missed));
 	mutex_lock(&netlat_probes_lock);
 	list_for_each_entry(f, &netlat_families, node) {
-		missed += f->missed_gone;
 		partial |= f->partial;
-		for (i = 0; i < f->nr_probes; i++)
-			missed += netlat_probe_missed(&f->probes[i]);
+		for (i = 0; i < f->nr_probes; i++) {
+			const struct netlat_probe *p = &f->probes[i];
+			u64 n = p->missed_gone + netlat_probe_missed(p);
+
+			st->group_missed[__ffs64(p->group)] += n;
+			missed += n;
+		}
 	}
 	st->available = netlat_groups_avail;
 	st->partial = partial;

@@ -48,6 +48,7 @@ struct netlat_probe {
 	struct kprobe kp;
 	struct kretprobe krp;
 	struct tracepoint *tp;
+	u64 missed_gone;	/* nmissed of its registrations detached */
 	bool avail;
 	bool on;
 };
@@ -94,7 +95,6 @@ struct netlat_family {
 	u64 groups;		/* every group of the table */
 	u64 avail;
 	u64 partial;
-	u64 missed_gone;	/* nmissed of probes detached */
 	bool attached;
 };
 

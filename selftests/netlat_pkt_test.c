@@ -198,13 +198,14 @@ static long long retrans_segs(void)
 /*
  * The packet level afresh (empty table, zeroed histograms) with
  * @slow_ns, a transfer of @bytes, then every record into the log. A kprobe
- * hit the kernel skipped voids a comparison with what the test did: then
- * again, up to three times. RetransSegs of A and B before and after in
- * *@r0, *@r1.
+ * hit the kernel skipped in the groups @exact voids a comparison with what
+ * the test did: then again, up to three times. RetransSegs of A and B
+ * before and after in *@r0, *@r1.
  */
 static void measured_transfer(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(pkt) *self, size_t bytes,
-			      uint64_t slow_ns, long long *r0, long long *r1)
+			      uint64_t slow_ns, uint64_t exact,
+			      long long *r0, long long *r1)
 {
 	int attempt, ret;
 
@@ -215,7 +216,7 @@ static void measured_transfer(struct __test_metadata *_metadata,
 		*r0 = retrans_segs();
 		transfer(_metadata, self, bytes);
 		*r1 = retrans_segs();
-		ret = nl_collect(self->fd, &self->log, self->pr.nmissed);
+		ret = nl_collect_groups(self->fd, &self->log, &self->pr, exact);
 		if (!ret || attempt == 3)
 			break;
 		TH_LOG("attempt %d void (%s): again", attempt, self->log.why);
@@ -244,7 +245,7 @@ TEST_F(pkt, hist_equals_records)
 
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
-	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
+	measured_transfer(_metadata, self, BYTES, 0, PKT_GROUPS, &r0, &r1);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	ASSERT_EQ((uint32_t)NETLAT_NR_STAGES, hist.nr_stages);
 
@@ -327,7 +328,8 @@ TEST_F(pkt, slow_only)
 
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	/* no packet's xmit>ack comes near 60 s */
-	measured_transfer(_metadata, self, BYTES / 4, 60000 * MS, &r0, &r1);
+	measured_transfer(_metadata, self, BYTES / 4, 60000 * MS, PKT_GROUPS,
+			  &r0, &r1);
 	nl_log_for_each(&self->log, h)
 		n += pkt_of(h, &self->conn);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
@@ -426,7 +428,8 @@ TEST_F(pkt, retrans_segs)
 	 * not mind) */
 	ASSERT_EQ(0, one_segment_per_skb());
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
-	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
+	measured_transfer(_metadata, self, BYTES, 0, NETLAT_PROBE_TCP_RETRANS,
+			  &r0, &r1);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	for (sum = 0, k = 0; k < 8; k++)
 		sum += hist.retrans_segs[k];
@@ -672,7 +675,7 @@ TEST_F(pkt, flow_retrans)
 
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
-	measured_transfer(_metadata, self, BYTES, 0, &r0, &r1);
+	measured_transfer(_metadata, self, BYTES, 0, PKT_GROUPS, &r0, &r1);
 	ti = nl_tcp_info_of(self->conn.cli);
 	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
 	TH_LOG("flow: rtx segs %llu (rto %llu fast %llu tlp %llu syn %llu), failed %llu; tcpi_total_retrans %u",
@@ -703,7 +706,7 @@ TEST_F_TIMEOUT(pkt, over_256_in_flight, 150)
 	ASSERT_EQ(0, one_segment_per_skb());
 	/* 256 packets in flight over 200 ms take only 15 Mbit/s */
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 200));
-	measured_transfer(_metadata, self, bytes, 0, &r0, &r1);
+	measured_transfer(_metadata, self, bytes, 0, PKT_GROUPS, &r0, &r1);
 	ti = nl_tcp_info_of(self->conn.cli);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
 	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));

@@ -293,16 +293,15 @@ static inline int nl_prepare(int *fd, struct netlat_probes *pr,
 }
 
 /*
- * Probes off, then every record into @l. Fails (reason in @l->why) when
- * any record was lost or kprobe hits were missed since @nmissed: a
- * comparison with what the test did would be void.
+ * Probes off, their state in *@pr, then every record into @l. Fails
+ * (reason in @l->why) when any record was lost.
  */
-static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
+static inline int nl_collect_drain(int fd, struct nl_log *l,
+				   struct netlat_probes *pr)
 {
-	struct netlat_probes pr;
 	uint64_t lost = 0;
 	unsigned int cpu;
-	int ret = nl_probes(fd, true, 0, &pr);
+	int ret = nl_probes(fd, true, 0, pr);
 
 	if (ret)
 		return nl_fail(l->why, sizeof(l->why), "probes off: %d", ret);
@@ -314,9 +313,59 @@ static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
 	if (lost)
 		return nl_fail(l->why, sizeof(l->why), "%llu records lost",
 			       (unsigned long long)lost);
-	if (pr.nmissed != nmissed)
+	return 0;
+}
+
+/*
+ * nl_collect_drain(), and fails when kprobe hits were missed since
+ * @nmissed: a comparison with what the test did would be void.
+ */
+static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
+{
+	struct netlat_probes pr;
+	int ret = nl_collect_drain(fd, l, &pr);
+
+	if (!ret && pr.nmissed != nmissed)
 		return nl_fail(l->why, sizeof(l->why), "%llu kprobe hits missed",
 			       (unsigned long long)(pr.nmissed - nmissed));
+	return ret;
+}
+
+/* Kprobe hits the probes of @groups missed between @before and @after. */
+static inline uint64_t nl_missed_in(const struct netlat_probes *before,
+				    const struct netlat_probes *after,
+				    uint64_t groups)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		if (groups & (1ULL << i))
+			n += after->group_missed[i] - before->group_missed[i];
+	return n;
+}
+
+/*
+ * nl_collect_drain(), and fails only when the probes of @groups missed
+ * hits since @before: a comparison that only those groups' counts make
+ * is not voided by a miss elsewhere.
+ */
+static inline int nl_collect_groups(int fd, struct nl_log *l,
+				    const struct netlat_probes *before,
+				    uint64_t groups)
+{
+	struct netlat_probes pr;
+	int ret = nl_collect_drain(fd, l, &pr);
+	uint64_t n;
+
+	if (ret)
+		return ret;
+	n = nl_missed_in(before, &pr, groups);
+	if (n)
+		return nl_fail(l->why, sizeof(l->why),
+			       "%llu kprobe hits missed in groups 0x%llx",
+			       (unsigned long long)n,
+			       (unsigned long long)groups);
 	return 0;
 }
 

@@ -205,8 +205,17 @@ TEST_F(tcp, probes_ioctl)
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr, sizeof(pr)));
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr,
 				    NETLAT_PROBES_SIZE_VER0 - 8));
+	/* the size-64 version, before group_missed: accepted, nothing
+	 * written past it */
+	memset(&pr, 0, sizeof(pr));
+	pr.group_missed[0] = 0x5a5a;
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_PROBES, &pr,
+			      offsetof(struct netlat_probes, group_missed)));
+	EXPECT_EQ(0x5a5aull, pr.group_missed[0]);
 
 	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	EXPECT_EQ(pr.nmissed, nl_missed_in(&(struct netlat_probes){ 0 }, &pr,
+					   ~0ULL));
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
 	EXPECT_EQ(info.probe_groups, pr.available);
 	EXPECT_EQ(0ull, pr.available & ~NETLAT_PROBE_ALL);

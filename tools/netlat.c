@@ -1013,6 +1013,29 @@ static void print_probe_mask(const char *label, uint64_t m)
 	printf("%s\n", any ? "" : " none");
 }
 
+/* Which groups' probes the kernel's kprobe layer skipped hits of. */
+static void print_group_missed(const struct netlat_probes *pr)
+{
+	unsigned int i;
+	bool any = false;
+
+	printf("%-10s", "missed in");
+	for (i = 0; i < 64; i++) {
+		const char *n = netlat_probe_name(1ULL << i);
+
+		if (!pr->group_missed[i])
+			continue;
+		if (n)
+			printf("%s%s=%llu", any ? "," : " ", n,
+			       (unsigned long long)pr->group_missed[i]);
+		else
+			printf("%sbit%u=%llu", any ? "," : " ", i,
+			       (unsigned long long)pr->group_missed[i]);
+		any = true;
+	}
+	printf("%s\n", any ? "" : " none");
+}
+
 static int cmd_probes(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1059,6 +1082,7 @@ static int cmd_probes(int argc, char **argv)
 	print_probe_mask("deferred", pr.deferred);
 	print_probe_mask("waiting", pr.enabled & pr.deferred);
 	printf("%-10s %llu\n", "nmissed", (unsigned long long)pr.nmissed);
+	print_group_missed(&pr);
 	return 0;
 }
 

@@ -202,6 +202,23 @@ static void cpu_counter(const struct fmt *o, const struct prom_sample *s,
 }
 
 /* One 0/1 gauge per probe group: is its bit set in @mask. */
+/* The kprobe hits each group's probes missed, for the groups this tool names. */
+static void group_missed_counter(const struct fmt *o, const struct netlat_probes *pr)
+{
+	const char *name = "netlat_probe_group_missed";
+	unsigned int bit;
+
+	family(o, name, "counter", NULL,
+	       "Probe hits the kprobe layer skipped, by the probe group they belong to.");
+	for (bit = 0; bit < 64; bit++) {
+		const char *g = netlat_probe_name(1ULL << bit);
+
+		if (g)
+			fprintf(o->f, "%s_total{group=\"%s\"} %llu\n", name, g,
+				ull(pr->group_missed[bit]));
+	}
+}
+
 static void group_gauge(const struct fmt *o, const char *name, const char *help,
 			uint64_t mask)
 {
@@ -279,6 +296,7 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_kprobe_missed", NULL,
 		"Probe hits the kprobe layer skipped (recursion, no kretprobe instance): "
 		"events lost without a LOST record.", s->probes.nmissed);
+	group_missed_counter(&o, &s->probes);
 
 	group_gauge(&o, "netlat_probe_group_available",
 		    "1 if the probe group has a probe on this kernel.", s->probes.available);

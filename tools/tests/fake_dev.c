@@ -349,6 +349,9 @@ static int do_ioctl(int fd, unsigned long req, void *arg)
 		p->partial = NETLAT_PROBE_TCP_DEV;
 		p->deferred = NETLAT_PROBE_VIRTIO_ALL;
 		p->nmissed = 3;
+		memset(p->group_missed, 0, sizeof(p->group_missed));
+		p->group_missed[__builtin_ctzll(NETLAT_PROBE_TCP_ACK)] = 2;
+		p->group_missed[__builtin_ctzll(NETLAT_PROBE_TCP_XMIT)] = 1;
 		return 0;
 	}
 	}

@@ -1450,6 +1450,10 @@ struct netlat_control {
  *	loaded now (virtio_net's): they can be enabled, are not available,
  *	and become available when the module loads (out). An enabled
  *	deferred group is waiting for its module. Not in the size-56 version.
+ * @group_missed: @nmissed by group: element i counts the hits skipped by
+ *	the probes of the group 1 << i, so a reader can tell which stages
+ *	lost events (out). They add up to @nmissed. Not in the size-64
+ *	version.
  */
 struct netlat_probes {
 	__u32 size;
@@ -1461,6 +1465,7 @@ struct netlat_probes {
 	__aligned_u64 nmissed;
 	__aligned_u64 reserved;
 	__aligned_u64 deferred;
+	__aligned_u64 group_missed[64];
 };
 
 /* Flags of netlat_snapshot.flags, applied in this order */

@@ -117,6 +117,28 @@ static void add_retrans(struct flow_row *r, const struct netlat_rec_tcp_retrans 
 		add_failure(r, rt->ret);
 }
 
+/*
+ * A packet the kernel followed: its first transmission. The packets of
+ * its range are first transmissions too: their bytes are exact, their
+ * segments are not in the record (the kernel's counters have them).
+ */
+static void add_pkt(struct flow_row *r, const struct netlat_rec_tcp_pkt *p)
+{
+	r->pkt_records++;
+	r->xmit_segs += p->segs;
+	r->xmit_bytes += p->end_seq - p->seq;
+	if (p->flags & NETLAT_PKT_MERGED) {
+		r->merged += p->merged;
+		r->merged_bytes += p->range_end - p->end_seq;
+		r->xmit_bytes += p->range_end - p->end_seq;
+	}
+	if (p->flags & NETLAT_PKT_VQ) {
+		if (!r->vq_pkts++ || p->vq_free < r->vq_free_min)
+			r->vq_free_min = p->vq_free;
+		r->vq_size = p->vq_size;
+	}
+}
+
 int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 {
 	const struct netlat_rec_tcp_sendmsg *sm = (const void *)rec;
@@ -152,10 +174,8 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 		struct netlat_rec_tcp_pkt buf;
 		const struct netlat_rec_tcp_pkt *p = netlat_pkt_rec(rec, &buf);
 
-		if (p) {
-			r->xmit_segs += p->segs;
-			r->xmit_bytes += p->end_seq - p->seq;
-		}
+		if (p)
+			add_pkt(r, p);
 		break;
 	}
 	}
@@ -223,6 +243,10 @@ static void text_row(FILE *f, const struct flow_row *r)
 	fprintf(f, " %6llu  ", ull(r->failed));
 	print_flow(f, &r->key, false);
 	text_failures(f, r);
+	if (r->merged)
+		fprintf(f, " merged=%llu (%llu bytes)", ull(r->merged), ull(r->merged_bytes));
+	if (r->vq_pkts)
+		fprintf(f, " vq_free_min=%u/%u", r->vq_free_min, r->vq_size);
 	fputc('\n', f);
 }
 
@@ -245,18 +269,33 @@ static void json_row(FILE *f, const struct flow_row *r)
 		fprintf(f, "%s{\"ret\":%d,\"name\":\"%s\",\"count\":%llu}", i ? "," : "",
 			r->fail[i].ret, flows_code_name(r->fail[i].ret, buf, sizeof(buf)),
 			ull(r->fail[i].count));
-	fprintf(f, "],\"retrans_failed_other\":%llu}", ull(r->fail_other));
+	fprintf(f, "],\"retrans_failed_other\":%llu", ull(r->fail_other));
+	/* the packet level's: only for flows with packet records */
+	if (r->pkt_records)
+		fprintf(f, ",\"packet_records\":%llu,\"merged_packets\":%llu,"
+			"\"merged_bytes\":%llu,\"vq_packets\":%llu,\"vq_free_min\":%u,"
+			"\"vq_size\":%u", ull(r->pkt_records), ull(r->merged),
+			ull(r->merged_bytes), ull(r->vq_pkts), r->vq_free_min, r->vq_size);
+	fputc('}', f);
 }
 
 static void text_table(FILE *f, const struct flow_row *const *order, size_t n,
 		       size_t shown)
 {
+	bool pkts = false;
 	size_t i;
 	int k;
 
+	for (i = 0; i < shown; i++)
+		pkts |= order[i]->merged || order[i]->vq_pkts;
 	fprintf(f, "TCP flows by bytes first transmitted (%zu flows; sm: sendmsg calls and "
 		"bytes accepted; tx: first transmissions;\nretransmit attempts by kind, "
 		"failed ones by return code)\n", n);
+	if (pkts)
+		fputs("merged: packets the kernel followed only as part of a range (more than "
+		      "256 in flight; their bytes are in tx_bytes,\ntheir segments are not); "
+		      "vq_free_min: the fewest free virtqueue descriptors a packet met / ring size\n",
+		      f);
 	fprintf(f, "%8s %12s %8s %12s", "sm_calls", "sm_bytes", "tx_segs", "tx_bytes");
 	for (k = 0; k < NR_RTX_KINDS; k++)
 		fprintf(f, " %6s", netlat_retrans_kind_name(k));

@@ -33,6 +33,14 @@ struct flow_row {
 	struct fail_count fail[MAX_FAIL_CODES];
 	unsigned int nr_fail;
 	uint64_t fail_other;		/* codes beyond MAX_FAIL_CODES */
+	/*
+	 * Packet records (TCP_PKT): how many, the packets the kernel
+	 * followed only as part of a range (NETLAT_PKT_MERGED) and their
+	 * bytes, and the virtqueue the packets met (NETLAT_PKT_VQ).
+	 */
+	uint64_t pkt_records, merged, merged_bytes;
+	uint64_t vq_pkts;
+	uint16_t vq_free_min, vq_size;
 };
 
 struct flows;

@@ -522,6 +522,7 @@ static void flow_table(FILE *f, const struct report *rep)
 {
 	const struct flow_row **order;
 	size_t n, i, shown;
+	bool pkts = false;
 	char buf[16];
 	unsigned int j;
 	int k;
@@ -532,13 +533,20 @@ static void flow_table(FILE *f, const struct report *rep)
 	if (!order)
 		return;
 	shown = n < FLOWS_SHOWN ? n : FLOWS_SHOWN;
+	for (i = 0; i < shown; i++)
+		pkts |= order[i]->merged || order[i]->vq_pkts;
 	fprintf(f, "<section id=\"flows\"><h2>TCP flows</h2><p class=\"note\">%zu flows by bytes "
 		"first transmitted; retransmit attempts by kind.</p><table><tr>"
 		"<th class=\"l\">flow</th><th>sm calls</th><th>sm bytes</th><th>tx segs</th>"
 		"<th>tx bytes</th>", n);
 	for (k = 0; k < NR_RTX_KINDS; k++)
 		fprintf(f, "<th>%s</th>", netlat_retrans_kind_name(k));
-	fputs("<th>failed</th></tr>", f);
+	fputs("<th>failed</th>", f);
+	if (pkts)
+		fputs("<th title=\"packets followed only as part of a range (more than 256 in "
+		      "flight)\">merged</th><th title=\"the fewest free virtqueue descriptors "
+		      "a packet met / ring size\">vq free min</th>", f);
+	fputs("</tr>", f);
 	for (i = 0; i < shown; i++) {
 		const struct flow_row *r = order[i];
 
@@ -554,7 +562,13 @@ static void flow_table(FILE *f, const struct report *rep)
 			fprintf(f, "%s%s=%llu", j ? "," : " (",
 				flows_code_name(r->fail[j].ret, buf, sizeof(buf)),
 				ull(r->fail[j].count));
-		fprintf(f, "%s</td></tr>", r->nr_fail ? ")" : "");
+		fprintf(f, "%s</td>", r->nr_fail ? ")" : "");
+		if (pkts && r->vq_pkts)
+			fprintf(f, "<td>%llu</td><td>%u/%u</td>", ull(r->merged),
+				r->vq_free_min, r->vq_size);
+		else if (pkts)
+			fprintf(f, "<td>%llu</td><td>-</td>", ull(r->merged));
+		fputs("</tr>", f);
 	}
 	fputs("</table>", f);
 	if (n > shown)

@@ -72,15 +72,15 @@ void report_free(struct report *rep)
  * such field and the stage is left out.
  */
 const char *const stage_names[NR_ST] = {
-	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
-	"xmit>ack",
+	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>vq", "driver>ack",
+	"sendmsg>ack", "xmit>ack",
 };
 
 const char *const point_names[NR_PT] = { "sendmsg", "xmit", "qdisc", "driver", "ack" };
 
 bool stage_shown(const struct stages *st, int k)
 {
-	return k != ST_XMIT_ACK || st->d[k].n;
+	return (k != ST_XMIT_ACK && k != ST_DRV_VQ) || st->d[k].n;
 }
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
@@ -115,8 +115,7 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 		[NETLAT_STAGE_DRIVER_ACK] = ST_DRV_ACK,
 		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
 		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
-		/* the report has no device stage of its own (yet) */
-		[NETLAT_STAGE_DRIVER_VQ] = -1,
+		[NETLAT_STAGE_DRIVER_VQ] = ST_DRV_VQ,
 	};
 	const uint64_t ts[NR_PT] = {
 		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,

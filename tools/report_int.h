@@ -35,9 +35,12 @@ struct cpu_stats {
 	struct netlat_rec_snap_cpu snap;	/* its counters, summed */
 };
 
-/* Per-skb stages, as the tables name them. */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, ST_XMIT_ACK,
-       NR_ST };
+/*
+ * Per-skb stages, as the tables name them. driver>vq (the virtio driver
+ * until the virtqueue took the packet) only from packet records.
+ */
+enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_VQ, ST_DRV_ACK, ST_SM_ACK,
+       ST_XMIT_ACK, NR_ST };
 
 extern const char *const stage_names[NR_ST];
 

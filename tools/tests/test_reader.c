@@ -422,7 +422,18 @@ static void test_cli_packet_records(void)
 		pk->end_ns = pk->driver_ns + 20000000;	/* driver>ack 20 ms */
 		pk->segs = 1;
 		pk->flags = NETLAT_PKT_SENDMSG | NETLAT_PKT_QDISC | NETLAT_PKT_DRIVER |
-			    NETLAT_PKT_ACKED;
+			    NETLAT_PKT_ACKED | NETLAT_PKT_VQ;
+		pk->vq_ns = pk->driver_ns + 500 + i % 10;	/* driver>vq 500..509 */
+		pk->vq_queue = 0;
+		pk->vq_free = 200 - i;				/* the fewest: 101 */
+		pk->vq_size = 256;
+		pk->range_end = pk->end_seq;
+		if (i % 10 == 0) {
+			/* 5 more packets of 1000 bytes followed as its range */
+			pk->flags |= NETLAT_PKT_MERGED;
+			pk->merged = 5;
+			pk->range_end = pk->end_seq + 5000;
+		}
 	}
 	/* closed before its ACK: like the kernel's histograms, no stage counts */
 	pk = cap_tcp(&c, NETLAT_REC_TCP_PKT, sizeof(*pk), N, 90000000);
@@ -444,19 +455,42 @@ static void test_cli_packet_records(void)
 	CHECK_HAS(r.out, expect);
 	snprintf(expect, sizeof(expect), "\"xmit>ack\":{\"count\":%d,\"min\":20005000,", N);
 	CHECK_HAS(r.out, expect);
+	/* the virtio driver's stage; no other sample source than the records */
+	CHECK_HAS(r.out, "\"driver>vq\":{\"count\":100,\"min\":500,\"p50\":504,");
+	CHECK_HAS(r.out, "\"max\":509,\"mean\":504.5}");
+	CHECK_HAS(r.out, ",\"tcp_stage_hist\":{");
+	/* 10 records with 5 merged packets each; 101 records; 100 met the vq */
+	CHECK_HAS(r.out, "\"packet_records\":101,\"merged_packets\":50,"
+		  "\"merged_bytes\":50000,\"vq_packets\":100,\"vq_free_min\":101,"
+		  "\"vq_size\":256}");
+	/* 100 packets of 1448 bytes, the closing one of 1, the ranges */
+	CHECK_HAS(r.out, "\"xmit_segs\":100,\"xmit_bytes\":194801,");
 	run_free(&r);
 
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "TCP per-packet stages (ns; 101 packets followed by the kernel)");
+	CHECK_HAS(r.out, "\ndriver>vq            100        500        504        508        509"
+		  "        509        509        504.5\n");
+	CHECK_HAS(r.out, "\ndriver>vq (ns)\n");
+	CHECK_HAS(r.out, " merged=50 (50000 bytes) vq_free_min=101/256\n");
+	run_free(&r);
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "<tr><td class=\"l\">driver&gt;vq</td><td>100</td><td>500</td>");
+	CHECK_HAS(r.out, "<td>50</td><td>101/256</td></tr>");
 	run_free(&r);
 
 	netlat(&r, "tail", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, " TCP_PKT ");
 	CHECK_HAS(r.out, " seq=1000 end_seq=2448 segs=1 retrans=0 retrans_fail=0 end=ack "
+		  "vq_queue=0 vq_free=200 vq_size=256 merged=5 range_end=7448 "
 		  "sendmsg>xmit=1000 xmit>qdisc=2000 qdisc>driver=3000 driver>ack=20000000 "
-		  "xmit>ack=20005000 sendmsg>ack=20006000\n");
+		  "xmit>ack=20005000 sendmsg>ack=20006000 driver>vq=500\n");
+	/* no range, no merged fields */
+	CHECK_HAS(r.out, " seq=2448 end_seq=3896 segs=1 retrans=0 retrans_fail=0 end=ack "
+		  "vq_queue=0 vq_free=199 vq_size=256 sendmsg>xmit=1001 ");
 	CHECK_HAS(r.out, " end=close\n");
 	run_free(&r);
 

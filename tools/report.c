@@ -804,6 +804,29 @@ static int add_timing(struct cpu_stats *c, uint64_t ts, uint64_t wall)
 	return 0;
 }
 
+void report_set_names(struct report *rep, const struct netlat_names *names)
+{
+	rep->names = names;
+	if (rep->rx)
+		rx_report_set_names(rep->rx, names);
+}
+
+/* What the recording host noted: for the header. */
+static void add_note(struct report *rep, const struct netlat_rec_note *n)
+{
+	const char *p = (const char *)n->text;
+	size_t i;
+
+	if (n->kind == NETLAT_NOTE_KERNEL && n->version == 1) {
+		for (i = 0; i < n->len && i < sizeof(rep->kernel) - 1 && p[i] >= 0x20 && p[i] < 0x7f; i++)
+			rep->kernel[i] = p[i];
+		rep->kernel[i] = 0;
+	}
+	if (n->kind == NETLAT_NOTE_DROP_REASONS && n->version == 1)
+		for (i = 0; i < n->len; i++)
+			rep->drop_names += p[i] == '\n';
+}
+
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec)
 {
@@ -813,6 +836,10 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	rep->type_counts[rec->type]++;
 	if (rec->type == NETLAT_REC_STREAM) {
 		add_stream(rep, (const void *)rec);
+		return 0;
+	}
+	if (rec->type == NETLAT_REC_NOTE) {
+		add_note(rep, (const void *)rec);
 		return 0;
 	}
 	if (rec->type == NETLAT_REC_SNAPSHOT) {
@@ -838,8 +865,8 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	    add_tcp(rep, rec))
 		return -ENOMEM;
 	if (netlat_rec_is_rx(rec->type)) {
-		if (!rep->rx)
-			rep->rx = rx_report_new();
+		if (!rep->rx && (rep->rx = rx_report_new()))
+			rx_report_set_names(rep->rx, rep->names);
 		if (!rep->rx || rx_report_add(rep->rx, rec))
 			return -ENOMEM;
 	}
@@ -933,6 +960,9 @@ static void text_header(FILE *f, const struct report *rep, const struct cpu_stat
 		ull(s->ring_bytes));
 	fprintf(f, "  %llu records, %llu lost, %llu unexplained gaps\n",
 		ull(t->records), ull(t->seq.lost), ull(t->seq.gaps));
+	if (rep->kernel[0] || rep->drop_names)
+		fprintf(f, "  recorded on kernel %s; %llu drop reason names noted\n",
+			rep->kernel[0] ? rep->kernel : "?", ull(rep->drop_names));
 	if (!t->seen)
 		return;
 	netlat_format_time(from, sizeof(from), t->first_wall, NETLAT_TIME_DATE);
@@ -1276,9 +1306,15 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 	fputs("{\"file\":", f);
 	print_json_string(f, rep->name);
 	fprintf(f, ",\"bytes\":%llu,\"streams\":%llu,\"abi_version\":%u,\"nr_cpus\":%u,"
-		"\"clock_id\":%u,\"ring_bytes\":%llu,\"cpus\":[",
-		ull(rep->bytes), ull(rep->streams), s->abi_version, s->nr_cpus,
-		s->clock_id, ull(s->ring_bytes));
+		"\"clock_id\":%u,\"ring_bytes\":%llu,", ull(rep->bytes), ull(rep->streams),
+		s->abi_version, s->nr_cpus, s->clock_id, ull(s->ring_bytes));
+	/* what the capture noted of its host: null if nothing */
+	fputs("\"kernel\":", f);
+	if (rep->kernel[0])
+		print_json_string(f, rep->kernel);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"drop_reason_names\":%llu,\"cpus\":[", ull(rep->drop_names));
 	for (i = 0; i < rep->nr_cpus; i++) {
 		if (!rep->cpus[i].seen)
 			continue;

@@ -137,6 +137,9 @@ struct report {
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
 	struct rx_report *rx;		/* receive-path stages and flows */
+	const struct netlat_names *names;	/* drop reasons in force */
+	uint64_t drop_names;		/* drop reason names the notes gave */
+	char kernel[65];		/* the recording kernel's release, if noted */
 	struct flows *flows;		/* per-flow summary of TCP records */
 	bool no_hist;			/* no stage histograms */
 

@@ -14,6 +14,8 @@ struct rx_report;
 
 struct rx_report *rx_report_new(void);
 void rx_report_free(struct rx_report *rr);
+/* The drop reason names in force for the records added from now on. */
+void rx_report_set_names(struct rx_report *rr, const struct netlat_names *names);
 /* Account one record (ignored unless NETLAT_REC_RX_*). 0 or -ENOMEM. */
 int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h);
 bool rx_report_empty(const struct rx_report *rr);

@@ -1734,6 +1734,9 @@ static const struct test tests[] = {
 	{ "flight_min example", test_flight_min },
 	/* test_rx.c */
 	{ "netlat report of receive records", test_cli_rx_report },
+	{ "drop reason names from a tracepoint format", test_drop_reason_names },
+	{ "notes inserted after the stream header", test_tee_insert_notes },
+	{ "netlat report and tail: drop reasons by name", test_cli_drop_reasons },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

@@ -15,6 +15,7 @@
 #include "report_int.h"
 #include "output.h"
 #include "virtio.h"
+#include "rx.h"
 
 #define W	760	/* width of every chart (viewBox units) */
 #define LEFT	150	/* room for row labels */
@@ -168,24 +169,31 @@ static void directions(FILE *f, const struct stages *st)
 
 /* ---- per-stage table and histograms ------------------------------------- */
 
-static void stage_table(FILE *f, const struct stages *st)
+static void stage_row(FILE *f, const char *name, const struct netlat_dist *d)
 {
+	fputs("<tr><td class=\"l\">", f);
+	esc(f, name);
+	fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
+		"<td>%llu</td><td>%llu</td><td>%.1f</td></tr>", ull(d->count), ull(d->min),
+		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+}
+
+/* The send stages (@st may be NULL), then the receive stages (rx.c). */
+static void stage_table(FILE *f, const struct stages *st, const struct rx_report *rx)
+{
+	const struct netlat_dist *d;
+	const char *name;
+	unsigned int i;
 	int k;
 
 	fputs("<h3>Per-skb stages (ns)</h3><table id=\"stages\"><tr><th class=\"l\">stage</th>"
 	      "<th>count</th><th>min</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th>"
 	      "<th>max</th><th>mean</th></tr>", f);
-	for (k = 0; k < NR_ST; k++) {
-		const struct netlat_dist *d = &st->dist[k];
-
-		if (!stage_shown(st, k))
-			continue;
-		fputs("<tr><td class=\"l\">", f);
-		esc(f, stage_names[k]);
-		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
-			"<td>%llu</td><td>%llu</td><td>%.1f</td></tr>", ull(d->count), ull(d->min),
-			ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
-	}
+	for (k = 0; st && k < NR_ST; k++)
+		if (stage_shown(st, k))
+			stage_row(f, stage_names[k], &st->dist[k]);
+	for (i = 0; rx_report_stage(rx, i, &name, &d); i++)
+		stage_row(f, name, d);
 	fputs("</table>", f);
 }
 
@@ -269,8 +277,8 @@ static void stages_section(FILE *f, const struct report *rep)
 	int k;
 
 	fputs("<section id=\"stage-hist\"><h2>Stage latencies</h2>", f);
-	stage_table(f, st);
-	if (!rep->no_hist) {
+	stage_table(f, st, rep->rx);
+	if (st && !rep->no_hist) {
 		fputs("<p class=\"note\">log2 buckets: [2^(k-1), 2^k) ns; dashed: p50, p99, "
 		      "max.</p>", f);
 		for (k = 0; k < NR_ST; k++)
@@ -577,6 +585,26 @@ static void flow_table(FILE *f, const struct report *rep)
 	free(order);
 }
 
+/* The receive table as the text report prints it. */
+static void rx_flow_table(FILE *f, const struct report *rep)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (rx_report_empty(rep->rx) || !(m = open_memstream(&txt, &len)))
+		return;
+	rx_report_flows(rep->rx, m);
+	fclose(m);
+	if (len) {
+		/* the text's first lines are a blank one and its title */
+		fputs("<section id=\"rx-flows\"><h2>Receive flows</h2><pre>", f);
+		esc(f, txt + strspn(txt, "\n") + strcspn(txt + strspn(txt, "\n"), "\n") + 1);
+		fputs("</pre></section>", f);
+	}
+	free(txt);
+}
+
 int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 {
 	if (report_compute(rep, seq))
@@ -598,9 +626,12 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	} else {
 		fputs("<section id=\"summary\"><h2>Where the time went</h2><p>No TCP records in "
 		      "this capture.</p></section>", f);
+		if (!rx_report_empty(rep->rx))
+			stages_section(f, rep);
 	}
 	losses(f, rep);
 	flow_table(f, rep);
+	rx_flow_table(f, rep);
 	if (!virtio_report_empty(rep->virtio))
 		fputs("<p class=\"note\">The capture has virtqueue records: "
 		      "<code>netlat report</code> tabulates them.</p>", f);

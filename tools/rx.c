@@ -757,3 +757,20 @@ void rx_report_flows(const struct rx_report *rr, FILE *f)
 		fputc('\n', f);
 	}
 }
+
+bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **name,
+		     const struct netlat_dist **d)
+{
+	int k;
+
+	if (rx_report_empty(rr))
+		return false;
+	for (k = 0; k < NR_RS; k++) {
+		if (!rs_shown(rr, k) || i--)
+			continue;
+		*name = rs_names[k];
+		*d = &rr->dist[k];
+		return true;
+	}
+	return false;
+}

@@ -25,6 +25,9 @@ void rx_report_compute(struct rx_report *rr);
 void rx_report_stage_rows(const struct rx_report *rr, FILE *f);
 /* "rx_stages":{...} and "rx_flows":[...], each with a leading comma. */
 void rx_report_json(const struct rx_report *rr, FILE *f);
+/* Shown stage @i (from 0) for other renderings: false past the last. */
+bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **name,
+		     const struct netlat_dist **d);
 /* The per-flow receive table (text). */
 void rx_report_flows(const struct rx_report *rr, FILE *f);
 

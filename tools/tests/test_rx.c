@@ -391,6 +391,14 @@ static void test_cli_drop_reasons(void)
 		  "\"drops_by_reason\":[{\"reason\":2,\"name\":\"NO_SOCKET\",\"count\":1}]");
 	run_free(&r);
 
+	/* the page: receive stages in the stage table, the receive flows */
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "<tr><td class=\"l\">queue&gt;user</td><td>0</td>");
+	CHECK_HAS(r.out, "<section id=\"rx-flows\"><h2>Receive flows</h2><pre>udp 192.0.2.2:53&gt;");
+	CHECK_HAS(r.out, " drops=3 (SOCKET_RCVBUFF:2,reason999:1)\n");
+	run_free(&r);
+
 	/* tail: the name where the notes give one; the notes themselves */
 	netlat(&r, "tail", "--type", "RX_DROP", path, NULL);
 	CHECK_U64(r.status, 0);

@@ -29,6 +29,7 @@ struct flow_row {
 	uint64_t sendmsg_calls, sendmsg_bytes;
 	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
 	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
+	uint64_t rtx_segs[NR_RTX_KINDS];	/* segments, as RetransSegs counts them */
 	uint64_t failed;		/* attempts with ret != 0 */
 	struct fail_count fail[MAX_FAIL_CODES];
 	unsigned int nr_fail;

@@ -194,7 +194,8 @@ static void *cap_xmit(struct capture *c, uint64_t seq, uint32_t len, uint16_t se
 	return x;
 }
 
-static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t ret)
+static struct netlat_rec_tcp_retrans *cap_retrans(struct capture *c, uint64_t seq,
+						  uint8_t kind, int32_t ret)
 {
 	struct netlat_rec_tcp_retrans *rt = cap_tcp(c, NETLAT_REC_TCP_RETRANS,
 						    sizeof(*rt), seq, 100 + seq);
@@ -202,10 +203,12 @@ static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t r
 	rt->kind = kind;
 	rt->ret = ret;
 	rt->segs = 1;
+	return rt;
 }
 
 static void test_cli_flow_table(void)
 {
+	struct netlat_rec_tcp_retrans *rt;
 	struct netlat_rec_tcp_sendmsg *sm;
 	struct capture c = { 0 };
 	const char *path;
@@ -223,28 +226,37 @@ static void test_cli_flow_table(void)
 	cap_xmit(&c, 2, 1448, 1, 0, 0);
 	cap_xmit(&c, 3, 1552, 2, 0, 0);
 	cap_xmit(&c, 4, 1448, 1, NETLAT_TCP_RETRANSMIT, 0);
-	cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
-	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);
-	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);
-	cap_retrans(&c, 8, 9, 1);
-	/* flow B: more bytes, listed first */
+	rt = cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
+	rt->flags = NETLAT_TCP_COUNTED;		/* RetransSegs += 3 */
+	rt->segs = 3;
+	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);	/* early exits: */
+	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);	/* not counted */
+	cap_retrans(&c, 8, 9, 1)->flags = NETLAT_TCP_COUNTED;	/* += 1 */
+	/* flow B: more bytes, listed first; a SYNACK sent again (+= 1), one failed */
 	cap_xmit(&c, 9, 5000, 4, 0, 2000);
+	set_flow(cap_retrans(&c, 10, NETLAT_RETRANS_SYNACK, 0), AF_INET, "10.0.0.1", 2000,
+		 "10.0.0.9", 443, 8);
+	set_flow(cap_retrans(&c, 11, NETLAT_RETRANS_SYNACK, -ENOMEM), AF_INET, "10.0.0.1",
+		 2000, "10.0.0.9", 443, 8);
 	path = write_capture(&c, "flowtab.nl");
 
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "TCP flows by bytes first transmitted (2 flows;");
-	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      0      0  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008\n"
-		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1\n");
+	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      2      1  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008 ENOMEM=1 rtx_segs=1\n"
+		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1 rtx_segs=4\n"
+		  "retransmitted segments (what RetransSegs counts), all flows: 5; other 1 rto 3 synack 1\n");
 	run_free(&r);
 
 	netlat(&r, "report", "--json", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK(json_valid(r.out, strlen(r.out)));
-	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"flows\":[{\"sendmsg_calls\":0,");
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"retrans_segs\":{\"other\":1,"
+		  "\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":1},\"flows\":[{\"sendmsg_calls\":0,");
 	CHECK_HAS(r.out, "{\"sendmsg_calls\":2,\"sendmsg_bytes\":3000,\"xmit_segs\":3,\"xmit_bytes\":3000,"
 		  "\"family\":2,\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,"
 		  "\"retrans\":{\"other\":1,\"rto\":1,\"fast\":2,\"tlp\":0,\"syn\":0,\"synack\":0},"
+		  "\"retrans_segs\":{\"other\":1,\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":0},"
 		  "\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
 		  "{\"ret\":1,\"name\":\"NET_XMIT_DROP\",\"count\":1}],\"retrans_failed_other\":0}");
 	run_free(&r);

@@ -506,6 +506,7 @@ static int read_capture(const char *path, struct filter *flt, struct report *rep
 	if (reader_open(rd, path, false, 0))
 		return 1;
 	report_set_names(rep, rd->names);
+	output_set_drop_names(rd->names);	/* the trace's record arguments */
 	catch_stop_signals();
 	while ((r = reader_next(rd, &rec)) > 0) {
 		if (!filter_match(flt, &rd->stream, rec))
@@ -1120,7 +1121,7 @@ static const struct command commands[] = {
 	  "Print one line per record of FILE (default " NETLAT_DEVICE_PATH ", - for\n"
 	  "stdin) until it ends, COUNT records, SECS seconds or SIGINT/SIGTERM; then\n"
 	  "print the records, losses and unexplained gaps to stderr.\n"
-	  "  -n, --count COUNT    stop after COUNT records (stream headers excluded)\n"
+	  "  -n, --count COUNT    stop after COUNT records (stream headers, notes excluded)\n"
 	  "  -d, --duration SECS  stop after SECS seconds of running time\n"
 	  "  -j, --json           one JSON object per line\n"
 	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n"

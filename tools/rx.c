@@ -662,12 +662,22 @@ static void json_dist(FILE *f, const struct netlat_dist *d)
  */
 static void json_drops(FILE *f, const struct rx_drops *d, bool first)
 {
-	unsigned int n;
+	unsigned int n, m;
 
 	fprintf(f, "%s\"drops\":%llu,\"drop_reasons\":{", first ? "" : ",", ull(d->drops));
-	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++)
-		fprintf(f, "%s\"%u\":%llu", n ? "," : "", d->reason[n].value,
-			ull(d->reason[n].n));
+	/* by number: one key per number (appended captures may name it twice) */
+	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
+		uint64_t sum = 0;
+
+		for (m = 0; m < n && d->reason[m].value != d->reason[n].value; m++)
+			;
+		if (m < n)
+			continue;
+		for (m = n; m < MAX_REASONS && d->reason[m].n; m++)
+			if (d->reason[m].value == d->reason[n].value)
+				sum += d->reason[m].n;
+		fprintf(f, "%s\"%u\":%llu", n ? "," : "", d->reason[n].value, ull(sum));
+	}
 	fputs("},\"drops_by_reason\":[", f);
 	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
 		fprintf(f, "%s{\"reason\":%u,\"name\":", n ? "," : "", d->reason[n].value);
@@ -680,17 +690,31 @@ static void json_drops(FILE *f, const struct rx_drops *d, bool first)
 	fprintf(f, "],\"drops_other_reasons\":%llu", ull(d->reason_other));
 }
 
-/* " (NAME:N,reasonV:N,...)": named reasons by name, others by number. */
+/*
+ * " (NAME:N,reasonV:N,...)": named reasons by name (one name that two
+ * kernels number differently, in appended captures, once), others by
+ * number.
+ */
 static void text_reasons(FILE *f, const struct rx_drops *d)
 {
-	unsigned int n;
+	unsigned int n, m, shown = 0;
 
 	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
-		fputs(n ? "," : " (", f);
-		if (d->reason[n].name[0])
-			fprintf(f, "%s:%llu", d->reason[n].name, ull(d->reason[n].n));
+		const struct reason_count *r = &d->reason[n];
+		uint64_t sum = r->n;
+
+		for (m = 0; m < n && (!r->name[0] || strcmp(d->reason[m].name, r->name)); m++)
+			;
+		if (m < n)
+			continue;	/* counted with the first of its name */
+		for (m = n + 1; r->name[0] && m < MAX_REASONS && d->reason[m].n; m++)
+			if (!strcmp(d->reason[m].name, r->name))
+				sum += d->reason[m].n;
+		fputs(shown++ ? "," : " (", f);
+		if (r->name[0])
+			fprintf(f, "%s:%llu", r->name, ull(sum));
 		else
-			fprintf(f, "reason%u:%llu", d->reason[n].value, ull(d->reason[n].n));
+			fprintf(f, "reason%u:%llu", r->value, ull(sum));
 	}
 	if (d->reason_other)
 		fprintf(f, ",more:%llu", ull(d->reason_other));

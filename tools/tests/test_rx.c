@@ -417,3 +417,72 @@ static void test_cli_drop_reasons(void)
 	free(fmt);
 	cap_free(&c);
 }
+
+/* The formats of two real kernels (Debian 6.1.0-57 and 6.12.117). */
+#define FMT_612_ENTRIES	103
+
+static size_t fixture_notes(const char *name, void *buf, size_t room)
+{
+	struct netlat_names *t = netlat_names_new();
+	char *fmt = fixture(name);
+	size_t len;
+
+	CHECK(netlat_names_parse_symbolic(t, fmt, "reason") > 0);
+	len = netlat_names_notes(t, NETLAT_NOTE_DROP_REASONS, buf, room);
+	netlat_names_free(t);
+	free(fmt);
+	return len;
+}
+
+/*
+ * The numbering differs between kernels: 6.12 numbers 103 reasons where
+ * 6.1 numbers 66, SOCKET_RCVBUFF is 15 on 6.1 and 6 on 6.12, and 16 is
+ * PROTO_MEM on one and UNICAST_IN_L2_MULTICAST on the other. Two captures
+ * appended, each with its kernel's notes: each drop is named by its own.
+ */
+static void test_cli_drop_reasons_two_kernels(void)
+{
+	struct netlat_names *t = netlat_names_new();
+	unsigned char notes[32 * NETLAT_REC_MAX_SIZE];
+	char *fmt = fixture("kfree_skb-6.12.117.format");
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+
+	CHECK_U64(netlat_names_parse_symbolic(t, fmt, "reason"), FMT_612_ENTRIES);
+	CHECK(!strcmp(netlat_names_get(t, 2), "NOT_SPECIFIED"));
+	CHECK(!strcmp(netlat_names_get(t, 6), "SOCKET_RCVBUFF"));
+	CHECK(!strcmp(netlat_names_get(t, 19), "PROTO_MEM"));
+	CHECK(!strcmp(netlat_names_get(t, 16), "UNICAST_IN_L2_MULTICAST"));
+	netlat_names_free(t);
+	free(fmt);
+
+	rx_seq = 0;
+	cap_stream(&c, 1);
+	cap_bytes(&c, notes, fixture_notes("kfree_skb-6.1.0-57.format", notes, sizeof(notes)));
+	cap_rx_udp(&c, NETLAT_REC_RX_TRANSPORT, 100, 1);
+	cap_drop(&c, 200, true, 53, 15);
+	cap_drop(&c, 210, true, 53, 15);
+	cap_drop(&c, 220, true, 53, 16);
+	cap_stream(&c, 1);
+	cap_bytes(&c, notes, fixture_notes("kfree_skb-6.12.117.format", notes, sizeof(notes)));
+	cap_rx_udp(&c, NETLAT_REC_RX_TRANSPORT, 300, 2);
+	cap_drop(&c, 400, true, 53, 6);
+	cap_drop(&c, 410, true, 53, 16);
+	path = write_capture(&c, "drops2.nl");
+
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, " drops=5 (SOCKET_RCVBUFF:3,PROTO_MEM:1,UNICAST_IN_L2_MULTICAST:1)\n");
+	run_free(&r);
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"drops\":5,\"drop_reasons\":{\"15\":2,\"16\":2,\"6\":1},"
+		  "\"drops_by_reason\":[{\"reason\":15,\"name\":\"SOCKET_RCVBUFF\",\"count\":2},"
+		  "{\"reason\":16,\"name\":\"PROTO_MEM\",\"count\":1},"
+		  "{\"reason\":6,\"name\":\"SOCKET_RCVBUFF\",\"count\":1},"
+		  "{\"reason\":16,\"name\":\"UNICAST_IN_L2_MULTICAST\",\"count\":1}]");
+	run_free(&r);
+	cap_free(&c);
+}

@@ -811,9 +811,10 @@ struct netlat_rec_rx_copy {
  *	is the sender's); @flow.cookie is 0.
  * @skb_id: the skb (see netlat_rec_rx_netif.skb_id).
  * @reason: the kernel's enum skb_drop_reason (its numbering is the
- *	running kernel's: SKB_DROP_REASON_NOT_SPECIFIED is 2 in 6.1 and
- *	later; the names are in the tracepoint's format,
- *	/sys/kernel/tracing/events/skb/kfree_skb/format).
+ *	running kernel's: PROTO_MEM is 16 on Debian's 6.1.0-57, 19 on
+ *	6.12.117, 20 on 7.3.4; the names are in the tracepoint's format,
+ *	/sys/kernel/tracing/events/skb/kfree_skb/format, and in the
+ *	NETLAT_REC_NOTE records netlat record writes).
  * @seq: TCP: sequence number; UDP: 0.
  * @len: payload bytes.
  * @ifindex: the device the packet was received on (skb_iif).

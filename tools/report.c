@@ -52,6 +52,7 @@ void report_free(struct report *rep)
 	virtio_report_free(rep->virtio);
 	flows_free(rep->flows);
 	rx_report_free(rep->rx);
+	free(rep->vq.v);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -66,6 +67,8 @@ void report_free(struct report *rep)
  * joined, on the socket cookie, with the sendmsg whose byte range holds its
  * first byte, the first qdisc and driver records of the same sequence
  * after it, and the first cumulative ACK covering its last byte.
+ * A VIRTIO xmit of the same socket and sequence after the driver record
+ * gives driver>vq.
  * xmit>ack is not joined: the module measures it per ACK (xmit_ack_ns,
  * from the last transmission of the oldest segment the ACK covers in
  * full), so it covers retransmissions too; modules before it have no
@@ -346,7 +349,7 @@ void segment_name(char *buf, size_t len, int a, int b)
 
 static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
-	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
+	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL, *v;
 	size_t lo, hi, l, h;
 
 	if (x->stage == KERNEL_PKT) {
@@ -375,6 +378,7 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		sm = &st->sm.v[l];
 	q = find_dev(&st->dev, x->cookie, NETLAT_DEV_QDISC, x->seq, x->ts);
 	d = find_dev(&st->dev, x->cookie, NETLAT_DEV_DRIVER, x->seq, q ? q->ts : x->ts);
+	v = d ? find_dev(st->vq, x->cookie, 0, x->seq, d->ts) : NULL;
 	/*
 	 * Its ACK comes after the segment reached the driver (or left TCP):
 	 * a socket address, and so its cookie, is reused by later sockets,
@@ -407,6 +411,8 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		add_delta(st, ST_XMIT_QDISC, x->ts, q->ts);
 	if (q && d)
 		add_delta(st, ST_QDISC_DRV, q->ts, d->ts);
+	if (v)
+		add_delta(st, ST_DRV_VQ, d->ts, v->ts);
 	if (d && a)
 		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
 	if (sm && a)
@@ -827,6 +833,22 @@ static void add_note(struct report *rep, const struct netlat_rec_note *n)
 			rep->drop_names += p[i] == '\n';
 }
 
+/*
+ * A virtio_net xmit of a TCP segment of a known socket: the virtqueue
+ * point of its packet (a capture with no TCP records shows no stages).
+ */
+static int add_vq(struct report *rep, const struct netlat_rec_hdr *h)
+{
+	const struct netlat_rec_virtio *v = (const void *)h;
+	struct j_rec r = { .cookie = v->flow.cookie, .ts = h->ts_ns, .seq = v->seq,
+			   .seqno = h->seq, .cpu = h->cpu };
+
+	if (v->event != NETLAT_VIRTIO_XMIT || !(v->flags & NETLAT_VIRTIO_FLOW_VALID) ||
+	    !v->tcp_len || !v->flow.cookie)
+		return 0;
+	return j_push(&rep->vq, &r);
+}
+
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec)
 {
@@ -873,7 +895,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	if (rec->type == NETLAT_REC_VIRTIO) {
 		if (!rep->virtio)
 			rep->virtio = virtio_report_new();
-		if (!rep->virtio || virtio_report_add(rep->virtio, rec))
+		if (!rep->virtio || virtio_report_add(rep->virtio, rec) || add_vq(rep, rec))
 			return -ENOMEM;
 	}
 	return add_timing(c, rec->ts_ns, netlat_wall_ns(stream, rec->ts_ns));
@@ -1372,8 +1394,11 @@ int report_compute(struct report *rep, const struct netlat_seq *seq)
 		return rep->compute_err;
 	rep->computed = true;
 	summarise(rep, seq, &rep->total);
-	if (rep->stages)
+	if (rep->stages) {
+		qsort(rep->vq.v, rep->vq.n, sizeof(*rep->vq.v), cmp_dev);
+		rep->stages->vq = &rep->vq;
 		rep->compute_err = stages_compute(rep->stages, rep->flows, &rep->total);
+	}
 	rx_report_compute(rep->rx);
 	return rep->compute_err;
 }

@@ -36,8 +36,8 @@ struct cpu_stats {
 };
 
 /*
- * Per-skb stages, as the tables name them. driver>vq (the virtio driver
- * until the virtqueue took the packet) only from packet records.
+ * Per-skb stages, as the tables name them. driver>vq: the virtio driver
+ * until the virtqueue took the packet.
  */
 enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_VQ, ST_DRV_ACK, ST_SM_ACK,
        ST_XMIT_ACK, NR_ST };
@@ -104,6 +104,7 @@ struct direction {
 
 struct stages {
 	struct j_vec sm, xmit, dev, ack, rtx;
+	const struct j_vec *vq;		/* the report's virtio xmits, sorted */
 	uint64_t kernel_pkts;		/* TCP_PKT records: joined by the kernel */
 	struct j_vec kp;		/* their points, NR_PT per record */
 	struct netlat_samples d[NR_ST];
@@ -137,6 +138,7 @@ struct report {
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
 	struct rx_report *rx;		/* receive-path stages and flows */
+	struct j_vec vq;		/* virtio_net xmits of TCP segments */
 	const struct netlat_names *names;	/* drop reasons in force */
 	uint64_t drop_names;		/* drop reason names the notes gave */
 	char kernel[65];		/* the recording kernel's release, if noted */

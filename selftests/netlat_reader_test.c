@@ -10,6 +10,8 @@
  */
 #include "netlat_util.h"
 
+#include <sys/utsname.h>
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -254,6 +256,56 @@ TEST_F_TIMEOUT(reader, record_then_report, 120)
 	/* Filters: every marker is this process's, none is init's. */
 	ASSERT_TRUE(filtered_markers(_metadata, "/tmp/reader-a.nl", getpid(), n));
 	ASSERT_TRUE(filtered_markers(_metadata, "/tmp/reader-a.nl", 1, 0));
+}
+
+/*
+ * netlat record notes this kernel's release and drop reason names after
+ * the stream header: the capture's NOTE lines name PROTO_MEM with the
+ * number the kfree_skb tracepoint's format gives it (the file itself, by
+ * a plain text search), and the release uname() gives.
+ */
+TEST_F_TIMEOUT(reader, record_notes_the_host, 120)
+{
+	static const char *const fmts[] = {
+		"/sys/kernel/tracing/events/skb/kfree_skb/format",
+		"/sys/kernel/debug/tracing/events/skb/kfree_skb/format",
+	};
+	char *rec[] = { (char *)netlat_bin(), "record", "-o", "/tmp/reader-n.nl",
+			"--duration", "1", NULL };
+	char *tail[] = { (char *)netlat_bin(), "tail", "--type", "NOTE",
+			 "/tmp/reader-n.nl", NULL };
+	char want[128], *fmt = NULL, *out, *p;
+	struct utsname u;
+	unsigned int i;
+	pid_t pid;
+	long v;
+
+	for (i = 0; i < NL_ARRAY_SIZE(fmts) && !fmt; i++)
+		if (!access(fmts[i], R_OK))
+			fmt = slurp(fmts[i]);
+	if (!fmt || !strstr(fmt, "\"PROTO_MEM\""))
+		SKIP(free(fmt); return, "no kfree_skb format with PROTO_MEM");
+	ASSERT_EQ(0, uname(&u));
+	pid = spawn(rec, NULL, "/tmp/reader-n.err");
+	ASSERT_TRUE(wait_for_consumer(self->fd, 10000));
+	ASSERT_EQ(0, write_markers(self->fd, 0, 1));
+	ASSERT_EQ(0, reap(pid, 30000));
+	ASSERT_EQ(0, run(tail, "/tmp/reader-n.out", NULL));
+	out = slurp("/tmp/reader-n.out");
+	snprintf(want, sizeof(want), " NOTE kind=kernel version=1 len=%zu \"%s\"\n",
+		 strlen(u.release), u.release);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
+	/* the note's line "N PROTO_MEM", escaped by tail as \nN PROTO_MEM\n */
+	p = strstr(out, " PROTO_MEM\\n");
+	ASSERT_NE(NULL, p) TH_LOG("no PROTO_MEM in %s", out);
+	while (p > out && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	v = strtol(p, NULL, 10);
+	snprintf(want, sizeof(want), "{ %ld, \"PROTO_MEM\" }", v);
+	EXPECT_NE(NULL, strstr(fmt, want)) TH_LOG("the capture says %ld", v);
+	TH_LOG("%s: PROTO_MEM is %ld", u.release, v);
+	free(out);
+	free(fmt);
 }
 
 /* (b) The raw device bytes (what `cat /dev/netlat` saves) are a capture. */

@@ -13,6 +13,7 @@
 #include <linux/pkt_sched.h>
 #include "netlat_tcp.h"
 #include "netlat_filter.h"
+#include "libnetlat.h"
 
 #include "kselftest_harness.h"
 
@@ -1169,36 +1170,16 @@ TEST_F(rx, udp_rcvbuf_drops)
 /*
  * The running kernel's number of drop reason SKB_DROP_REASON_@name: the
  * numbering changes between kernels, the names do not. The kfree_skb
- * tracepoint's print_fmt lists them as { number, "NAME" }. -1: not found.
+ * tracepoint's format names them: read as netlat's readers read it
+ * (tools/lib/libnetlat_names.c). -1: not found.
  */
 static long drop_reason(const char *name)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/skb/kfree_skb/format",
-		"/sys/kernel/debug/tracing/events/skb/kfree_skb/format",
-	};
-	static char buf[1 << 16];
-	char want[64];
-	unsigned int i;
+	struct netlat_names *t = netlat_names_new();
+	long v = t && netlat_names_load_drop_reasons(t) > 0 ? netlat_names_find(t, name) : -1;
 
-	snprintf(want, sizeof(want), ", \"%s\" }", name);
-	for (i = 0; i < NL_ARRAY_SIZE(paths); i++) {
-		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		char *p;
-
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		p = strstr(buf, want);
-		while (p && p > buf && *p != '{')
-			p--;
-		if (p && *p == '{')
-			return strtol(p + 1, NULL, 0);
-	}
-	return -1;
+	netlat_names_free(t);
+	return v;
 }
 
 struct rcvq {

@@ -537,7 +537,7 @@ bool filter_match(struct filter *f, const struct netlat_rec_stream *stream,
 
 	/* Descriptions of the stream or of a snapshot: the readers need them. */
 	if (rec->type == NETLAT_REC_STREAM || rec->type == NETLAT_REC_SNAPSHOT ||
-	    rec->type == NETLAT_REC_SNAP_CPU)
+	    rec->type == NETLAT_REC_SNAP_CPU || rec->type == NETLAT_REC_NOTE)
 		return true;
 	if (!f->have_first) {
 		f->have_first = true;

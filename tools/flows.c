@@ -110,11 +110,44 @@ static void add_failure(struct flow_row *r, int32_t ret)
 	r->fail[i].count++;
 }
 
+/*
+ * An attempt; its segments as the RetransSegs MIB counter takes them:
+ * every COUNTED attempt's segments, successful or not, and one per
+ * successful SYNACK (see struct netlat_rec_tcp_retrans).
+ */
 static void add_retrans(struct flow_row *r, const struct netlat_rec_tcp_retrans *rt)
 {
-	r->rtx[rt->kind < NR_RTX_KINDS ? rt->kind : NETLAT_RETRANS_OTHER]++;
+	unsigned int k = rt->kind < NR_RTX_KINDS ? rt->kind : NETLAT_RETRANS_OTHER;
+
+	r->rtx[k]++;
+	if (k == NETLAT_RETRANS_SYNACK)
+		r->rtx_segs[k] += !rt->ret;
+	else if (rt->flags & NETLAT_TCP_COUNTED)
+		r->rtx_segs[k] += rt->segs;
 	if (rt->ret)
 		add_failure(r, rt->ret);
+}
+
+/*
+ * A packet the kernel followed: its first transmission. The packets of
+ * its range are first transmissions too: their bytes are exact, their
+ * segments are not in the record (the kernel's counters have them).
+ */
+static void add_pkt(struct flow_row *r, const struct netlat_rec_tcp_pkt *p)
+{
+	r->pkt_records++;
+	r->xmit_segs += p->segs;
+	r->xmit_bytes += p->end_seq - p->seq;
+	if (p->flags & NETLAT_PKT_MERGED) {
+		r->merged += p->merged;
+		r->merged_bytes += p->range_end - p->end_seq;
+		r->xmit_bytes += p->range_end - p->end_seq;
+	}
+	if (p->flags & NETLAT_PKT_VQ) {
+		if (!r->vq_pkts++ || p->vq_free < r->vq_free_min)
+			r->vq_free_min = p->vq_free;
+		r->vq_size = p->vq_size;
+	}
 }
 
 int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
@@ -152,10 +185,8 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row)
 		struct netlat_rec_tcp_pkt buf;
 		const struct netlat_rec_tcp_pkt *p = netlat_pkt_rec(rec, &buf);
 
-		if (p) {
-			r->xmit_segs += p->segs;
-			r->xmit_bytes += p->end_seq - p->seq;
-		}
+		if (p)
+			add_pkt(r, p);
 		break;
 	}
 	}
@@ -212,6 +243,26 @@ static void text_failures(FILE *f, const struct flow_row *r)
 		fprintf(f, ",more=%llu", ull(r->fail_other));
 }
 
+static uint64_t sum_kinds(const uint64_t *v)
+{
+	uint64_t s = 0;
+	int k;
+
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		s += v[k];
+	return s;
+}
+
+/* "{"other":N,"rto":N,...}" */
+static void json_kinds(FILE *f, const uint64_t *v)
+{
+	int k;
+
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "{", netlat_retrans_kind_name(k), ull(v[k]));
+	fputc('}', f);
+}
+
 static void text_row(FILE *f, const struct flow_row *r)
 {
 	int k;
@@ -223,6 +274,12 @@ static void text_row(FILE *f, const struct flow_row *r)
 	fprintf(f, " %6llu  ", ull(r->failed));
 	print_flow(f, &r->key, false);
 	text_failures(f, r);
+	if (sum_kinds(r->rtx_segs))
+		fprintf(f, " rtx_segs=%llu", ull(sum_kinds(r->rtx_segs)));
+	if (r->merged)
+		fprintf(f, " merged=%llu (%llu bytes)", ull(r->merged), ull(r->merged_bytes));
+	if (r->vq_pkts)
+		fprintf(f, " vq_free_min=%u/%u", r->vq_free_min, r->vq_size);
 	fputc('\n', f);
 }
 
@@ -230,33 +287,60 @@ static void json_row(FILE *f, const struct flow_row *r)
 {
 	char buf[16];
 	unsigned int i;
-	int k;
 
 	fprintf(f, "{\"sendmsg_calls\":%llu,\"sendmsg_bytes\":%llu,\"xmit_segs\":%llu,"
 		"\"xmit_bytes\":%llu", ull(r->sendmsg_calls), ull(r->sendmsg_bytes),
 		ull(r->xmit_segs), ull(r->xmit_bytes));
 	print_flow(f, &r->key, true);
-	fputs(",\"retrans\":{", f);
-	for (k = 0; k < NR_RTX_KINDS; k++)
-		fprintf(f, "%s\"%s\":%llu", k ? "," : "", netlat_retrans_kind_name(k),
-			ull(r->rtx[k]));
-	fprintf(f, "},\"retrans_failed\":%llu,\"retrans_failed_by_ret\":[", ull(r->failed));
+	fputs(",\"retrans\":", f);
+	json_kinds(f, r->rtx);
+	fputs(",\"retrans_segs\":", f);
+	json_kinds(f, r->rtx_segs);
+	fprintf(f, ",\"retrans_failed\":%llu,\"retrans_failed_by_ret\":[", ull(r->failed));
 	for (i = 0; i < r->nr_fail; i++)
 		fprintf(f, "%s{\"ret\":%d,\"name\":\"%s\",\"count\":%llu}", i ? "," : "",
 			r->fail[i].ret, flows_code_name(r->fail[i].ret, buf, sizeof(buf)),
 			ull(r->fail[i].count));
-	fprintf(f, "],\"retrans_failed_other\":%llu}", ull(r->fail_other));
+	fprintf(f, "],\"retrans_failed_other\":%llu", ull(r->fail_other));
+	/* the packet level's: only for flows with packet records */
+	if (r->pkt_records)
+		fprintf(f, ",\"packet_records\":%llu,\"merged_packets\":%llu,"
+			"\"merged_bytes\":%llu,\"vq_packets\":%llu,\"vq_free_min\":%u,"
+			"\"vq_size\":%u", ull(r->pkt_records), ull(r->merged),
+			ull(r->merged_bytes), ull(r->vq_pkts), r->vq_free_min, r->vq_size);
+	fputc('}', f);
+}
+
+/* Retransmitted segments by kind of all @n flows, shown or not. */
+static void all_retrans_segs(const struct flow_row *const *order, size_t n, uint64_t *segs)
+{
+	size_t i;
+	int k;
+
+	memset(segs, 0, NR_RTX_KINDS * sizeof(*segs));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < NR_RTX_KINDS; k++)
+			segs[k] += order[i]->rtx_segs[k];
 }
 
 static void text_table(FILE *f, const struct flow_row *const *order, size_t n,
 		       size_t shown)
 {
+	uint64_t segs[NR_RTX_KINDS];
+	bool pkts = false;
 	size_t i;
 	int k;
 
+	for (i = 0; i < shown; i++)
+		pkts |= order[i]->merged || order[i]->vq_pkts;
 	fprintf(f, "TCP flows by bytes first transmitted (%zu flows; sm: sendmsg calls and "
 		"bytes accepted; tx: first transmissions;\nretransmit attempts by kind, "
 		"failed ones by return code)\n", n);
+	if (pkts)
+		fputs("merged: packets the kernel followed only as part of a range (more than "
+		      "256 in flight; their bytes are in tx_bytes,\ntheir segments are not); "
+		      "vq_free_min: the fewest free virtqueue descriptors a packet met / ring size\n",
+		      f);
 	fprintf(f, "%8s %12s %8s %12s", "sm_calls", "sm_bytes", "tx_segs", "tx_bytes");
 	for (k = 0; k < NR_RTX_KINDS; k++)
 		fprintf(f, " %6s", netlat_retrans_kind_name(k));
@@ -265,14 +349,27 @@ static void text_table(FILE *f, const struct flow_row *const *order, size_t n,
 		text_row(f, order[i]);
 	if (n > shown)
 		fprintf(f, "... %zu more flows\n", n - shown);
+	all_retrans_segs(order, n, segs);
+	if (!sum_kinds(segs))
+		return;
+	fprintf(f, "retransmitted segments (what RetransSegs counts), all flows: %llu;",
+		ull(sum_kinds(segs)));
+	for (k = 0; k < NR_RTX_KINDS; k++)
+		if (segs[k])
+			fprintf(f, " %s %llu", netlat_retrans_kind_name(k), ull(segs[k]));
+	fputc('\n', f);
 }
 
 static void json_table(FILE *f, const struct flow_row *const *order, size_t n,
 		       size_t shown)
 {
+	uint64_t segs[NR_RTX_KINDS];
 	size_t i;
 
-	fprintf(f, "{\"count\":%zu,\"shown\":%zu,\"flows\":[", n, shown);
+	all_retrans_segs(order, n, segs);
+	fprintf(f, "{\"count\":%zu,\"shown\":%zu,\"retrans_segs\":", n, shown);
+	json_kinds(f, segs);
+	fputs(",\"flows\":[", f);
 	for (i = 0; i < shown; i++) {
 		fputs(i ? "," : "", f);
 		json_row(f, order[i]);

@@ -29,10 +29,19 @@ struct flow_row {
 	uint64_t sendmsg_calls, sendmsg_bytes;
 	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
 	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
+	uint64_t rtx_segs[NR_RTX_KINDS];	/* segments, as RetransSegs counts them */
 	uint64_t failed;		/* attempts with ret != 0 */
 	struct fail_count fail[MAX_FAIL_CODES];
 	unsigned int nr_fail;
 	uint64_t fail_other;		/* codes beyond MAX_FAIL_CODES */
+	/*
+	 * Packet records (TCP_PKT): how many, the packets the kernel
+	 * followed only as part of a range (NETLAT_PKT_MERGED) and their
+	 * bytes, and the virtqueue the packets met (NETLAT_PKT_VQ).
+	 */
+	uint64_t pkt_records, merged, merged_bytes;
+	uint64_t vq_pkts;
+	uint16_t vq_free_min, vq_size;
 };
 
 struct flows;

@@ -15,6 +15,7 @@
 #include "report_int.h"
 #include "output.h"
 #include "virtio.h"
+#include "rx.h"
 
 #define W	760	/* width of every chart (viewBox units) */
 #define LEFT	150	/* room for row labels */
@@ -168,24 +169,31 @@ static void directions(FILE *f, const struct stages *st)
 
 /* ---- per-stage table and histograms ------------------------------------- */
 
-static void stage_table(FILE *f, const struct stages *st)
+static void stage_row(FILE *f, const char *name, const struct netlat_dist *d)
 {
+	fputs("<tr><td class=\"l\">", f);
+	esc(f, name);
+	fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
+		"<td>%llu</td><td>%llu</td><td>%.1f</td></tr>", ull(d->count), ull(d->min),
+		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+}
+
+/* The send stages (@st may be NULL), then the receive stages (rx.c). */
+static void stage_table(FILE *f, const struct stages *st, const struct rx_report *rx)
+{
+	const struct netlat_dist *d;
+	const char *name;
+	unsigned int i;
 	int k;
 
 	fputs("<h3>Per-skb stages (ns)</h3><table id=\"stages\"><tr><th class=\"l\">stage</th>"
 	      "<th>count</th><th>min</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th>"
 	      "<th>max</th><th>mean</th></tr>", f);
-	for (k = 0; k < NR_ST; k++) {
-		const struct netlat_dist *d = &st->dist[k];
-
-		if (!stage_shown(st, k))
-			continue;
-		fputs("<tr><td class=\"l\">", f);
-		esc(f, stage_names[k]);
-		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
-			"<td>%llu</td><td>%llu</td><td>%.1f</td></tr>", ull(d->count), ull(d->min),
-			ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
-	}
+	for (k = 0; st && k < NR_ST; k++)
+		if (stage_shown(st, k))
+			stage_row(f, stage_names[k], &st->dist[k]);
+	for (i = 0; rx_report_stage(rx, i, &name, &d); i++)
+		stage_row(f, name, d);
 	fputs("</table>", f);
 }
 
@@ -269,8 +277,8 @@ static void stages_section(FILE *f, const struct report *rep)
 	int k;
 
 	fputs("<section id=\"stage-hist\"><h2>Stage latencies</h2>", f);
-	stage_table(f, st);
-	if (!rep->no_hist) {
+	stage_table(f, st, rep->rx);
+	if (st && !rep->no_hist) {
 		fputs("<p class=\"note\">log2 buckets: [2^(k-1), 2^k) ns; dashed: p50, p99, "
 		      "max.</p>", f);
 		for (k = 0; k < NR_ST; k++)
@@ -522,6 +530,7 @@ static void flow_table(FILE *f, const struct report *rep)
 {
 	const struct flow_row **order;
 	size_t n, i, shown;
+	bool pkts = false;
 	char buf[16];
 	unsigned int j;
 	int k;
@@ -532,13 +541,20 @@ static void flow_table(FILE *f, const struct report *rep)
 	if (!order)
 		return;
 	shown = n < FLOWS_SHOWN ? n : FLOWS_SHOWN;
+	for (i = 0; i < shown; i++)
+		pkts |= order[i]->merged || order[i]->vq_pkts;
 	fprintf(f, "<section id=\"flows\"><h2>TCP flows</h2><p class=\"note\">%zu flows by bytes "
 		"first transmitted; retransmit attempts by kind.</p><table><tr>"
 		"<th class=\"l\">flow</th><th>sm calls</th><th>sm bytes</th><th>tx segs</th>"
 		"<th>tx bytes</th>", n);
 	for (k = 0; k < NR_RTX_KINDS; k++)
 		fprintf(f, "<th>%s</th>", netlat_retrans_kind_name(k));
-	fputs("<th>failed</th></tr>", f);
+	fputs("<th>failed</th>", f);
+	if (pkts)
+		fputs("<th title=\"packets followed only as part of a range (more than 256 in "
+		      "flight)\">merged</th><th title=\"the fewest free virtqueue descriptors "
+		      "a packet met / ring size\">vq free min</th>", f);
+	fputs("</tr>", f);
 	for (i = 0; i < shown; i++) {
 		const struct flow_row *r = order[i];
 
@@ -554,13 +570,39 @@ static void flow_table(FILE *f, const struct report *rep)
 			fprintf(f, "%s%s=%llu", j ? "," : " (",
 				flows_code_name(r->fail[j].ret, buf, sizeof(buf)),
 				ull(r->fail[j].count));
-		fprintf(f, "%s</td></tr>", r->nr_fail ? ")" : "");
+		fprintf(f, "%s</td>", r->nr_fail ? ")" : "");
+		if (pkts && r->vq_pkts)
+			fprintf(f, "<td>%llu</td><td>%u/%u</td>", ull(r->merged),
+				r->vq_free_min, r->vq_size);
+		else if (pkts)
+			fprintf(f, "<td>%llu</td><td>-</td>", ull(r->merged));
+		fputs("</tr>", f);
 	}
 	fputs("</table>", f);
 	if (n > shown)
 		fprintf(f, "<p>... %zu more flows</p>", n - shown);
 	fputs("</section>", f);
 	free(order);
+}
+
+/* The receive table as the text report prints it. */
+static void rx_flow_table(FILE *f, const struct report *rep)
+{
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (rx_report_empty(rep->rx) || !(m = open_memstream(&txt, &len)))
+		return;
+	rx_report_flows(rep->rx, m);
+	fclose(m);
+	if (len) {
+		/* the text's first lines are a blank one and its title */
+		fputs("<section id=\"rx-flows\"><h2>Receive flows</h2><pre>", f);
+		esc(f, txt + strspn(txt, "\n") + strcspn(txt + strspn(txt, "\n"), "\n") + 1);
+		fputs("</pre></section>", f);
+	}
+	free(txt);
 }
 
 int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
@@ -584,9 +626,12 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	} else {
 		fputs("<section id=\"summary\"><h2>Where the time went</h2><p>No TCP records in "
 		      "this capture.</p></section>", f);
+		if (!rx_report_empty(rep->rx))
+			stages_section(f, rep);
 	}
 	losses(f, rep);
 	flow_table(f, rep);
+	rx_flow_table(f, rep);
 	if (!virtio_report_empty(rep->virtio))
 		fputs("<p class=\"note\">The capture has virtqueue records: "
 		      "<code>netlat report</code> tabulates them.</p>", f);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "libnetlat.h"
 #include "pktstat.h"
@@ -54,6 +55,8 @@ struct reader {
 	struct netlat_merge *merge;	/* NULL: records in arrival order */
 	struct netlat_seq *seq;
 	struct netlat_rec_stream stream; /* header of the records returned */
+	struct netlat_names *names;	/* drop reasons of the records returned */
+	bool device;			/* the module's device: names of this host */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: none */
 	uint64_t tick_ns;		/* also wake the caller then; 0: none */
 	bool stopping;
@@ -65,6 +68,7 @@ static int reader_open(struct reader *rd, const char *path, bool ordered,
 		       double duration)
 {
 	char errbuf[NETLAT_ERRBUF_SIZE];
+	struct stat st;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->src = netlat_open(path, errbuf);
@@ -73,9 +77,11 @@ static int reader_open(struct reader *rd, const char *path, bool ordered,
 		return -1;
 	}
 	rd->seq = netlat_seq_new();
+	rd->names = netlat_names_new();
+	rd->device = !fstat(netlat_fd(rd->src), &st) && S_ISCHR(st.st_mode);
 	if (ordered)
 		rd->merge = netlat_merge_new(rd->src, NETLAT_HOLD_NS_DEFAULT);
-	if (!rd->seq || (ordered && !rd->merge)) {
+	if (!rd->seq || !rd->names || (ordered && !rd->merge)) {
 		error("out of memory");
 		return -1;
 	}
@@ -88,6 +94,7 @@ static void reader_close(struct reader *rd)
 {
 	netlat_merge_free(rd->merge);
 	netlat_seq_free(rd->seq);
+	netlat_names_free(rd->names);
 	netlat_close(rd->src);
 }
 
@@ -121,6 +128,8 @@ static void reader_account(struct reader *rd, const struct netlat_rec_hdr *rec)
 	if (rec->type == NETLAT_REC_STREAM)
 		memcpy(&rd->stream, rec, rec->size < sizeof(rd->stream) ?
 					 rec->size : sizeof(rd->stream));
+	/* without tracefs (or the right to read it) the numbers are shown */
+	netlat_names_feed(rd->names, rec, rd->device);
 	if (netlat_seq_add(rd->seq, rec, &gap) != 1 || !rd->warn_gaps)
 		return;
 	if (rd->gap_warnings++ < MAX_GAP_WARNINGS)
@@ -246,6 +255,7 @@ static int cmd_tail(int argc, char **argv)
 		return 1;
 	}
 	rd.warn_gaps = true;
+	output_set_drop_names(rd.names);
 	catch_stop_signals();
 
 	for (;;) {
@@ -258,7 +268,8 @@ static int cmd_tail(int argc, char **argv)
 		if (!filter_match(&flt, &rd.stream, rec))
 			continue;
 		print_record(stdout, &rd.stream, rec, json);
-		if (rec->type != NETLAT_REC_STREAM && ++printed == count)
+		if (rec->type != NETLAT_REC_STREAM && rec->type != NETLAT_REC_NOTE &&
+		    ++printed == count)
 			break;
 	}
 	status = finish_stdout() || r < 0;
@@ -290,6 +301,32 @@ static int open_output(const char *path)
 	return fd;
 }
 
+/*
+ * What a reader on another host needs: this kernel's drop reason names
+ * and release, as NOTE records after the stream header. Without tracefs
+ * the capture has no names (its readers show numbers). 0 or -ENOMEM.
+ */
+static int record_notes(struct netlat_source *src, size_t *bytes)
+{
+	static unsigned char buf[64 * NETLAT_REC_MAX_SIZE];
+	struct netlat_names *t = netlat_names_new();
+	struct utsname u;
+	size_t len = 0;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	if (!uname(&u))
+		len = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_KERNEL, u.release);
+	if (netlat_names_load_drop_reasons(t) > 0)
+		len += netlat_names_notes(t, NETLAT_NOTE_DROP_REASONS, buf + len,
+					  sizeof(buf) - len);
+	netlat_names_free(t);
+	r = netlat_set_tee_insert(src, buf, len);
+	*bytes = r ? 0 : len;
+	return r;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -307,6 +344,7 @@ static int cmd_record(int argc, char **argv)
 	struct reader rd;
 	int c, r, fd;
 	uint64_t bytes;
+	size_t notes;
 
 	while ((c = next_option(argc, argv, "o:d:D:h", opts)) != -1) {
 		switch (c) {
@@ -354,9 +392,18 @@ static int cmd_record(int argc, char **argv)
 	catch_stop_signals();
 
 	/* The tee writes each read() as it happens; parsing checks and counts. */
-	while ((r = reader_next(&rd, &rec)) > 0)
-		;
+	/* only the module's records are this host's: a file is copied as it is */
+	notes = 0;
+	if (rd.device && record_notes(rd.src, &notes)) {
+		error("out of memory");
+		r = -1;
+	} else {
+		while ((r = reader_next(&rd, &rec)) > 0)
+			;
+	}
 	bytes = netlat_offset(rd.src) + netlat_buffered(rd.src);
+	if (bytes)
+		bytes += notes;	/* written after the stream header */
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		error("cannot write %s: %s", output, strerror(errno));
 		r = -1;
@@ -458,6 +505,8 @@ static int read_capture(const char *path, struct filter *flt, struct report *rep
 
 	if (reader_open(rd, path, false, 0))
 		return 1;
+	report_set_names(rep, rd->names);
+	output_set_drop_names(rd->names);	/* the trace's record arguments */
 	catch_stop_signals();
 	while ((r = reader_next(rd, &rec)) > 0) {
 		if (!filter_match(flt, &rd->stream, rec))
@@ -611,12 +660,14 @@ static void window_free(struct window *w)
 
 /* A window begins with the stream header in force (none before the first). */
 static int window_start(struct window *w, const char *name,
-			const struct netlat_rec_stream *stream)
+			const struct netlat_rec_stream *stream,
+			const struct netlat_names *names)
 {
 	w->rep = report_new(name);
 	w->seq = netlat_seq_new();
 	if (!w->rep || !w->seq)
 		return -1;
+	report_set_names(w->rep, names);
 	if (stream->hdr.type != NETLAT_REC_STREAM)
 		return 0;
 	netlat_seq_add(w->seq, &stream->hdr, NULL);
@@ -724,7 +775,7 @@ static int cmd_stat(int argc, char **argv)
 		interval_ns = (uint64_t)(interval * 1e9);
 		rd.tick_ns = monotonic_ns() + interval_ns;
 	}
-	r = window_start(&w, name, &rd.stream) ? -2 : 1;
+	r = window_start(&w, name, &rd.stream, rd.names) ? -2 : 1;
 	while (r > 0 && (r = reader_next(&rd, &rec)) > 0) {
 		if (r == 1) {
 			if (window_add(&w, &flt, &rd.stream, rec))
@@ -741,7 +792,7 @@ static int cmd_stat(int argc, char **argv)
 		rd.tick_ns += interval_ns;
 		if (rd.tick_ns <= monotonic_ns())
 			rd.tick_ns = monotonic_ns() + interval_ns;
-		if (window_start(&w, name, &rd.stream))
+		if (window_start(&w, name, &rd.stream, rd.names))
 			r = -2;
 	}
 	if (r == -2)
@@ -1094,7 +1145,7 @@ static const struct command commands[] = {
 	  "Print one line per record of FILE (default " NETLAT_DEVICE_PATH ", - for\n"
 	  "stdin) until it ends, COUNT records, SECS seconds or SIGINT/SIGTERM; then\n"
 	  "print the records, losses and unexplained gaps to stderr.\n"
-	  "  -n, --count COUNT    stop after COUNT records (stream headers excluded)\n"
+	  "  -n, --count COUNT    stop after COUNT records (stream headers, notes excluded)\n"
 	  "  -d, --duration SECS  stop after SECS seconds of running time\n"
 	  "  -j, --json           one JSON object per line\n"
 	  "  -O, --ordered        merge CPUs in timestamp order (holds records up to 1 s)\n"

@@ -61,6 +61,28 @@ static void text_lost(FILE *f, const struct netlat_rec_lost *l)
 	fprintf(f, "LOST count=%llu first_seq=%llu", ull(l->count), ull(l->first_seq));
 }
 
+static const char *note_kind(unsigned int kind)
+{
+	switch (kind) {
+	case NETLAT_NOTE_DROP_REASONS: return "drop_reasons";
+	case NETLAT_NOTE_KERNEL: return "kernel";
+	}
+	return "?";
+}
+
+/* NOTE kind=kernel version=1 len=20 "6.1.0-57-cloud-amd64" */
+static void note_fields(FILE *f, const struct netlat_rec_note *n, bool json)
+{
+	if (json)
+		fprintf(f, ",\"kind\":\"%s\",\"kind_id\":%u,\"version\":%u,\"len\":%u,\"text\":\"",
+			note_kind(n->kind), n->kind, n->version, n->len);
+	else
+		fprintf(f, "NOTE kind=%s version=%u len=%u \"", note_kind(n->kind), n->version,
+			n->len);
+	print_escaped(f, n->text, n->len, json);
+	fputc('"', f);
+}
+
 static void text_marker(FILE *f, const struct netlat_rec_marker *m)
 {
 	fprintf(f, "MARKER pid=%u tid=%u len=%u \"", m->pid, m->tid, m->len);
@@ -150,6 +172,32 @@ static const char *rx_where(unsigned int where)
 	return "?";
 }
 
+static const struct netlat_names *drop_names;
+
+void output_set_drop_names(const struct netlat_names *names)
+{
+	drop_names = names;
+}
+
+/* A drop reason: text its name if known, else the number; JSON both. */
+static void drop_reason(FILE *f, uint32_t reason, bool json)
+{
+	const char *name = netlat_names_get(drop_names, reason);
+
+	if (!json) {
+		if (name)
+			fprintf(f, " reason=%s", name);
+		else
+			fprintf(f, " reason=%u", reason);
+		return;
+	}
+	fprintf(f, ",\"reason\":%u", reason);
+	if (name) {
+		fputs(",\"reason_name\":", f);
+		print_json_string(f, name);
+	}
+}
+
 /* The receive records' fields, as tcp_fields() prints the others. */
 static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
@@ -222,7 +270,7 @@ static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 			  r->flags & NETLAT_RXP_DROPPED ? "drop" :
 			  r->flags & NETLAT_RXP_CLOSED ? "close" : "?");
 		if (r->flags & NETLAT_RXP_DROPPED)
-			F("reason", "%u", r->drop_reason);
+			drop_reason(f, r->drop_reason, json);
 		/* each stage's duration, as the kernel's histograms got it */
 		for (s = 0; s < NETLAT_NR_STAGES; s++) {
 			if (!netlat_rx_pkt_stage(r, s, &from, &to))
@@ -236,7 +284,7 @@ static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		const struct netlat_rec_rx_drop *r = (const void *)h;
 
 		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
-		F("reason", "%u", r->reason);
+		drop_reason(f, r->reason, json);
 		F("ifindex", "%d", r->ifindex);
 		F("seq", "%u", r->seq);
 		F("len", "%u", r->len);
@@ -522,6 +570,9 @@ static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 	case NETLAT_REC_MARKER:
 		text_marker(f, (const void *)h);
 		break;
+	case NETLAT_REC_NOTE:
+		note_fields(f, (const void *)h, false);
+		break;
 	default:
 		if (is_snap(h)) {
 			fputs(netlat_type_name(h->type), f);
@@ -577,6 +628,9 @@ static void print_json(FILE *f, const struct netlat_rec_stream *stream,
 		break;
 	case NETLAT_REC_MARKER:
 		json_marker(f, (const void *)h);
+		break;
+	case NETLAT_REC_NOTE:
+		note_fields(f, (const void *)h, true);
 		break;
 	default:
 		if (is_snap(h))

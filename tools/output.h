@@ -26,6 +26,9 @@ void print_json_string(FILE *f, const char *s);
 void print_record(FILE *f, const struct netlat_rec_stream *stream,
 		  const struct netlat_rec_hdr *rec, bool json);
 
+/* Drop reasons in print_record(): named by @names (NULL: numbers). */
+void output_set_drop_names(const struct netlat_names *names);
+
 /*
  * A flow: text "10.0.0.1:5000>10.0.0.2:80 ck=...", or JSON fields
  * ',"family":2,"saddr":...,"cookie":N' (leading comma, no braces).

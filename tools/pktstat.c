@@ -125,15 +125,15 @@ void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
 		fputs("]}\n", f);
 		return;
 	}
-	fprintf(f, "%-5s %-44s %10s %12s %10s %8s %8s %8s\n", "state", "flow",
-		"packets", "bytes", "segs", "rtx_segs", "rtx_fail", "unfollow");
+	fprintf(f, "%-5s %-44s %10s %12s %10s %8s %8s %8s %8s\n", "state", "flow",
+		"packets", "bytes", "segs", "rtx_segs", "rtx_fail", "unfollow", "merged");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%-5s ", e[i].flags & NETLAT_FLOW_CLOSED ? "closed" : "live");
 		print_flow(f, &e[i].flow, false);
-		fprintf(f, " %10llu %12llu %10llu %8llu %8llu %8llu\n",
+		fprintf(f, " %10llu %12llu %10llu %8llu %8llu %8llu %8llu\n",
 			ull(e[i].packets), ull(e[i].bytes), ull(e[i].segs),
 			ull(sum8(e[i].retrans_segs)), ull(sum8(e[i].retrans_fail)),
-			ull(e[i].untracked));
+			ull(e[i].untracked), ull(e[i].merged));
 		if (sum8(e[i].retrans_segs)) {
 			fputs("      retransmitted segments:", f);
 			for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)

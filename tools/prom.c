@@ -253,6 +253,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_tcp_untracked_packets", NULL,
 		"TCP packets not followed: their socket's slot was full or no slot was free.",
 		h->untracked);
+	counter(&o, "netlat_tcp_merged_packets", NULL,
+		"TCP packets followed only as part of a range: more than 256 in flight per socket.",
+		h->size >= sizeof(*h) ? h->merged : 0);
 	counter(&o, "netlat_tcp_sockets_no_slot", NULL,
 		"Sockets that found no free slot in the packet table.", h->flows_full);
 	gauge(&o, "netlat_tcp_sockets", NULL,

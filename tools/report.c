@@ -52,6 +52,7 @@ void report_free(struct report *rep)
 	virtio_report_free(rep->virtio);
 	flows_free(rep->flows);
 	rx_report_free(rep->rx);
+	free(rep->vq.v);
 	free(rep->cpus);
 	free(rep->type_counts);
 	free(rep->name);
@@ -66,21 +67,23 @@ void report_free(struct report *rep)
  * joined, on the socket cookie, with the sendmsg whose byte range holds its
  * first byte, the first qdisc and driver records of the same sequence
  * after it, and the first cumulative ACK covering its last byte.
+ * A VIRTIO xmit of the same socket and sequence after the driver record
+ * gives driver>vq.
  * xmit>ack is not joined: the module measures it per ACK (xmit_ack_ns,
  * from the last transmission of the oldest segment the ACK covers in
  * full), so it covers retransmissions too; modules before it have no
  * such field and the stage is left out.
  */
 const char *const stage_names[NR_ST] = {
-	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>ack", "sendmsg>ack",
-	"xmit>ack",
+	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>vq", "driver>ack",
+	"sendmsg>ack", "xmit>ack",
 };
 
 const char *const point_names[NR_PT] = { "sendmsg", "xmit", "qdisc", "driver", "ack" };
 
 bool stage_shown(const struct stages *st, int k)
 {
-	return k != ST_XMIT_ACK || st->d[k].n;
+	return (k != ST_XMIT_ACK && k != ST_DRV_VQ) || st->d[k].n;
 }
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
@@ -115,8 +118,7 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 		[NETLAT_STAGE_DRIVER_ACK] = ST_DRV_ACK,
 		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
 		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
-		/* the report has no device stage of its own (yet) */
-		[NETLAT_STAGE_DRIVER_VQ] = -1,
+		[NETLAT_STAGE_DRIVER_VQ] = ST_DRV_VQ,
 	};
 	const uint64_t ts[NR_PT] = {
 		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,
@@ -347,7 +349,7 @@ void segment_name(char *buf, size_t len, int a, int b)
 
 static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
-	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL;
+	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL, *v;
 	size_t lo, hi, l, h;
 
 	if (x->stage == KERNEL_PKT) {
@@ -376,6 +378,7 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		sm = &st->sm.v[l];
 	q = find_dev(&st->dev, x->cookie, NETLAT_DEV_QDISC, x->seq, x->ts);
 	d = find_dev(&st->dev, x->cookie, NETLAT_DEV_DRIVER, x->seq, q ? q->ts : x->ts);
+	v = d ? find_dev(st->vq, x->cookie, 0, x->seq, d->ts) : NULL;
 	/*
 	 * Its ACK comes after the segment reached the driver (or left TCP):
 	 * a socket address, and so its cookie, is reused by later sockets,
@@ -408,6 +411,8 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		add_delta(st, ST_XMIT_QDISC, x->ts, q->ts);
 	if (q && d)
 		add_delta(st, ST_QDISC_DRV, q->ts, d->ts);
+	if (v)
+		add_delta(st, ST_DRV_VQ, d->ts, v->ts);
 	if (d && a)
 		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
 	if (sm && a)
@@ -805,6 +810,45 @@ static int add_timing(struct cpu_stats *c, uint64_t ts, uint64_t wall)
 	return 0;
 }
 
+void report_set_names(struct report *rep, const struct netlat_names *names)
+{
+	rep->names = names;
+	if (rep->rx)
+		rx_report_set_names(rep->rx, names);
+}
+
+/* What the recording host noted: for the header. */
+static void add_note(struct report *rep, const struct netlat_rec_note *n)
+{
+	const char *p = (const char *)n->text;
+	size_t i;
+
+	if (n->kind == NETLAT_NOTE_KERNEL && n->version == 1) {
+		for (i = 0; i < n->len && i < sizeof(rep->kernel) - 1 && p[i] >= 0x20 && p[i] < 0x7f; i++)
+			rep->kernel[i] = p[i];
+		rep->kernel[i] = 0;
+	}
+	if (n->kind == NETLAT_NOTE_DROP_REASONS && n->version == 1)
+		for (i = 0; i < n->len; i++)
+			rep->drop_names += p[i] == '\n';
+}
+
+/*
+ * A virtio_net xmit of a TCP segment of a known socket: the virtqueue
+ * point of its packet (a capture with no TCP records shows no stages).
+ */
+static int add_vq(struct report *rep, const struct netlat_rec_hdr *h)
+{
+	const struct netlat_rec_virtio *v = (const void *)h;
+	struct j_rec r = { .cookie = v->flow.cookie, .ts = h->ts_ns, .seq = v->seq,
+			   .seqno = h->seq, .cpu = h->cpu };
+
+	if (v->event != NETLAT_VIRTIO_XMIT || !(v->flags & NETLAT_VIRTIO_FLOW_VALID) ||
+	    !v->tcp_len || !v->flow.cookie)
+		return 0;
+	return j_push(&rep->vq, &r);
+}
+
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec)
 {
@@ -814,6 +858,10 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	rep->type_counts[rec->type]++;
 	if (rec->type == NETLAT_REC_STREAM) {
 		add_stream(rep, (const void *)rec);
+		return 0;
+	}
+	if (rec->type == NETLAT_REC_NOTE) {
+		add_note(rep, (const void *)rec);
 		return 0;
 	}
 	if (rec->type == NETLAT_REC_SNAPSHOT) {
@@ -839,15 +887,15 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	    add_tcp(rep, rec))
 		return -ENOMEM;
 	if (netlat_rec_is_rx(rec->type)) {
-		if (!rep->rx)
-			rep->rx = rx_report_new();
+		if (!rep->rx && (rep->rx = rx_report_new()))
+			rx_report_set_names(rep->rx, rep->names);
 		if (!rep->rx || rx_report_add(rep->rx, rec))
 			return -ENOMEM;
 	}
 	if (rec->type == NETLAT_REC_VIRTIO) {
 		if (!rep->virtio)
 			rep->virtio = virtio_report_new();
-		if (!rep->virtio || virtio_report_add(rep->virtio, rec))
+		if (!rep->virtio || virtio_report_add(rep->virtio, rec) || add_vq(rep, rec))
 			return -ENOMEM;
 	}
 	return add_timing(c, rec->ts_ns, netlat_wall_ns(stream, rec->ts_ns));
@@ -934,6 +982,9 @@ static void text_header(FILE *f, const struct report *rep, const struct cpu_stat
 		ull(s->ring_bytes));
 	fprintf(f, "  %llu records, %llu lost, %llu unexplained gaps\n",
 		ull(t->records), ull(t->seq.lost), ull(t->seq.gaps));
+	if (rep->kernel[0] || rep->drop_names)
+		fprintf(f, "  recorded on kernel %s; %llu drop reason names noted\n",
+			rep->kernel[0] ? rep->kernel : "?", ull(rep->drop_names));
 	if (!t->seen)
 		return;
 	netlat_format_time(from, sizeof(from), t->first_wall, NETLAT_TIME_DATE);
@@ -1277,9 +1328,15 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 	fputs("{\"file\":", f);
 	print_json_string(f, rep->name);
 	fprintf(f, ",\"bytes\":%llu,\"streams\":%llu,\"abi_version\":%u,\"nr_cpus\":%u,"
-		"\"clock_id\":%u,\"ring_bytes\":%llu,\"cpus\":[",
-		ull(rep->bytes), ull(rep->streams), s->abi_version, s->nr_cpus,
-		s->clock_id, ull(s->ring_bytes));
+		"\"clock_id\":%u,\"ring_bytes\":%llu,", ull(rep->bytes), ull(rep->streams),
+		s->abi_version, s->nr_cpus, s->clock_id, ull(s->ring_bytes));
+	/* what the capture noted of its host: null if nothing */
+	fputs("\"kernel\":", f);
+	if (rep->kernel[0])
+		print_json_string(f, rep->kernel);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"drop_reason_names\":%llu,\"cpus\":[", ull(rep->drop_names));
 	for (i = 0; i < rep->nr_cpus; i++) {
 		if (!rep->cpus[i].seen)
 			continue;
@@ -1337,8 +1394,11 @@ int report_compute(struct report *rep, const struct netlat_seq *seq)
 		return rep->compute_err;
 	rep->computed = true;
 	summarise(rep, seq, &rep->total);
-	if (rep->stages)
+	if (rep->stages) {
+		qsort(rep->vq.v, rep->vq.n, sizeof(*rep->vq.v), cmp_dev);
+		rep->stages->vq = &rep->vq;
 		rep->compute_err = stages_compute(rep->stages, rep->flows, &rep->total);
+	}
 	rx_report_compute(rep->rx);
 	return rep->compute_err;
 }

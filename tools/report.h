@@ -19,6 +19,12 @@ void report_free(struct report *rep);
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec);
 
+/*
+ * The drop reason names in force for the records added from now on (the
+ * reader keeps them: netlat_names_feed()); NULL shows the numbers.
+ */
+void report_set_names(struct report *rep, const struct netlat_names *names);
+
 /* Draw (and put in JSON) the per-stage latency histograms: on by default. */
 void report_set_hist(struct report *rep, bool on);
 

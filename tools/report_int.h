@@ -35,9 +35,12 @@ struct cpu_stats {
 	struct netlat_rec_snap_cpu snap;	/* its counters, summed */
 };
 
-/* Per-skb stages, as the tables name them. */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_ACK, ST_SM_ACK, ST_XMIT_ACK,
-       NR_ST };
+/*
+ * Per-skb stages, as the tables name them. driver>vq: the virtio driver
+ * until the virtqueue took the packet.
+ */
+enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_VQ, ST_DRV_ACK, ST_SM_ACK,
+       ST_XMIT_ACK, NR_ST };
 
 extern const char *const stage_names[NR_ST];
 
@@ -101,6 +104,7 @@ struct direction {
 
 struct stages {
 	struct j_vec sm, xmit, dev, ack, rtx;
+	const struct j_vec *vq;		/* the report's virtio xmits, sorted */
 	uint64_t kernel_pkts;		/* TCP_PKT records: joined by the kernel */
 	struct j_vec kp;		/* their points, NR_PT per record */
 	struct netlat_samples d[NR_ST];
@@ -134,6 +138,10 @@ struct report {
 	struct stages *stages;		/* TCP records kept for the join */
 	struct virtio_report *virtio;	/* per-virtqueue summary */
 	struct rx_report *rx;		/* receive-path stages and flows */
+	struct j_vec vq;		/* virtio_net xmits of TCP segments */
+	const struct netlat_names *names;	/* drop reasons in force */
+	uint64_t drop_names;		/* drop reason names the notes gave */
+	char kernel[65];		/* the recording kernel's release, if noted */
 	struct flows *flows;		/* per-flow summary of TCP records */
 	bool no_hist;			/* no stage histograms */
 

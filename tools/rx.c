@@ -52,21 +52,35 @@ struct rx_vec {
 	size_t n, cap;
 };
 
-#define MAX_REASONS	4
+#define MAX_REASONS	8	/* distinct drop reasons kept per flow */
+
+/* A drop reason: the recording kernel's number, its name if known. */
+struct reason_count {
+	uint32_t value;
+	char name[NETLAT_NAME_MAX];	/* "" if the capture did not name it */
+	uint64_t n;
+};
+
+struct rx_drops {
+	uint64_t drops;
+	struct reason_count reason[MAX_REASONS];
+	uint64_t reason_other;		/* reasons beyond MAX_REASONS */
+};
 
 struct rx_flow {
 	struct netlat_tcp_flow key;	/* the socket's, reserved zeroed */
 	uint64_t tuple;			/* its 4-tuple hash, for drops */
 	uint8_t proto;			/* NETLAT_RX_* */
 	uint64_t segs, bytes_rcvd, bytes_read, ofo, backlog;
-	uint64_t drops;
-	uint32_t reason[MAX_REASONS];
-	uint64_t reason_n[MAX_REASONS];
+	struct rx_drops d;
 };
 
+/* An RX_DROP: the headers' flow (the sender's first), the reason. */
 struct drop_rec {
-	uint64_t tuple;
+	struct netlat_tcp_flow fl;
+	uint8_t proto;
 	uint32_t reason;
+	char name[NETLAT_NAME_MAX];
 };
 
 struct rx_report {
@@ -76,6 +90,8 @@ struct rx_report {
 	size_t nr_flows, cap_flows;
 	struct drop_rec *drops;
 	size_t nr_drops, cap_drops;
+	struct rx_drops unmatched;	/* drops of no flow the records show */
+	const struct netlat_names *names;	/* drop reasons in force */
 	size_t kernel_pkts;		/* RX_PKT records */
 	struct netlat_samples d[NR_RS];
 	struct netlat_dist dist[NR_RS];
@@ -106,6 +122,11 @@ void rx_report_free(struct rx_report *rr)
 	for (k = 0; k < NR_RS; k++)
 		netlat_samples_free(&rr->d[k]);
 	free(rr);
+}
+
+void rx_report_set_names(struct rx_report *rr, const struct netlat_names *names)
+{
+	rr->names = names;
 }
 
 bool rx_report_empty(const struct rx_report *rr)
@@ -327,8 +348,16 @@ int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 			rr->drops = nd;
 			rr->cap_drops = cap;
 		}
-		rr->drops[rr->nr_drops].tuple = pkt_tuple(fl);
-		rr->drops[rr->nr_drops++].reason = d->reason;
+		struct drop_rec *dr = &rr->drops[rr->nr_drops++];
+		const char *name = netlat_names_get(rr->names, d->reason);
+
+		/* named now: a later stream of the capture may number them anew */
+		memset(dr, 0, sizeof(*dr));
+		dr->fl = *fl;
+		dr->proto = d->proto;
+		dr->reason = d->reason;
+		if (name)
+			snprintf(dr->name, sizeof(dr->name), "%s", name);
 		return 0;
 	}
 	}
@@ -483,6 +512,56 @@ static const struct rx_rec *first(const struct rx_vec *a, uint64_t key, uint64_t
 	return l < a->n && a->v[l].key == key ? &a->v[l] : NULL;
 }
 
+static bool addr_any(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, sizeof(zero));
+}
+
+/*
+ * The socket that dropped @d: the flow of the same 4-tuple, else (an
+ * unconnected UDP socket's flow has no peer) a UDP flow of the same
+ * local port whose peer is unset and whose address is the packet's
+ * destination or unset.
+ */
+static struct rx_flow *drop_flow(struct rx_report *rr, const struct drop_rec *d)
+{
+	uint64_t tuple = pkt_tuple(&d->fl);
+	struct rx_flow *wild = NULL;
+	size_t j;
+
+	for (j = 0; j < rr->nr_flows; j++) {
+		struct rx_flow *f = &rr->flows[j];
+
+		if (f->tuple == tuple)
+			return f;
+		if (!wild && d->proto == NETLAT_RX_UDP && f->proto == NETLAT_RX_UDP &&
+		    f->key.family == d->fl.family && f->key.sport == d->fl.dport &&
+		    !f->key.dport && addr_any(f->key.daddr) &&
+		    (addr_any(f->key.saddr) || !memcmp(f->key.saddr, d->fl.daddr, 16)))
+			wild = f;
+	}
+	return wild;
+}
+
+static void count_drop(struct rx_drops *c, const struct drop_rec *d)
+{
+	unsigned int r;
+
+	c->drops++;
+	for (r = 0; r < MAX_REASONS && c->reason[r].n; r++)
+		if (c->reason[r].value == d->reason && !strcmp(c->reason[r].name, d->name))
+			break;
+	if (r == MAX_REASONS) {
+		c->reason_other++;
+		return;
+	}
+	c->reason[r].value = d->reason;
+	memcpy(c->reason[r].name, d->name, sizeof(d->name));
+	c->reason[r].n++;
+}
+
 static void join_wakeups(struct rx_report *rr)
 {
 	size_t i;
@@ -527,22 +606,9 @@ void rx_report_compute(struct rx_report *rr)
 		join_tcp(rr, t, j < rr->nr_flows ? rr->flows[j].tuple : 0);
 	}
 	for (i = 0; i < rr->nr_drops; i++) {
-		struct rx_flow *row = NULL;
-		unsigned int r;
+		struct rx_flow *row = drop_flow(rr, &rr->drops[i]);
 
-		for (j = 0; j < rr->nr_flows && !row; j++)
-			if (rr->flows[j].tuple == rr->drops[i].tuple)
-				row = &rr->flows[j];
-		if (!row)
-			continue;
-		row->drops++;
-		for (r = 0; r < MAX_REASONS && row->reason_n[r] &&
-			    row->reason[r] != rr->drops[i].reason; r++)
-			;
-		if (r < MAX_REASONS) {
-			row->reason[r] = rr->drops[i].reason;
-			row->reason_n[r]++;
-		}
+		count_drop(row ? &row->d : &rr->unmatched, &rr->drops[i]);
 	}
 	join_wakeups(rr);
 	for (k = 0; k < NR_RS; k++)
@@ -589,6 +655,73 @@ static void json_dist(FILE *f, const struct netlat_dist *d)
 		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
 }
 
+/*
+ * "drops":N,"drop_reasons":{"VALUE":N},"drops_by_reason":[{"reason":V,
+ * "name":"NAME" or null,"count":N}],"drops_other_reasons":N; a leading
+ * comma unless @first.
+ */
+static void json_drops(FILE *f, const struct rx_drops *d, bool first)
+{
+	unsigned int n, m;
+
+	fprintf(f, "%s\"drops\":%llu,\"drop_reasons\":{", first ? "" : ",", ull(d->drops));
+	/* by number: one key per number (appended captures may name it twice) */
+	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
+		uint64_t sum = 0;
+
+		for (m = 0; m < n && d->reason[m].value != d->reason[n].value; m++)
+			;
+		if (m < n)
+			continue;
+		for (m = n; m < MAX_REASONS && d->reason[m].n; m++)
+			if (d->reason[m].value == d->reason[n].value)
+				sum += d->reason[m].n;
+		fprintf(f, "%s\"%u\":%llu", n ? "," : "", d->reason[n].value, ull(sum));
+	}
+	fputs("},\"drops_by_reason\":[", f);
+	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
+		fprintf(f, "%s{\"reason\":%u,\"name\":", n ? "," : "", d->reason[n].value);
+		if (d->reason[n].name[0])
+			print_json_string(f, d->reason[n].name);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"count\":%llu}", ull(d->reason[n].n));
+	}
+	fprintf(f, "],\"drops_other_reasons\":%llu", ull(d->reason_other));
+}
+
+/*
+ * " (NAME:N,reasonV:N,...)": named reasons by name (one name that two
+ * kernels number differently, in appended captures, once), others by
+ * number.
+ */
+static void text_reasons(FILE *f, const struct rx_drops *d)
+{
+	unsigned int n, m, shown = 0;
+
+	for (n = 0; n < MAX_REASONS && d->reason[n].n; n++) {
+		const struct reason_count *r = &d->reason[n];
+		uint64_t sum = r->n;
+
+		for (m = 0; m < n && (!r->name[0] || strcmp(d->reason[m].name, r->name)); m++)
+			;
+		if (m < n)
+			continue;	/* counted with the first of its name */
+		for (m = n + 1; r->name[0] && m < MAX_REASONS && d->reason[m].n; m++)
+			if (!strcmp(d->reason[m].name, r->name))
+				sum += d->reason[m].n;
+		fputs(shown++ ? "," : " (", f);
+		if (r->name[0])
+			fprintf(f, "%s:%llu", r->name, ull(sum));
+		else
+			fprintf(f, "reason%u:%llu", r->value, ull(sum));
+	}
+	if (d->reason_other)
+		fprintf(f, ",more:%llu", ull(d->reason_other));
+	if (n)
+		fputc(')', f);
+}
+
 void rx_report_json(const struct rx_report *rr, FILE *f)
 {
 	bool first = true;
@@ -608,42 +741,60 @@ void rx_report_json(const struct rx_report *rr, FILE *f)
 	fputs("},\"rx_flows\":[", f);
 	for (i = 0; i < rr->nr_flows; i++) {
 		const struct rx_flow *r = &rr->flows[i];
-		unsigned int n;
 
 		fprintf(f, "%s{\"proto\":\"%s\"", i ? "," : "",
 			r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
 		print_flow(f, &r->key, true);
 		fprintf(f, ",\"segments\":%llu,\"bytes_received\":%llu,\"bytes_read\":%llu,"
-			"\"ofo\":%llu,\"backlog\":%llu,\"drops\":%llu,\"drop_reasons\":{",
-			ull(r->segs), ull(r->bytes_rcvd), ull(r->bytes_read), ull(r->ofo),
-			ull(r->backlog), ull(r->drops));
-		for (n = 0; n < MAX_REASONS && r->reason_n[n]; n++)
-			fprintf(f, "%s\"%u\":%llu", n ? "," : "", r->reason[n],
-				ull(r->reason_n[n]));
-		fputs("}}", f);
+			"\"ofo\":%llu,\"backlog\":%llu", ull(r->segs), ull(r->bytes_rcvd),
+			ull(r->bytes_read), ull(r->ofo), ull(r->backlog));
+		json_drops(f, &r->d, false);
+		fputc('}', f);
 	}
 	fputc(']', f);
+	fputs(",\"rx_drops_unmatched\":{", f);
+	json_drops(f, &rr->unmatched, true);
+	fputc('}', f);
 }
 
 void rx_report_flows(const struct rx_report *rr, FILE *f)
 {
 	size_t i;
 
-	if (rx_report_empty(rr) || !rr->nr_flows)
+	if (rx_report_empty(rr) || (!rr->nr_flows && !rr->unmatched.drops))
 		return;
 	fprintf(f, "\nReceive flows (local first)\n");
 	for (i = 0; i < rr->nr_flows; i++) {
 		const struct rx_flow *r = &rr->flows[i];
-		unsigned int n;
 
 		fprintf(f, "%s ", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
 		print_flow(f, &r->key, false);
 		fprintf(f, " segments=%llu received=%llu read=%llu ofo=%llu backlog=%llu drops=%llu",
 			ull(r->segs), ull(r->bytes_rcvd), ull(r->bytes_read), ull(r->ofo),
-			ull(r->backlog), ull(r->drops));
-		for (n = 0; n < MAX_REASONS && r->reason_n[n]; n++)
-			fprintf(f, "%sreason%u:%llu", n ? "," : " (", r->reason[n],
-				ull(r->reason_n[n]));
-		fputs(r->reason_n[0] ? ")\n" : "\n", f);
+			ull(r->backlog), ull(r->d.drops));
+		text_reasons(f, &r->d);
+		fputc('\n', f);
 	}
+	if (rr->unmatched.drops) {
+		fprintf(f, "drops of packets to no socket above: %llu", ull(rr->unmatched.drops));
+		text_reasons(f, &rr->unmatched);
+		fputc('\n', f);
+	}
+}
+
+bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **name,
+		     const struct netlat_dist **d)
+{
+	int k;
+
+	if (rx_report_empty(rr))
+		return false;
+	for (k = 0; k < NR_RS; k++) {
+		if (!rs_shown(rr, k) || i--)
+			continue;
+		*name = rs_names[k];
+		*d = &rr->dist[k];
+		return true;
+	}
+	return false;
 }

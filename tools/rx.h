@@ -14,6 +14,8 @@ struct rx_report;
 
 struct rx_report *rx_report_new(void);
 void rx_report_free(struct rx_report *rr);
+/* The drop reason names in force for the records added from now on. */
+void rx_report_set_names(struct rx_report *rr, const struct netlat_names *names);
 /* Account one record (ignored unless NETLAT_REC_RX_*). 0 or -ENOMEM. */
 int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h);
 bool rx_report_empty(const struct rx_report *rr);
@@ -23,6 +25,9 @@ void rx_report_compute(struct rx_report *rr);
 void rx_report_stage_rows(const struct rx_report *rr, FILE *f);
 /* "rx_stages":{...} and "rx_flows":[...], each with a leading comma. */
 void rx_report_json(const struct rx_report *rr, FILE *f);
+/* Shown stage @i (from 0) for other renderings: false past the last. */
+bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **name,
+		     const struct netlat_dist **d);
 /* The per-flow receive table (text). */
 void rx_report_flows(const struct rx_report *rr, FILE *f);
 

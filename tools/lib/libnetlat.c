@@ -61,6 +61,8 @@ const char *netlat_type_name(unsigned int type)
 		return "SNAPSHOT";
 	case NETLAT_REC_SNAP_CPU:
 		return "SNAP_CPU";
+	case NETLAT_REC_NOTE:
+		return "NOTE";
 	case NETLAT_REC_TCP_SENDMSG:
 		return "TCP_SENDMSG";
 	case NETLAT_REC_TCP_PUSH:
@@ -180,6 +182,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_LOST: return sizeof(struct netlat_rec_lost);
 	case NETLAT_REC_SNAPSHOT: return sizeof(struct netlat_rec_snapshot);
 	case NETLAT_REC_SNAP_CPU: return sizeof(struct netlat_rec_snap_cpu);
+	case NETLAT_REC_NOTE: return sizeof(struct netlat_rec_note);
 	case NETLAT_REC_TCP_SENDMSG: return sizeof(struct netlat_rec_tcp_sendmsg);
 	case NETLAT_REC_TCP_PUSH: return sizeof(struct netlat_rec_tcp_push);
 	case NETLAT_REC_TCP_SKB: return sizeof(struct netlat_rec_tcp_skb);
@@ -245,6 +248,8 @@ struct netlat_source {
 	int timeout_ms;
 	int tee_fd;
 	char *tee_name;
+	unsigned char *tee_insert;	/* records to tee after the stream header */
+	size_t tee_insert_len;
 
 	/* buf[start, end) holds bytes read but not consumed. */
 	unsigned char *buf;
@@ -332,6 +337,7 @@ void netlat_close(struct netlat_source *src)
 	free(src->buf);
 	free(src->name);
 	free(src->tee_name);
+	free(src->tee_insert);
 	free(src);
 }
 
@@ -382,8 +388,66 @@ void netlat_set_tee(struct netlat_source *src, int fd, const char *name)
 	src->tee_fd = fd;
 }
 
+int netlat_set_tee_insert(struct netlat_source *src, const void *recs, size_t len)
+{
+	unsigned char *p = len ? malloc(len) : NULL;
+
+	if (len && !p)
+		return -ENOMEM;
+	if (len)
+		memcpy(p, recs, len);
+	free(src->tee_insert);
+	src->tee_insert = p;
+	src->tee_insert_len = len;
+	return 0;
+}
+
+static int tee_bytes(struct netlat_source *src, const unsigned char *p, size_t len);
+
+/*
+ * Until the first record is consumed buf[0, end) is the stream from its
+ * start: once the stream header is whole, tee it, the inserted records
+ * (given its cpu and time) and what follows. @flush: the stream ends, tee
+ * what there is.
+ */
+static int tee_pending(struct netlat_source *src, bool flush)
+{
+	const struct netlat_rec_hdr *s = (const void *)src->buf;
+	size_t at = 0, n = src->end;
+	bool whole = n >= HDR_SIZE && s->size >= HDR_SIZE && n >= s->size;
+	int r;
+
+	if (!src->tee_insert || src->tee_fd < 0)
+		return 0;
+	if (!whole && !flush && n < NETLAT_REC_MAX_SIZE)
+		return 0;	/* the next read() comes back here */
+	if (!whole) {
+		r = tee_bytes(src, src->buf, n);	/* no stream header: as it is */
+		goto done;
+	}
+	while (at + HDR_SIZE <= src->tee_insert_len) {
+		struct netlat_rec_hdr *h = (void *)(src->tee_insert + at);
+
+		if (h->size < HDR_SIZE || at + h->size > src->tee_insert_len)
+			break;
+		h->cpu = s->cpu;
+		h->ts_ns = s->ts_ns;
+		at += h->size;
+	}
+	r = tee_bytes(src, src->buf, s->size);
+	if (!r)
+		r = tee_bytes(src, src->tee_insert, at);
+	if (!r)
+		r = tee_bytes(src, src->buf + s->size, n - s->size);
+done:
+	free(src->tee_insert);
+	src->tee_insert = NULL;
+	return r;
+}
+
 void netlat_stop_reading(struct netlat_source *src)
 {
+	tee_pending(src, true);
 	src->eof = true;
 	src->stopped = true;
 }
@@ -518,7 +582,12 @@ static int read_more(struct netlat_source *src)
 		return read_error(src, errno);
 	if (n == 0) {
 		src->eof = true;
-		return 0;
+		return tee_pending(src, true);
+	}
+	if (src->tee_insert && src->offset == 0 && src->start == 0) {
+		src->end += (size_t)n;
+		r = tee_pending(src, false);
+		return r < 0 ? r : 1;
 	}
 	r = tee_bytes(src, src->buf + src->end, (size_t)n);
 	src->end += (size_t)n;
@@ -623,6 +692,11 @@ static int check_body(struct netlat_source *src, const struct netlat_rec_hdr *h)
 		return check_stream(src, (const struct netlat_rec_stream *)h);
 	case NETLAT_REC_MARKER:
 		return check_marker(src, (const struct netlat_rec_marker *)h);
+	case NETLAT_REC_NOTE:
+		if (h->size < sizeof(struct netlat_rec_note) ||
+		    ((const struct netlat_rec_note *)h)->len > h->size - sizeof(struct netlat_rec_note))
+			return bad_record(src, "NOTE that does not fit its %u bytes", h->size);
+		return 0;
 	}
 	if (h->size < min_rec_size(h->type))
 		return bad_record(src, "%s of %u bytes", netlat_type_name(h->type),
@@ -946,7 +1020,8 @@ static int merge_pull(struct netlat_merge *m)
 		m->have_barrier = true;
 		return 0;
 	}
-	if (r == 1 && (rec->type == NETLAT_REC_SNAPSHOT || rec->type == NETLAT_REC_SNAP_CPU)) {
+	if (r == 1 && (rec->type == NETLAT_REC_SNAPSHOT || rec->type == NETLAT_REC_SNAP_CPU ||
+		       rec->type == NETLAT_REC_NOTE)) {
 		memcpy(m->pass.bytes, rec, rec->size);
 		m->have_pass = true;
 		return 0;
@@ -1109,8 +1184,8 @@ int netlat_seq_add(struct netlat_seq *t, const struct netlat_rec_hdr *rec,
 	c = seq_cpu(t, rec->cpu);
 	if (!c)
 		return -ENOMEM;
-	/* Descriptions of a snapshot, not ring records: no sequence number. */
-	if (rec->type == NETLAT_REC_SNAPSHOT)
+	/* Descriptions of a snapshot or the host, not ring records: no number. */
+	if (rec->type == NETLAT_REC_SNAPSHOT || rec->type == NETLAT_REC_NOTE)
 		return 0;
 	if (rec->type == NETLAT_REC_SNAP_CPU) {
 		seq_snap_cpu(c, (const void *)rec);

@@ -131,6 +131,14 @@ void netlat_set_timeout(struct netlat_source *src, int timeout_ms);
 void netlat_set_tee(struct netlat_source *src, int fd, const char *name);
 
 /*
+ * Records (whole, @len bytes) for the tee to write right after the
+ * stream's first record, the stream header, each given its cpu and
+ * ts_ns: how netlat record puts NETLAT_REC_NOTE records into a capture.
+ * Call before the first netlat_next(). 0 or -ENOMEM.
+ */
+int netlat_set_tee_insert(struct netlat_source *src, const void *recs, size_t len);
+
+/*
  * Stop reading: netlat_next() returns the records already read (records
  * consumed from the device must not be thrown away), then 0.
  */
@@ -485,6 +493,59 @@ const char *netlat_trigger_name(unsigned int bit);
 
 /* A duration: a number (fractions allowed) and ns, us, ms or s. 0 or -EINVAL. */
 int netlat_parse_duration(const char *s, uint64_t *ns);
+
+/* ---- names of the kernel's numbered values (libnetlat_names.c) --------- */
+
+/*
+ * A table of value -> name, for enum skb_drop_reason (the reason of
+ * NETLAT_REC_RX_DROP and netlat_rec_rx_pkt.drop_reason), whose numbering
+ * is the running kernel's: names come from the skb:kfree_skb tracepoint's
+ * format on the recording host, or a capture's NETLAT_REC_NOTE records.
+ */
+#define NETLAT_NAME_MAX		48	/* longest name kept, NUL included */
+
+struct netlat_names;
+
+struct netlat_names *netlat_names_new(void);
+void netlat_names_free(struct netlat_names *t);
+void netlat_names_clear(struct netlat_names *t);
+size_t netlat_names_count(const struct netlat_names *t);
+/* Add or replace one name (@len bytes, no NUL). 0, -EINVAL, -ENOMEM. */
+int netlat_names_add(struct netlat_names *t, uint32_t value, const char *name, size_t len);
+/* The name of @value, or NULL (then show the number). */
+const char *netlat_names_get(const struct netlat_names *t, uint32_t value);
+/* The value named @name, or -1. */
+long netlat_names_find(const struct netlat_names *t, const char *name);
+/*
+ * The { VALUE, "NAME" } entries of "__print_symbolic(REC->@field, ...)"
+ * in the tracepoint format text @fmt: the number added, -ENOENT (no such
+ * table), -ENOMEM.
+ */
+int netlat_names_parse_symbolic(struct netlat_names *t, const char *fmt, const char *field);
+/*
+ * The running kernel's drop reasons, from the kfree_skb tracepoint's
+ * format in tracefs (/sys/kernel/tracing, or /sys/kernel/debug/tracing):
+ * the number added, or -errno (-ENOENT: no tracefs or no such table).
+ */
+int netlat_names_load_drop_reasons(struct netlat_names *t);
+/*
+ * @t as NETLAT_REC_NOTE records of @kind, into @buf (@room bytes; a
+ * record takes at most NETLAT_REC_MAX_SIZE): the bytes used, 0 if empty
+ * or out of room. hdr.cpu, seq and ts_ns are 0: see netlat_set_tee_insert().
+ */
+size_t netlat_names_notes(const struct netlat_names *t, unsigned int kind, void *buf,
+			  size_t room);
+/* One NOTE of @kind holding @text (cut to fit): its size, 0 if @room is short. */
+size_t netlat_note_text(void *buf, size_t room, unsigned int kind, const char *text);
+/* The names of a NETLAT_NOTE_DROP_REASONS note: the number added, or -ENOMEM. */
+int netlat_names_add_note(struct netlat_names *t, const struct netlat_rec_note *n);
+/*
+ * Keep @t the drop reason names of the records that follow @rec (feed it
+ * every record): a STREAM clears it and, when the source is the @device,
+ * loads the running kernel's; a drop-reason NOTE adds its names. 0 or
+ * -errno of the load.
+ */
+int netlat_names_feed(struct netlat_names *t, const struct netlat_rec_hdr *rec, bool device);
 
 #ifdef __cplusplus
 }

@@ -1383,9 +1383,12 @@ static void test_cli_tcp_records(void)
 	struct netlat_rec_tcp_dev *d;
 	struct netlat_rec_tcp_ack *a;
 	struct netlat_rec_tcp_retrans *rt;
+	struct netlat_rec_virtio *v;
+	struct netlat_tcp_flow flow;
 	struct capture c = { 0 };
 	struct run r;
 	const char *path;
+	int i;
 
 	cap_stream(&c, 1);
 	sm = cap_tcp(&c, NETLAT_REC_TCP_SENDMSG, sizeof(*sm), 0, 1000);
@@ -1409,6 +1412,21 @@ static void test_cli_tcp_records(void)
 	d->end_seq = 2448;
 	d->len = 1448;
 	d->stage = NETLAT_DEV_DRIVER;
+	/* virtio_net's start_xmit of it 400 ns later; one of another socket */
+	flow = d->flow;
+	for (i = 0; i < 2; i++) {
+		size_t off = c.len;
+
+		cap_other(&c, NETLAT_REC_VIRTIO, 0, 20 + i, TEST_MONO_NS + 3400 - i * 100,
+			  sizeof(*v));
+		v = (void *)(c.buf + off);
+		v->event = NETLAT_VIRTIO_XMIT;
+		v->flags = NETLAT_VIRTIO_FLOW_VALID;
+		v->flow = flow;
+		v->flow.cookie = i ? 99 : 7;
+		v->seq = 1000;
+		v->tcp_len = 1448;
+	}
 	a = cap_tcp(&c, NETLAT_REC_TCP_ACK, sizeof(*a), 4, 10000);
 	a->snd_una = 2448;
 	a->acked = 1448;
@@ -1435,12 +1453,13 @@ static void test_cli_tcp_records(void)
 	run_free(&r);
 
 	/* stages: sendmsg>xmit 1900, xmit>qdisc 500, qdisc>driver 500,
-	 * driver>ack 7000, sendmsg>ack 9900 */
+	 * driver>vq 400, driver>ack 7000, sendmsg>ack 9900 */
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "sendmsg>xmit           1       1900");
 	CHECK_HAS(r.out, "xmit>qdisc             1        500");
 	CHECK_HAS(r.out, "qdisc>driver           1        500");
+	CHECK_HAS(r.out, "\ndriver>vq              1        400        400");
 	CHECK_HAS(r.out, "driver>ack             1       7000");
 	CHECK_HAS(r.out, "sendmsg>ack            1       9900");
 	run_free(&r);
@@ -1734,6 +1753,10 @@ static const struct test tests[] = {
 	{ "flight_min example", test_flight_min },
 	/* test_rx.c */
 	{ "netlat report of receive records", test_cli_rx_report },
+	{ "drop reason names from a tracepoint format", test_drop_reason_names },
+	{ "notes inserted after the stream header", test_tee_insert_notes },
+	{ "netlat report and tail: drop reasons by name", test_cli_drop_reasons },
+	{ "drop reasons of two kernels in one capture", test_cli_drop_reasons_two_kernels },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

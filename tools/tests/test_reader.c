@@ -194,7 +194,8 @@ static void *cap_xmit(struct capture *c, uint64_t seq, uint32_t len, uint16_t se
 	return x;
 }
 
-static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t ret)
+static struct netlat_rec_tcp_retrans *cap_retrans(struct capture *c, uint64_t seq,
+						  uint8_t kind, int32_t ret)
 {
 	struct netlat_rec_tcp_retrans *rt = cap_tcp(c, NETLAT_REC_TCP_RETRANS,
 						    sizeof(*rt), seq, 100 + seq);
@@ -202,10 +203,12 @@ static void cap_retrans(struct capture *c, uint64_t seq, uint8_t kind, int32_t r
 	rt->kind = kind;
 	rt->ret = ret;
 	rt->segs = 1;
+	return rt;
 }
 
 static void test_cli_flow_table(void)
 {
+	struct netlat_rec_tcp_retrans *rt;
 	struct netlat_rec_tcp_sendmsg *sm;
 	struct capture c = { 0 };
 	const char *path;
@@ -223,28 +226,37 @@ static void test_cli_flow_table(void)
 	cap_xmit(&c, 2, 1448, 1, 0, 0);
 	cap_xmit(&c, 3, 1552, 2, 0, 0);
 	cap_xmit(&c, 4, 1448, 1, NETLAT_TCP_RETRANSMIT, 0);
-	cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
-	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);
-	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);
-	cap_retrans(&c, 8, 9, 1);
-	/* flow B: more bytes, listed first */
+	rt = cap_retrans(&c, 5, NETLAT_RETRANS_RTO, 0);
+	rt->flags = NETLAT_TCP_COUNTED;		/* RetransSegs += 3 */
+	rt->segs = 3;
+	cap_retrans(&c, 6, NETLAT_RETRANS_FAST, -EBUSY);	/* early exits: */
+	cap_retrans(&c, 7, NETLAT_RETRANS_FAST, -EBUSY);	/* not counted */
+	cap_retrans(&c, 8, 9, 1)->flags = NETLAT_TCP_COUNTED;	/* += 1 */
+	/* flow B: more bytes, listed first; a SYNACK sent again (+= 1), one failed */
 	cap_xmit(&c, 9, 5000, 4, 0, 2000);
+	set_flow(cap_retrans(&c, 10, NETLAT_RETRANS_SYNACK, 0), AF_INET, "10.0.0.1", 2000,
+		 "10.0.0.9", 443, 8);
+	set_flow(cap_retrans(&c, 11, NETLAT_RETRANS_SYNACK, -ENOMEM), AF_INET, "10.0.0.1",
+		 2000, "10.0.0.9", 443, 8);
 	path = write_capture(&c, "flowtab.nl");
 
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "TCP flows by bytes first transmitted (2 flows;");
-	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      0      0  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008\n"
-		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1\n");
+	CHECK_HAS(r.out, "       0            0        4         5000      0      0      0      0      0      2      1  10.0.0.1:2000>10.0.0.9:443 ck=0000000000000008 ENOMEM=1 rtx_segs=1\n"
+		  "       2         3000        3         3000      1      1      2      0      0      0      3  192.0.2.1:1000>192.0.2.2:80 ck=0000000000000007 EBUSY=2,NET_XMIT_DROP=1 rtx_segs=4\n"
+		  "retransmitted segments (what RetransSegs counts), all flows: 5; other 1 rto 3 synack 1\n");
 	run_free(&r);
 
 	netlat(&r, "report", "--json", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK(json_valid(r.out, strlen(r.out)));
-	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"flows\":[{\"sendmsg_calls\":0,");
+	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"retrans_segs\":{\"other\":1,"
+		  "\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":1},\"flows\":[{\"sendmsg_calls\":0,");
 	CHECK_HAS(r.out, "{\"sendmsg_calls\":2,\"sendmsg_bytes\":3000,\"xmit_segs\":3,\"xmit_bytes\":3000,"
 		  "\"family\":2,\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,"
 		  "\"retrans\":{\"other\":1,\"rto\":1,\"fast\":2,\"tlp\":0,\"syn\":0,\"synack\":0},"
+		  "\"retrans_segs\":{\"other\":1,\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":0},"
 		  "\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
 		  "{\"ret\":1,\"name\":\"NET_XMIT_DROP\",\"count\":1}],\"retrans_failed_other\":0}");
 	run_free(&r);
@@ -422,7 +434,18 @@ static void test_cli_packet_records(void)
 		pk->end_ns = pk->driver_ns + 20000000;	/* driver>ack 20 ms */
 		pk->segs = 1;
 		pk->flags = NETLAT_PKT_SENDMSG | NETLAT_PKT_QDISC | NETLAT_PKT_DRIVER |
-			    NETLAT_PKT_ACKED;
+			    NETLAT_PKT_ACKED | NETLAT_PKT_VQ;
+		pk->vq_ns = pk->driver_ns + 500 + i % 10;	/* driver>vq 500..509 */
+		pk->vq_queue = 0;
+		pk->vq_free = 200 - i;				/* the fewest: 101 */
+		pk->vq_size = 256;
+		pk->range_end = pk->end_seq;
+		if (i % 10 == 0) {
+			/* 5 more packets of 1000 bytes followed as its range */
+			pk->flags |= NETLAT_PKT_MERGED;
+			pk->merged = 5;
+			pk->range_end = pk->end_seq + 5000;
+		}
 	}
 	/* closed before its ACK: like the kernel's histograms, no stage counts */
 	pk = cap_tcp(&c, NETLAT_REC_TCP_PKT, sizeof(*pk), N, 90000000);
@@ -444,19 +467,42 @@ static void test_cli_packet_records(void)
 	CHECK_HAS(r.out, expect);
 	snprintf(expect, sizeof(expect), "\"xmit>ack\":{\"count\":%d,\"min\":20005000,", N);
 	CHECK_HAS(r.out, expect);
+	/* the virtio driver's stage; no other sample source than the records */
+	CHECK_HAS(r.out, "\"driver>vq\":{\"count\":100,\"min\":500,\"p50\":504,");
+	CHECK_HAS(r.out, "\"max\":509,\"mean\":504.5}");
+	CHECK_HAS(r.out, ",\"tcp_stage_hist\":{");
+	/* 10 records with 5 merged packets each; 101 records; 100 met the vq */
+	CHECK_HAS(r.out, "\"packet_records\":101,\"merged_packets\":50,"
+		  "\"merged_bytes\":50000,\"vq_packets\":100,\"vq_free_min\":101,"
+		  "\"vq_size\":256}");
+	/* 100 packets of 1448 bytes, the closing one of 1, the ranges */
+	CHECK_HAS(r.out, "\"xmit_segs\":100,\"xmit_bytes\":194801,");
 	run_free(&r);
 
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "TCP per-packet stages (ns; 101 packets followed by the kernel)");
+	CHECK_HAS(r.out, "\ndriver>vq            100        500        504        508        509"
+		  "        509        509        504.5\n");
+	CHECK_HAS(r.out, "\ndriver>vq (ns)\n");
+	CHECK_HAS(r.out, " merged=50 (50000 bytes) vq_free_min=101/256\n");
+	run_free(&r);
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "<tr><td class=\"l\">driver&gt;vq</td><td>100</td><td>500</td>");
+	CHECK_HAS(r.out, "<td>50</td><td>101/256</td></tr>");
 	run_free(&r);
 
 	netlat(&r, "tail", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, " TCP_PKT ");
 	CHECK_HAS(r.out, " seq=1000 end_seq=2448 segs=1 retrans=0 retrans_fail=0 end=ack "
+		  "vq_queue=0 vq_free=200 vq_size=256 merged=5 range_end=7448 "
 		  "sendmsg>xmit=1000 xmit>qdisc=2000 qdisc>driver=3000 driver>ack=20000000 "
-		  "xmit>ack=20005000 sendmsg>ack=20006000\n");
+		  "xmit>ack=20005000 sendmsg>ack=20006000 driver>vq=500\n");
+	/* no range, no merged fields */
+	CHECK_HAS(r.out, " seq=2448 end_seq=3896 segs=1 retrans=0 retrans_fail=0 end=ack "
+		  "vq_queue=0 vq_free=199 vq_size=256 sendmsg>xmit=1001 ");
 	CHECK_HAS(r.out, " end=close\n");
 	run_free(&r);
 

@@ -57,6 +57,10 @@
  * @NETLAT_REC_SNAP_CPU: in a snapshot stream, starts the records of one
  *	CPU and gives that ring's counters (struct netlat_rec_snap_cpu).
  *	Never stored in a ring.
+ * @NETLAT_REC_NOTE: in a capture file, right after a stream header: what
+ *	a userspace writer (netlat record) knew of the recording host, e.g.
+ *	the names of the kernel's drop reasons (struct netlat_rec_note).
+ *	Never written by the module.
  * @NETLAT_REC_TCP_SENDMSG: one tcp_sendmsg_locked() call, written when it
  *	returns (struct netlat_rec_tcp_sendmsg; group NETLAT_PROBE_TCP_SENDMSG).
  * @NETLAT_REC_TCP_PUSH: a push of pending data (struct netlat_rec_tcp_push;
@@ -102,6 +106,7 @@ enum netlat_rec_type {
 	NETLAT_REC_MARKER = 3,
 	NETLAT_REC_SNAPSHOT = 4,
 	NETLAT_REC_SNAP_CPU = 5,
+	NETLAT_REC_NOTE = 6,
 	NETLAT_REC_TCP_SENDMSG = 16,
 	NETLAT_REC_TCP_PUSH = 17,
 	NETLAT_REC_TCP_SKB = 18,
@@ -806,9 +811,10 @@ struct netlat_rec_rx_copy {
  *	is the sender's); @flow.cookie is 0.
  * @skb_id: the skb (see netlat_rec_rx_netif.skb_id).
  * @reason: the kernel's enum skb_drop_reason (its numbering is the
- *	running kernel's: SKB_DROP_REASON_NOT_SPECIFIED is 2 in 6.1 and
- *	later; the names are in the tracepoint's format,
- *	/sys/kernel/tracing/events/skb/kfree_skb/format).
+ *	running kernel's: PROTO_MEM is 16 on Debian's 6.1.0-57, 19 on
+ *	6.12.117, 20 on 7.3.4; the names are in the tracepoint's format,
+ *	/sys/kernel/tracing/events/skb/kfree_skb/format, and in the
+ *	NETLAT_REC_NOTE records netlat record writes).
  * @seq: TCP: sequence number; UDP: 0.
  * @len: payload bytes.
  * @ifindex: the device the packet was received on (skb_iif).
@@ -828,6 +834,41 @@ struct netlat_rec_rx_drop {
 	__s32 ifindex;
 	__u8 proto;
 	__u8 reserved[7];
+};
+
+/* netlat_rec_note.kind */
+#define NETLAT_NOTE_DROP_REASONS 1	/* enum skb_drop_reason: "VALUE NAME\n" lines */
+#define NETLAT_NOTE_KERNEL	2	/* the recording kernel's release (uname -r) */
+
+/**
+ * struct netlat_rec_note - what the writer of a capture knew of its host
+ * @hdr: common header; @hdr.cpu and @hdr.ts_ns are those of the stream
+ *	header the note follows, @hdr.seq is 0.
+ * @kind: NETLAT_NOTE_*.
+ * @version: version of the kind's text, 1; a reader skips versions it
+ *	does not know.
+ * @len: bytes of @text (the record is zero-padded after them).
+ * @text: ASCII. NETLAT_NOTE_DROP_REASONS: whole lines "VALUE NAME\n",
+ *	VALUE decimal, NAME without the SKB_DROP_REASON_ prefix, as the
+ *	skb:kfree_skb tracepoint's format (its __print_symbolic table) gave
+ *	them on the recording kernel; a table longer than one record takes
+ *	several, each of whole lines. NETLAT_NOTE_KERNEL: the release.
+ *
+ * The module numbers drop reasons as the running kernel does
+ * (netlat_rec_rx_drop.reason), and the numbering changes between kernel
+ * versions: a capture read on another host needs the recording host's
+ * names. netlat record writes these notes right after the stream header;
+ * they hold for the records that follow, until the next stream header.
+ * A capture without them (cat /dev/netlat) shows the numbers. Readers
+ * that predate notes skip them by their size (their sequence check may
+ * count one break on that CPU).
+ */
+struct netlat_rec_note {
+	struct netlat_rec_hdr hdr;
+	__u16 kind;
+	__u16 version;
+	__u32 len;
+	__u8 text[];
 };
 
 /* netlat_rec_rx_wake.event */

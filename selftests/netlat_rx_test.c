@@ -920,12 +920,19 @@ static void wake_traffic(void *arg)
 	pthread_t th;
 
 	w->n = 0;
+	w->reader_tid = 0;
 	if (pthread_create(&th, NULL, wake_reader, w)) {
 		w->err = EAGAIN;
 		return;
 	}
 	for (; w->n < WAKES && !w->err; w->n++) {
 		nl_sleep_ms(30);
+		/* a loaded debug kernel can take longer than 30 ms to get the
+		 * reader back into recv() */
+		if (!nl_wait_sleeping(&w->reader_tid, 5000)) {
+			w->err = ETIMEDOUT;
+			break;
+		}
 		w->sent_mono[w->n] = nl_mono_ns();
 		if (send(w->c->cli, buf, sizeof(buf), 0) != sizeof(buf))
 			w->err = errno ? errno : EIO;

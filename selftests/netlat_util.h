@@ -106,6 +106,41 @@ static inline void nl_sleep_ms(unsigned int ms)
 		;
 }
 
+/*
+ * Wait up to @timeout_ms for thread @tid of this process to be asleep
+ * (state S in /proc/self/task/<tid>/stat), e.g. blocked in recv(); a
+ * thread that has not started yet (@tid 0) is waited for too.
+ */
+static inline bool nl_wait_sleeping(const volatile pid_t *tid,
+				    unsigned int timeout_ms)
+{
+	unsigned int waited;
+
+	for (waited = 0; waited <= timeout_ms; waited++) {
+		char path[64], buf[512], *p;
+		ssize_t n = 0;
+		int fd = -1;
+
+		if (*tid) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+				 (int)*tid);
+			fd = open(path, O_RDONLY);
+		}
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n > 0) {
+			buf[n] = 0;
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == 'S')
+				return true;
+		}
+		nl_sleep_ms(1);
+	}
+	return false;
+}
+
 static inline int nl_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -1734,6 +1734,7 @@ static const struct test tests[] = {
 	{ "flight_min example", test_flight_min },
 	/* test_rx.c */
 	{ "netlat report of receive records", test_cli_rx_report },
+	{ "netlat report and tail of RX_PKT wakeup stages", test_cli_rx_pkt_wakeup },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

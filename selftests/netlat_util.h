@@ -58,11 +58,15 @@ _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
 	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
 _Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 152, "tcp_pkt");
-_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 144, "rx_pkt");
+_Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) ==
+	       NETLAT_REC_RX_PKT_SIZE_VER0, "rx_pkt ver0");
+_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 168, "rx_pkt");
 _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 	       "hist ver0");
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 56, "hist");
+_Static_assert(offsetof(struct netlat_hist, rx_wait_untracked) == 208,
+	       "hist rx_wait");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 64, "hist");
 _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");
@@ -359,7 +363,7 @@ static inline size_t nl_rx_rec_size(unsigned int type)
 	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
 	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
-	case NETLAT_REC_RX_PKT: return sizeof(struct netlat_rec_rx_pkt);
+	case NETLAT_REC_RX_PKT: return NETLAT_REC_RX_PKT_SIZE_VER0;
 	}
 	return 0;
 }

@@ -1750,7 +1750,7 @@ struct netlat_filters {
  * @rx_wait_untracked: waits of readers blocked on a socket (with
  *	NETLAT_PROBE_RX_SCHED on) whose wakeup was not followed: their slot
  *	in the table of blocked readers was taken by another task's wait
- *	(out; from size 224).
+ *	(out; from size 216).
  */
 struct netlat_hist {
 	__u32 size;

@@ -638,7 +638,7 @@ TEST_F(rxpkt, wakeup_groups_flip)
 TEST_F(rxpkt, unload_blocked_reader)
 {
 	static char buf[MSG_LEN];
-	int i, ret = -EBUSY;
+	int i, ret;
 
 	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
 		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
@@ -656,19 +656,14 @@ TEST_F(rxpkt, unload_blocked_reader)
 	/* the reader asleep in its wait, the groups on, then the module goes */
 	close(self->fd);
 	self->fd = -1;
-	for (i = 0; i < 100 && ret; i++) {
-		ret = nl_unload_netlat();
-		if (ret)
-			nl_sleep_ms(20);
-	}
+	ret = nl_unload_wait();
 	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, nl_send_all(self->blk.cli, buf, MSG_LEN));
 	nl_sleep_ms(100);
 	ret = nl_load_netlat("");
 	ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
-	for (i = 0; i < 100 && (self->fd = nl_open(O_NONBLOCK)) < 0; i++)
-		nl_sleep_ms(20);
+	self->fd = nl_open_wait();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	ASSERT_EQ(0, nl_probes(self->fd, true,

@@ -294,6 +294,29 @@ static inline int nl_unload_netlat(void)
 	return syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
 }
 
+/* rmmod netlat, trying for up to 2 s while a last user lets go. */
+static inline int nl_unload_wait(void)
+{
+	int i, ret = -EBUSY;
+
+	for (i = 0; i < 100 && ret; i++) {
+		ret = nl_unload_netlat();
+		if (ret)
+			nl_sleep_ms(20);
+	}
+	return ret;
+}
+
+/* open() of the device just loaded, once its node is there (2 s). */
+static inline int nl_open_wait(void)
+{
+	int i, fd = -1;
+
+	for (i = 0; i < 100 && (fd = nl_open(O_NONBLOCK)) < 0; i++)
+		nl_sleep_ms(20);
+	return fd;
+}
+
 /* Wait up to @ms for @path to exist (@present) or not. */
 static inline bool nl_wait_path(const char *path, bool present,
 				unsigned int ms)

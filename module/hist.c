@@ -132,5 +132,6 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	h.rx_untracked = counter[NETLAT_HC_RX_UNTRACKED];
 	h.rx_flows_full = counter[NETLAT_HC_RX_FLOWS_FULL];
 	h.rx_flows = rx_flows;
+	h.rx_wait_untracked = counter[NETLAT_HC_RX_WAIT_UNTRACKED];
 	return netlat_copy_out(uarg, &h, sizeof(h), usize);
 }

@@ -3,7 +3,8 @@
  * The receive-path probe family (NETLAT_PROBE_RX): a received TCP or UDP
  * packet from the receive core (with the skb's receive stamp) through its
  * transport and socket queues to the copy into the application, and the
- * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup. See
+ * drops on the way; NETLAT_PROBE_RX_SCHED: the reader's wakeup (at the
+ * packet level: points handed to the receive table with the copy). See
  * uapi/linux/netlat.h for the records. Handlers run with preemption
  * disabled, take no lock of the kernel's, and check the group and the
  * filters before they read anything else. While NETLAT_PROBE_RX is on,
@@ -273,6 +274,8 @@ static notrace int netlat_data_queue_pre(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_data_queue_pre);
 
+static bool netlat_rx_woke(const struct sock *sk, struct netlat_rxt_wake *wk);
+
 /* ---- TCP copy: kretprobe tcp_recvmsg(sk, msg, len, flags, ...) ---- */
 
 /* The copy's wait: from @queued, the oldest byte's queueing, to now. */
@@ -310,14 +313,19 @@ static notrace int netlat_recvmsg_ret(struct kretprobe_instance *ri,
 	struct netlat_recvmsg_data *d = (void *)ri->data;
 	int ret = (int)regs_return_value(regs);
 	struct netlat_rec_rx_copy *r;
+	struct netlat_rxt_wake wk;
 	struct netlat_writer w;
+	bool woke;
 	u32 copied;
 	u64 queued;
 
+	/* a wait that ended in an error is this call's, not the next's */
+	woke = !d->peek && netlat_rx_woke(d->sk, &wk);
 	if (ret <= 0 || !netlat_group_on(NETLAT_PROBE_RX))
 		return 0;
 	copied = READ_ONCE(tcp_sk(d->sk)->copied_seq);
-	queued = netlat_rxtrack_copy_tcp(d->sk, copied, ret, d->peek);
+	queued = netlat_rxtrack_copy_tcp(d->sk, copied, ret, d->peek,
+					 woke ? &wk : NULL);
 	if (netlat_rxtrack_packets())
 		return 0;
 	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), d->sk);
@@ -406,12 +414,15 @@ static notrace int netlat_udp_consume_pre(struct kprobe *p,
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 	int len = (int)regs_get_kernel_argument(regs, 2);
 	struct netlat_rec_rx_copy *r;
+	struct netlat_rxt_wake wk;
 	struct netlat_writer w;
 	u64 queued;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX))
 		return 0;
-	queued = netlat_rxtrack_copy_udp(sk, skb, len < 0);
+	queued = netlat_rxtrack_copy_udp(sk, skb, len < 0,
+					 len >= 0 && netlat_rx_woke(sk, &wk) ?
+					 &wk : NULL);
 	if (netlat_rxtrack_packets())
 		return 0;
 	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), sk);
@@ -493,14 +504,37 @@ NOKPROBE_SYMBOL(netlat_udp_destroy_pre);
  * socket's flow, computed at BLOCK, so the scheduler handlers never touch
  * the socket. The scheduler tracepoints cost one load and a compare for
  * every task that is not in its slot.
+ *
+ * The slot also keeps the wait's points (block, ready, wakeup, run) past
+ * its release, until the task's next copy takes them (@stamped: whose
+ * they are): the packet level gives them to the packet that copy ends.
+ * READY names a socket, not a task: sk_data_ready() stamps its socket's
+ * entry of a second table hashed by socket, and the wakeup of a task
+ * blocked on that socket takes the stamp (its waker may be on another
+ * CPU, in softirq). Two sockets of one entry readied at once may leave
+ * one's socket with the other's time: at most the overlap of two
+ * handlers apart, and never before the reader blocked or after its
+ * wakeup. The stamps are the RX_WAKE records' times, but at the packet
+ * level only the first wakeup and run of a wait count (a reader that
+ * sleeps again for the socket's lock is not woken by its data).
  */
 #define NETLAT_WAIT_BITS	10
 struct netlat_wait_slot {
 	struct task_struct *owner;
 	bool woken;
 	struct netlat_tcp_flow flow;
+	struct task_struct *stamped;	/* NULL: no points kept */
+	const struct sock *sk;		/* key only, never dereferenced */
+	u64 block_ns, ready_ns, wakeup_ns, run_ns;
 };
 static struct netlat_wait_slot netlat_wait_slots[1 << NETLAT_WAIT_BITS];
+
+#define NETLAT_READY_BITS	8
+struct netlat_ready {
+	const struct sock *sk;		/* key only */
+	u64 ns;
+};
+static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS];
 
 static notrace struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
 {
@@ -561,13 +595,26 @@ static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
 	    !netlat_rx_sched_flow(sk, &flow))
 		return 1;	/* no return handler */
-	netlat_rx_wake(&flow, NETLAT_RX_WAKE_BLOCK, current,
-		       raw_smp_processor_id());
+	if (!netlat_rxtrack_packets())
+		netlat_rx_wake(&flow, NETLAT_RX_WAKE_BLOCK, current,
+			       raw_smp_processor_id());
 	s = netlat_wait_slot(current);
-	if (cmpxchg(&s->owner, NULL, current))
+	if (cmpxchg(&s->owner, NULL, current)) {
+		netlat_rxtrack_wait_untracked();
 		return 1;	/* taken: this wait goes without */
+	}
 	s->flow = flow;
 	WRITE_ONCE(s->woken, false);
+	/* the points' owner goes first: a copy reading them sees it change */
+	WRITE_ONCE(s->stamped, NULL);
+	smp_wmb();
+	WRITE_ONCE(s->sk, sk);
+	WRITE_ONCE(s->block_ns, ktime_get_mono_fast_ns());
+	WRITE_ONCE(s->ready_ns, 0);
+	WRITE_ONCE(s->wakeup_ns, 0);
+	WRITE_ONCE(s->run_ns, 0);
+	smp_wmb();
+	WRITE_ONCE(s->stamped, current);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_wait_entry);
@@ -583,12 +630,42 @@ static notrace int netlat_wait_ret(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_wait_ret);
 
+/*
+ * The wait points current's last wait on @sk kept (taken: the next copy
+ * has none). False if it did not block on @sk since its last copy.
+ */
+static notrace bool netlat_rx_woke(const struct sock *sk,
+				   struct netlat_rxt_wake *wk)
+{
+	struct netlat_wait_slot *s = netlat_wait_slot(current);
+	bool same;
+
+	if (READ_ONCE(s->stamped) != current ||
+	    !netlat_group_on(NETLAT_PROBE_RX_SCHED))
+		return false;
+	smp_rmb();
+	same = READ_ONCE(s->sk) == sk;
+	wk->ready_ns = READ_ONCE(s->ready_ns);
+	wk->wakeup_ns = READ_ONCE(s->wakeup_ns);
+	wk->run_ns = READ_ONCE(s->run_ns);
+	/* another task's wait took the slot meanwhile: its points, not ours */
+	if (cmpxchg(&s->stamped, current, NULL) != current)
+		return false;
+	return same && wk->wakeup_ns;
+}
+NOKPROBE_SYMBOL(netlat_rx_woke);
+
 static notrace void netlat_ready(const struct sock *sk)
 {
+	struct netlat_ready *e;
 	struct netlat_tcp_flow flow;
 
-	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
-	    !netlat_rx_sched_flow(sk, &flow))
+	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))
+		return;
+	e = &netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
+	WRITE_ONCE(e->ns, ktime_get_mono_fast_ns());
+	WRITE_ONCE(e->sk, sk);
+	if (netlat_rxtrack_packets() || !netlat_rx_sched_flow(sk, &flow))
 		return;
 	netlat_rx_wake(&flow, NETLAT_RX_WAKE_READY, NULL, raw_smp_processor_id());
 }
@@ -622,7 +699,20 @@ static notrace void netlat_tp_wakeup(void *data, struct task_struct *p)
 	if (READ_ONCE(s->owner) != p || READ_ONCE(s->woken))
 		return;
 	WRITE_ONCE(s->woken, true);
-	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_WAKEUP, p, task_cpu(p));
+	if (!READ_ONCE(s->wakeup_ns)) {
+		const struct sock *sk = READ_ONCE(s->sk);
+		u64 now = ktime_get_mono_fast_ns(), ready;
+		const struct netlat_ready *e;
+
+		e = &netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
+		ready = READ_ONCE(e->ns);
+		if (READ_ONCE(e->sk) == sk && ready >= READ_ONCE(s->block_ns) &&
+		    ready <= now)
+			WRITE_ONCE(s->ready_ns, ready);
+		WRITE_ONCE(s->wakeup_ns, now);
+	}
+	if (!netlat_rxtrack_packets())
+		netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_WAKEUP, p, task_cpu(p));
 }
 NOKPROBE_SYMBOL(netlat_tp_wakeup);
 
@@ -639,8 +729,11 @@ static notrace void netlat_tp_switch(void *data, bool preempt,
 	if (READ_ONCE(s->owner) != next || !READ_ONCE(s->woken))
 		return;
 	WRITE_ONCE(s->woken, false);
-	netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_RUN, next,
-		       raw_smp_processor_id());
+	if (!READ_ONCE(s->run_ns))
+		WRITE_ONCE(s->run_ns, ktime_get_mono_fast_ns());
+	if (!netlat_rxtrack_packets())
+		netlat_rx_wake(&s->flow, NETLAT_RX_WAKE_RUN, next,
+			       raw_smp_processor_id());
 }
 NOKPROBE_SYMBOL(netlat_tp_switch);
 
@@ -652,8 +745,10 @@ static bool netlat_rx_stamps;
 static void netlat_rx_groups_on(u64 groups)
 {
 	/* no wait is in a slot while the group was off */
-	if (groups & NETLAT_PROBE_RX_SCHED)
+	if (groups & NETLAT_PROBE_RX_SCHED) {
 		memset(netlat_wait_slots, 0, sizeof(netlat_wait_slots));
+		memset(netlat_ready_tbl, 0, sizeof(netlat_ready_tbl));
+	}
 	if ((groups & NETLAT_PROBE_RX) && !netlat_rx_stamps) {
 		net_enable_timestamp();
 		netlat_rx_stamps = true;

@@ -90,6 +90,8 @@ struct netlat_rxt_end {
 	u8 proto;
 };
 
+static const struct netlat_rxt_wake netlat_rxt_no_wake;
+
 u32 netlat_rxtrack_level;
 static struct netlat_rxt_flow __rcu *netlat_rxt_tbl;	/* RCU-sched */
 static DEFINE_MUTEX(netlat_rxtrack_mutex);
@@ -258,11 +260,13 @@ NOKPROBE_SYMBOL(netlat_rxt_span);
 
 /*
  * A packet's life ended at @end_ns (packet level): histograms, counters,
- * its record. @pid, @tid: the reader that copied it, or 0.
+ * its record. @pid, @tid: the reader that copied it, or 0; @wk: its
+ * wakeup (all 0: none).
  */
 static notrace void netlat_rxt_end(const struct sock *sk,
 				   const struct netlat_rxt_end *e, u64 end_ns,
-				   u32 reason, u32 pid, u32 tid)
+				   u32 reason, u32 pid, u32 tid,
+				   const struct netlat_rxt_wake *wk)
 {
 	const struct netlat_rxt_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
@@ -283,12 +287,18 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 				 end_ns);
 		netlat_rxt_stage(NETLAT_STAGE_RX_NETIF_USER, p->netif_ns,
 				 end_ns);
+		netlat_rxt_stage(NETLAT_STAGE_RX_READY_WAKEUP, wk->ready_ns,
+				 wk->wakeup_ns);
+		netlat_rxt_stage(NETLAT_STAGE_RX_WAKEUP_RUN, wk->wakeup_ns,
+				 wk->run_ns);
 		netlat_hist_count(NETLAT_HC_RX_PACKETS, 1);
 		netlat_hist_count(NETLAT_HC_RX_BYTES, p->len);
 		slow = max(slow, netlat_rxt_span(p->netif_ns, p->transport_ns));
 		slow = max(slow, netlat_rxt_span(p->transport_ns, p->queue_ns));
 		slow = max(slow, netlat_rxt_span(p->queue_ns, end_ns));
 		slow = max(slow, netlat_rxt_span(p->netif_ns, end_ns));
+		slow = max(slow, netlat_rxt_span(wk->ready_ns, wk->wakeup_ns));
+		slow = max(slow, netlat_rxt_span(wk->wakeup_ns, wk->run_ns));
 		/* only the slow ones leave a record */
 		if (slow < netlat_track_slow_ns())
 			return;
@@ -327,23 +337,37 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	r->proto = e->proto;
 	r->where = p->where;
 	r->flags = p->flags;
+	r->ready_ns = wk->ready_ns;
+	r->wakeup_ns = wk->wakeup_ns;
+	r->run_ns = wk->run_ns;
 	netlat_commit(&w);
 }
 NOKPROBE_SYMBOL(netlat_rxt_end);
 
-/* Account packets that ended, outside the slot's lock. */
+/*
+ * Account packets that ended, outside the slot's lock; the first copied
+ * one gets the reader's wakeup *@wk (then NULL: one wait, one sample).
+ */
 static notrace void netlat_rxt_end_all(const struct sock *sk,
 				       const struct netlat_rxt_end *e,
 				       unsigned int n, u64 end_ns, u32 reason,
-				       bool reader)
+				       bool reader,
+				       const struct netlat_rxt_wake **wk)
 {
 	u32 pid = reader ? current->tgid : 0, tid = reader ? current->pid : 0;
 	unsigned int i;
 
 	if (!netlat_rxtrack_packets())
 		return;
-	for (i = 0; i < n; i++)
-		netlat_rxt_end(sk, &e[i], end_ns, reason, pid, tid);
+	for (i = 0; i < n; i++) {
+		const struct netlat_rxt_wake *x = &netlat_rxt_no_wake;
+
+		if (wk && *wk && (e[i].p.flags & NETLAT_RXP_COPIED)) {
+			x = *wk;
+			*wk = NULL;
+		}
+		netlat_rxt_end(sk, &e[i], end_ns, reason, pid, tid, x);
+	}
 }
 NOKPROBE_SYMBOL(netlat_rxt_end_all);
 
@@ -353,7 +377,8 @@ NOKPROBE_SYMBOL(netlat_rxt_end_all);
  * byte copied (0: unknown, or peeked).
  */
 notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
-				    u32 bytes, bool peek)
+				    u32 bytes, bool peek,
+				    const struct netlat_rxt_wake *wk)
 {
 	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
 	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
@@ -392,7 +417,7 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 		}
 		netlat_rxt_trim(f);
 		raw_spin_unlock_irqrestore(&f->lock, flags);
-		netlat_rxt_end_all(sk, done, n, now, 0, true);
+		netlat_rxt_end_all(sk, done, n, now, 0, true, &wk);
 	} while (n == NETLAT_RXT_BATCH);
 	return peek ? 0 : oldest;
 }
@@ -400,7 +425,8 @@ NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp);
 
 /* skb_consume_udp(): the datagram @skb was copied (or peeked). */
 notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
-				    const struct sk_buff *skb, bool peek)
+				    const struct sk_buff *skb, bool peek,
+				    const struct netlat_rxt_wake *wk)
 {
 	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
 	u64 now = ktime_get_mono_fast_ns(), queued = 0;
@@ -446,7 +472,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 	if (lost)
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, lost);
-	netlat_rxt_end_all(sk, &done, 1, now, 0, true);
+	netlat_rxt_end_all(sk, &done, 1, now, 0, true, &wk);
 	return queued;
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copy_udp);
@@ -491,7 +517,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 	if (found)
 		netlat_rxt_end_all(sk, &done, 1, ktime_get_mono_fast_ns(),
-				   reason, false);
+				   reason, false, NULL);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_drop);
 
@@ -529,10 +555,17 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			return;
 		}
 		raw_spin_unlock_irqrestore(&f->lock, flags);
-		netlat_rxt_end_all(sk, done, n, now, 0, false);
+		netlat_rxt_end_all(sk, done, n, now, 0, false, NULL);
 	}
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_close);
+
+notrace void netlat_rxtrack_wait_untracked(void)
+{
+	if (netlat_rxtrack_packets())
+		netlat_hist_count(NETLAT_HC_RX_WAIT_UNTRACKED, 1);
+}
+NOKPROBE_SYMBOL(netlat_rxtrack_wait_untracked);
 
 /* ---- process context ---- */
 

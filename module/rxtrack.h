@@ -6,7 +6,8 @@
  * NETLAT_PROBE_RX is on, at both levels: at the events level it only
  * gives the copy its wait (netlat_rec_rx_copy.wait_ns); at the packet
  * level it feeds the histograms and writes one NETLAT_REC_RX_PKT per
- * slow packet, and the RX family writes no per-event record but drops.
+ * slow packet, and the RX family writes no per-event record but drops;
+ * a blocked reader's wakeup (RX_SCHED) comes with the copy it preceded.
  */
 #ifndef _NETLAT_RXTRACK_H
 #define _NETLAT_RXTRACK_H
@@ -25,18 +26,31 @@ static __always_inline bool netlat_rxtrack_packets(void)
 	return READ_ONCE(netlat_rxtrack_level);
 }
 
+/*
+ * A blocked reader's wakeup (the RX_SCHED group's wait slot), handed to
+ * the copy that follows it: CLOCK_MONOTONIC, 0 where not seen.
+ */
+struct netlat_rxt_wake {
+	u64 ready_ns;
+	u64 wakeup_ns;
+	u64 run_ns;
+};
+
 /* Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP. */
 void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
 			   u8 proto, u32 seq, u32 len, u64 netif_ns);
 void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
 			  u8 proto, u32 seq, u8 where);
+/* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */
 u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied, u32 bytes,
-			    bool peek);
+			    bool peek, const struct netlat_rxt_wake *wk);
 u64 netlat_rxtrack_copy_udp(const struct sock *sk, const struct sk_buff *skb,
-			    bool peek);
+			    bool peek, const struct netlat_rxt_wake *wk);
 void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 			 u32 reason);
 void netlat_rxtrack_close(const struct sock *sk);
+/* A blocked reader's wait that could not be followed (no wait slot). */
+void netlat_rxtrack_wait_untracked(void);
 
 /* Process context: the RX group goes on / went off (no handler runs). */
 void netlat_rxtrack_start(void);

@@ -284,7 +284,8 @@ TEST_F(exp, scrape_matches_kernel)
 		static const char *const stages[NETLAT_NR_STAGES] = {
 			"sendmsg_xmit", "xmit_qdisc", "qdisc_driver", "driver_ack",
 			"xmit_ack", "sendmsg_ack", "driver_vq", "netif_tcp", "netif_udp",
-			"tcp_queue", "queue_user", "netif_user",
+			"tcp_queue", "queue_user", "netif_user", "ready_wakeup",
+			"wakeup_run",
 		};
 		const char *fam = k < NETLAT_STAGE_RX_NETIF_TCP ? "netlat_tcp_stage_seconds" :
 								  "netlat_rx_stage_seconds";

@@ -782,7 +782,7 @@ TEST_F_TIMEOUT(flight, unload_pending, 60)
 	struct netlat_snapshot s;
 	struct netlat_triggers t;
 	struct netlat_info info;
-	int i, ret = -EBUSY;
+	int ret;
 
 	if (access(nl_ko_path(), R_OK))
 		SKIP(return, "no netlat.ko to load again");
@@ -793,18 +793,13 @@ TEST_F_TIMEOUT(flight, unload_pending, 60)
 	ASSERT_EQ((uint32_t)NETLAT_SNAP_PENDING, s.state);
 	close(self->fd);
 	self->fd = -1;
-	for (i = 0; i < 100 && ret; i++) {
-		ret = nl_unload_netlat();
-		if (ret)
-			nl_sleep_ms(20);
-	}
+	ret = nl_unload_wait();
 	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
 	/* past the end of the post window, with the module gone */
 	nl_sleep_ms(2000);
 	ret = nl_load_netlat("");
 	ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
-	for (i = 0; i < 100 && (self->fd = nl_open(O_NONBLOCK)) < 0; i++)
-		nl_sleep_ms(20);
+	self->fd = nl_open_wait();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, snap_ioc(self->fd, 0, &s));
 	EXPECT_EQ((uint32_t)NETLAT_SNAP_EMPTY, s.state);

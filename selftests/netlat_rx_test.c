@@ -14,6 +14,7 @@
 #include "netlat_tcp.h"
 #include "netlat_filter.h"
 #include "libnetlat.h"
+#include "netlat_rxread.h"
 
 #include "kselftest_harness.h"
 
@@ -130,36 +131,6 @@ static int udp_open(struct nl_conn *c, const char *addr_a, const char *addr_b)
 static int set_int(int fd, int level, int opt, int val)
 {
 	return setsockopt(fd, level, opt, &val, sizeof(val));
-}
-
-/*
- * One read of up to @len bytes (all of them with @waitall), with the
- * receive stamp of its data in *@stamp (0: none) and CLOCK_REALTIME just
- * after it in *@user.
- */
-static ssize_t read_stamped(int fd, void *buf, size_t len, bool waitall,
-			    uint64_t *stamp, uint64_t *user)
-{
-	char ctl[CMSG_SPACE(sizeof(struct timespec)) * 2];
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl, .msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(fd, &mh, waitall ? MSG_WAITALL : 0);
-
-	*user = nl_clock_ns(CLOCK_REALTIME);
-	*stamp = 0;
-	for (cm = CMSG_FIRSTHDR(&mh); n > 0 && cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-
-			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			*stamp = ts.tv_sec * 1000000000ull + ts.tv_nsec;
-		}
-	return n;
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -322,7 +293,7 @@ static void msgs_traffic(void *arg)
 		if (m->wait_ms)
 			nl_sleep_ms(m->wait_ms);
 		m->before[i] = nl_clock_ns(CLOCK_REALTIME);
-		m->got[i] = read_stamped(m->c->srv, buf, MSG_LEN, !m->udp,
+		m->got[i] = nl_read_stamped(m->c->srv, buf, MSG_LEN, !m->udp,
 					 &m->stamp[i], &m->user[i]);
 		if (m->got[i] != MSG_LEN)
 			m->err = errno ? errno : EIO;
@@ -798,7 +769,7 @@ static void floor_traffic(void *arg)
 			f->m.err = errno ? errno : EIO;
 			break;
 		}
-		f->m.got[i] = read_stamped(f->m.c->srv, buf, MSG_LEN, true,
+		f->m.got[i] = nl_read_stamped(f->m.c->srv, buf, MSG_LEN, true,
 					   &f->m.stamp[i], &f->m.user[i]);
 		if (f->m.got[i] != MSG_LEN)
 			f->m.err = errno ? errno : EIO;
@@ -1326,111 +1297,24 @@ TEST_F(rx, tcp_rcvq_drops)
 
 /* ---- a busy-polling reader beside a blocking one ----------------------- */
 
-#define POLL_MSGS	24
-#define POLL_GAP_MS	10
-
-struct poller {
-	struct nl_conn *c;
-	bool busy;			/* MSG_DONTWAIT in a loop, never blocks */
-	int cpu;
-	pid_t tid;
-	unsigned int n;			/* messages read */
-	uint64_t stamp[POLL_MSGS], user[POLL_MSGS];
-	int err;
-};
-
-static void *poll_reader(void *arg)
-{
-	static __thread char buf[MSG_LEN];
-	struct poller *p = arg;
-
-	p->tid = syscall(SYS_gettid);
-	if (p->cpu >= 0)
-		nl_pin_thread(p->cpu);
-	for (p->n = 0; p->n < POLL_MSGS && !p->err; p->n++) {
-		unsigned int i = p->n;
-		uint64_t end = nl_mono_ns() + 10000000000ull;
-		ssize_t n;
-
-		/* one message per segment (TCP_NODELAY), read at once */
-		do {
-			n = read_stamped(p->c->srv, buf, MSG_LEN, !p->busy,
-					 &p->stamp[i], &p->user[i]);
-		} while (p->busy && n < 0 && errno == EAGAIN && nl_mono_ns() < end);
-		if (n != MSG_LEN)
-			p->err = n < 0 ? errno : EIO;
-	}
-	return NULL;
-}
-
-struct pollpair {
-	struct poller blk, busy;
-	int sender_cpu;
-};
-
-static void poll_traffic(void *arg)
-{
-	static char buf[MSG_LEN];
-	struct pollpair *pp = arg;
-	pthread_t tb, tp;
-	unsigned int i;
-
-	pp->blk.n = pp->busy.n = 0;
-	pp->blk.err = pp->busy.err = 0;
-	if (pthread_create(&tb, NULL, poll_reader, &pp->blk)) {
-		pp->blk.err = EAGAIN;
-		return;
-	}
-	if (pthread_create(&tp, NULL, poll_reader, &pp->busy)) {
-		pp->busy.err = EAGAIN;
-		pthread_join(tb, NULL);
-		return;
-	}
-	if (pp->sender_cpu >= 0)
-		nl_pin_thread(pp->sender_cpu);
-	/* both readers waiting before the first message */
-	nl_sleep_ms(50);
-	for (i = 0; i < POLL_MSGS && !pp->blk.err && !pp->busy.err; i++) {
-		/* the blocked one's first: the second send does not delay it */
-		if (send(pp->blk.c->cli, buf, MSG_LEN, 0) != MSG_LEN ||
-		    send(pp->busy.c->cli, buf, MSG_LEN, 0) != MSG_LEN)
-			pp->blk.err = errno ? errno : EIO;
-		nl_sleep_ms(POLL_GAP_MS);
-	}
-	pthread_join(tb, NULL);
-	pthread_join(tp, NULL);
-}
-
-static void poll_undo(void *arg)
-{
-	struct pollpair *pp = arg;
-	static char buf[MSG_LEN * POLL_MSGS];
-
-	/* what an attempt left unread goes, the next starts on a message */
-	while (recv(pp->blk.c->srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-	while (recv(pp->busy.c->srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
-
 /*
  * netlat's queue>user of each read of @p (the in-order QUEUE record of its
  * first byte to its COPY record) in @us; how many; the reader's own
  * stamp->read times in @own_us.
  */
 static size_t poll_waits(struct __test_metadata *_metadata,
-			 const struct nl_log *l, const struct poller *p,
+			 const struct nl_log *l, const struct nl_poller *p,
 			 double *us, double *own_us)
 {
-	const void *copy[POLL_MSGS + 8], *queue[4 * POLL_MSGS];
+	const void *copy[NL_POLL_MSGS + 8], *queue[4 * NL_POLL_MSGS];
 	size_t nc, nq, i, j;
 
 	nc = rx_recs(l, p->c, NETLAT_REC_RX_COPY, NETLAT_RX_TCP, copy,
 		     NL_ARRAY_SIZE(copy));
 	nq = rx_recs(l, p->c, NETLAT_REC_RX_QUEUE, NETLAT_RX_TCP, queue,
 		     NL_ARRAY_SIZE(queue));
-	EXPECT_EQ((size_t)POLL_MSGS, nc);
-	if (nc > POLL_MSGS || nq > NL_ARRAY_SIZE(queue))
+	EXPECT_EQ((size_t)NL_POLL_MSGS, nc);
+	if (nc > NL_POLL_MSGS || nq > NL_ARRAY_SIZE(queue))
 		return 0;
 	for (i = 0; i < nc; i++) {
 		const struct netlat_rec_rx_copy *cp = copy[i];
@@ -1469,7 +1353,7 @@ static size_t wakes_of(const struct nl_log *l, pid_t tid)
 }
 
 /*
- * The same messages, POLL_GAP_MS apart, to a reader blocked in recv() and
+ * The same messages, NL_POLL_GAP_MS apart, to a reader blocked in recv() and
  * to one polling with MSG_DONTWAIT on the sender's CPU: the busy one has
  * no wakeup or run records while the blocked one has them; where the
  * readers' own SO_TIMESTAMPNS -> read times show the busy one faster,
@@ -1477,48 +1361,35 @@ static size_t wakes_of(const struct nl_log *l, pid_t tid)
  */
 TEST_F(rx, tcp_busy_vs_blocking)
 {
-	struct pollpair pp = {
+	struct nl_pollpair pp = {
 		.blk = { .c = &self->c },
 		.busy = { .c = &self->c2, .busy = true },
 	};
-	double blk_us[POLL_MSGS], busy_us[POLL_MSGS];
-	double blk_own[POLL_MSGS], busy_own[POLL_MSGS];
+	double blk_us[NL_POLL_MSGS], busy_us[NL_POLL_MSGS];
+	double blk_own[NL_POLL_MSGS], busy_own[NL_POLL_MSGS];
 	size_t nb, np, wb, wp;
-	int cpus[4], n;
+	int ret;
 
 	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
 		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
-	n = nl_usable_cpus(cpus, NL_ARRAY_SIZE(cpus));
-	if (n < 2)
+	ret = nl_pollpair_setup(&pp, g_ns_a, g_ns_b, ADDR4_B);
+	if (ret == 1)
 		SKIP(return, "one CPU: a busy poller would starve the sender");
-	/*
-	 * The busy reader shares the sender's CPU: it runs the moment the
-	 * sender sleeps, with nothing to wake on another CPU (a VM's
-	 * spinning vCPU would compete with the host's other threads for the
-	 * time its data waits). The blocked one, alone on the last CPU, is
-	 * woken there and switched to.
-	 */
-	pp.busy.cpu = pp.sender_cpu = cpus[0];
-	pp.blk.cpu = cpus[n - 1];
-	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR4_B, 0));
-	ASSERT_EQ(0, nl_conn_connect(&self->c2, g_ns_a, g_ns_b, ADDR4_B, 0));
-	ASSERT_EQ(0, set_int(self->c.cli, IPPROTO_TCP, TCP_NODELAY, 1));
-	ASSERT_EQ(0, set_int(self->c2.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, set_int(self->c.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1));
 	ASSERT_EQ(0, set_int(self->c2.srv, SOL_SOCKET, SO_TIMESTAMPNS, 1));
-	ASSERT_EQ(0, fcntl(self->c2.srv, F_SETFL, O_NONBLOCK));
 	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
 				      NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED,
-				      &self->log, 3, poll_traffic, poll_undo, &pp))
+				      &self->log, 3, nl_poll_traffic, nl_poll_undo, &pp))
 		TH_LOG("%s", self->log.why);
 	ASSERT_EQ(0, pp.blk.err);
 	ASSERT_EQ(0, pp.busy.err);
-	ASSERT_EQ((unsigned int)POLL_MSGS, pp.blk.n);
-	ASSERT_EQ((unsigned int)POLL_MSGS, pp.busy.n);
+	ASSERT_EQ((unsigned int)NL_POLL_MSGS, pp.blk.n);
+	ASSERT_EQ((unsigned int)NL_POLL_MSGS, pp.busy.n);
 	nb = poll_waits(_metadata, &self->log, &pp.blk, blk_us, blk_own);
 	np = poll_waits(_metadata, &self->log, &pp.busy, busy_us, busy_own);
-	ASSERT_EQ((size_t)POLL_MSGS, nb);
-	ASSERT_EQ((size_t)POLL_MSGS, np);
+	ASSERT_EQ((size_t)NL_POLL_MSGS, nb);
+	ASSERT_EQ((size_t)NL_POLL_MSGS, np);
 	wb = wakes_of(&self->log, pp.blk.tid);
 	wp = wakes_of(&self->log, pp.busy.tid);
 	TH_LOG("queue>user p50: blocking %.1f us, busy %.1f us; own stamp->read p50: blocking %.1f us, busy %.1f us; WAKEUP/RUN records: blocking %zu, busy %zu",
@@ -1528,7 +1399,7 @@ TEST_F(rx, tcp_busy_vs_blocking)
 	       blk_us[0], blk_us[nb - 1], busy_us[0], busy_us[np - 1]);
 	EXPECT_EQ(0u, wp);
 	/* a WAKEUP and a RUN per message the blocked reader waited for */
-	EXPECT_LE((size_t)POLL_MSGS, wb);
+	EXPECT_LE((size_t)NL_POLL_MSGS, wb);
 	if (!_metadata->passed)
 		return;	/* SKIP would hide the failures above */
 	/*

@@ -11,8 +11,9 @@
  *
  * hist_equals_records: over TCP (a bulk stream and messages) and UDP,
  *	the RX_PKT records give the histograms bucket by bucket (count, sum,
- *	max too); the copied bytes are the bytes read, per flow; the
- *	per-event RX records are not written.
+ *	max too), the wakeup stages of the blocking bulk reader included
+ *	(rx_sched on); the copied bytes are the bytes read, per flow; the
+ *	per-event RX records (RX_WAKE too) are not written.
  * wait_floor: a reader that sleeps S before each read: queue>user >= S
  *	in every record, and no histogram bucket below S holds a sample.
  * events_wait: at the events level the RX_COPY records carry the wait
@@ -26,6 +27,15 @@
  *	socket: followed + not followed = datagrams read.
  * udp_drops: a full receive buffer: the packets ended as dropped are
  *	those RcvbufErrors counted, with a reason.
+ * tcp_wakeups: with rx_sched on, a reader blocked before each message has
+ *	one ready>wakeup and one wakeup>run per message it read, in order
+ *	after its data's queueing and before its copy; a busy-polling reader
+ *	beside it none; the histograms count what the records carry.
+ * wakeup_groups_flip: rx_sched on and off and level changes under a
+ *	blocking reader: every byte read.
+ * unload_blocked_reader: rmmod with a reader asleep in its wait (the
+ *	groups on, at the packet level), the module loaded again: every byte
+ *	read.
  * lifetimes: the table's memory is reported while the group is on and
  *	freed with it; a closed socket's unread data ends in CLOSED records
  *	(as many bytes as were left unread) and its slot frees; the group
@@ -41,6 +51,7 @@
 #include "netlat_tcp.h"
 #include "netlat_filter.h"
 #include "netlat_snap.h"
+#include "netlat_rxread.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -155,6 +166,12 @@ static bool rx_sample(const struct netlat_rec_rx_pkt *p, unsigned int s,
 	case NETLAT_STAGE_RX_NETIF_USER:
 		from = p->netif_ns, to = p->end_ns;
 		break;
+	case NETLAT_STAGE_RX_READY_WAKEUP:
+		from = p->ready_ns, to = p->wakeup_ns;
+		break;
+	case NETLAT_STAGE_RX_WAKEUP_RUN:
+		from = p->wakeup_ns, to = p->run_ns;
+		break;
 	default:
 		return false;
 	}
@@ -195,6 +212,7 @@ FIXTURE(rxpkt) {
 	struct netlat_probes pr;
 	struct nl_log log;
 	struct nl_conn tcp, bulk, udp;
+	struct nl_conn blk, busy;	/* a blocking and a busy-polling reader */
 };
 
 FIXTURE_SETUP(rxpkt)
@@ -203,6 +221,8 @@ FIXTURE_SETUP(rxpkt)
 	self->tcp.cli = self->tcp.srv = -1;
 	self->bulk.cli = self->bulk.srv = -1;
 	self->udp.cli = self->udp.srv = -1;
+	self->blk.cli = self->blk.srv = -1;
+	self->busy.cli = self->busy.srv = -1;
 	if (g_skip[0])
 		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
 	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
@@ -219,6 +239,8 @@ FIXTURE_TEARDOWN(rxpkt)
 	nl_conn_close(&self->tcp);
 	nl_conn_close(&self->bulk);
 	nl_conn_close(&self->udp);
+	nl_conn_close(&self->blk);
+	nl_conn_close(&self->busy);
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, trig_off(self->fd));
 		EXPECT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, NULL));
@@ -235,6 +257,8 @@ FIXTURE_TEARDOWN(rxpkt)
 /* What one run of traffic read: the oracles. */
 struct traffic {
 	FIXTURE_DATA(rxpkt) *self;
+	uint64_t groups;		/* 0: NETLAT_PROBE_RX */
+	struct nl_pollpair *pp;		/* then these readers, or NULL */
 	unsigned int sleep_ms;
 	bool bulk;
 	uint64_t tcp_read, udp_read;
@@ -250,6 +274,10 @@ static void traffic_run(void *arg)
 	t->tcp_read = t->udp_read = 0;
 	t->err = messages(&self->tcp, false, MSGS, t->sleep_ms, &t->tcp_read) ||
 		 messages(&self->udp, true, MSGS, t->sleep_ms, &t->udp_read);
+	if (!t->err && t->pp) {
+		nl_poll_traffic(t->pp);
+		t->err = t->pp->blk.err || t->pp->busy.err;
+	}
 	if (t->err || !t->bulk)
 		return;
 	buf = calloc(1, BULK);
@@ -264,6 +292,8 @@ static void traffic_undo(void *arg)
 	struct traffic *t = arg;
 
 	nl_conn_close(&t->self->bulk);
+	if (t->pp)
+		nl_poll_undo(t->pp);
 }
 
 /* The packet level afresh (@slow_ns), @t's traffic, every record. */
@@ -277,7 +307,8 @@ static void run(struct __test_metadata *_metadata, FIXTURE_DATA(rxpkt) *self,
 	/* a level change zeroes the histograms and empties the table */
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 	ASSERT_EQ(0, nl_set_level(self->fd, level, 0));
-	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr, NETLAT_PROBE_RX,
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
+				      t->groups ? t->groups : NETLAT_PROBE_RX,
 				      &self->log, 3, traffic_run, traffic_undo,
 				      t))
 		TH_LOG("%s", self->log.why);
@@ -289,12 +320,29 @@ static void run(struct __test_metadata *_metadata, FIXTURE_DATA(rxpkt) *self,
 TEST_F(rxpkt, hist_equals_records)
 {
 	static struct netlat_stage_hist st[NETLAT_NR_STAGES], mine[NETLAT_NR_STAGES];
-	struct traffic t = { .bulk = true };
+	/* with rx_sched: a reader blocked before each message, one beside it */
+	bool sched = self->pr.available & NETLAT_PROBE_RX_SCHED;
+	struct nl_pollpair pp = {
+		.blk = { .c = &self->blk },
+		.busy = { .c = &self->busy, .busy = true },
+		.blocked_first = true,
+	};
+	struct traffic t = {
+		.bulk = true,
+		.groups = NETLAT_PROBE_RX | (sched ? NETLAT_PROBE_RX_SCHED : 0),
+	};
 	uint64_t copied = 0, bytes = 0, n, b;
 	const struct netlat_rec_hdr *h;
 	struct netlat_hist hist;
 	unsigned int s, k;
 
+	if (sched) {
+		int ret = nl_pollpair_setup(&pp, g_ns_a, g_ns_b, ADDR_B);
+
+		ASSERT_LE(0, ret);
+		if (!ret)
+			t.pp = &pp;
+	}
 	run(_metadata, self, NETLAT_LEVEL_PACKETS, &t);
 	ASSERT_EQ(BULK, self->bulk.rx_bytes);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
@@ -307,6 +355,7 @@ TEST_F(rxpkt, hist_equals_records)
 		ASSERT_NE(NETLAT_REC_RX_TRANSPORT, h->type);
 		ASSERT_NE(NETLAT_REC_RX_QUEUE, h->type);
 		ASSERT_NE(NETLAT_REC_RX_COPY, h->type);
+		ASSERT_NE(NETLAT_REC_RX_WAKE, h->type);
 		if (!is_rx_pkt(h))
 			continue;
 		ASSERT_EQ(sizeof(*p), h->size);
@@ -320,7 +369,7 @@ TEST_F(rxpkt, hist_equals_records)
 		ASSERT_LE(p->transport_ns, p->queue_ns);
 		ASSERT_LE(p->queue_ns, p->end_ns);
 		if (rx_of(&p->flow, &self->tcp) || rx_of(&p->flow, &self->bulk) ||
-		    rx_of(&p->flow, &self->udp))
+		    rx_of(&p->flow, &self->udp) || rx_of(&p->flow, &self->blk))
 			ASSERT_EQ((uint32_t)getpid(), p->pid);
 		if (p->proto == NETLAT_RX_TCP)
 			ASSERT_EQ(p->seq + p->len, p->end_seq);
@@ -362,6 +411,117 @@ TEST_F(rxpkt, hist_equals_records)
 	}
 	EXPECT_LT(0ull, st[NETLAT_STAGE_RX_QUEUE_USER].count);
 	EXPECT_LT(0ull, st[NETLAT_STAGE_RX_TCP_QUEUE].count);
+	TH_LOG("rx_sched %s: ready>wakeup %llu samples, wakeup>run %llu; waits not followed %llu",
+	       t.pp ? "on, readers blocking and busy" : "off (unavailable or one CPU)",
+	       (unsigned long long)st[NETLAT_STAGE_RX_READY_WAKEUP].count,
+	       (unsigned long long)st[NETLAT_STAGE_RX_WAKEUP_RUN].count,
+	       (unsigned long long)hist.rx_wait_untracked);
+	if (t.pp) {
+		EXPECT_LT(0ull, st[NETLAT_STAGE_RX_WAKEUP_RUN].count);
+		EXPECT_LT(0ull, st[NETLAT_STAGE_RX_READY_WAKEUP].count);
+	} else if (!sched) {
+		EXPECT_EQ(0ull, st[NETLAT_STAGE_RX_WAKEUP_RUN].count);
+	}
+}
+
+/* ---- the reader's wakeup ------------------------------------------------- */
+
+/* Copied packets of @c's receiver (NULL: any) with a sample of stage @s. */
+static unsigned int stage_samples(const struct nl_log *l, const struct nl_conn *c,
+				  unsigned int s)
+{
+	const struct netlat_rec_hdr *h;
+	unsigned int n = 0;
+	uint64_t d;
+
+	nl_log_for_each(l, h) {
+		const struct netlat_rec_rx_pkt *p = (const void *)h;
+
+		n += is_rx_pkt(h) && (!c || rx_of(&p->flow, c)) &&
+		     rx_sample(p, s, &d);
+	}
+	return n;
+}
+
+/*
+ * A reader blocked in recv() before each message (the sender waits for
+ * it to sleep there) and a busy-polling one beside it, at the packet
+ * level with rx_sched on and every packet recorded: the blocked one's
+ * records carry exactly one ready>wakeup and one wakeup>run per message
+ * it read, on the packet that woke it (queued, then ready, woken, run,
+ * copied, in that order); the busy one's none; the histograms count the
+ * same samples; no RX_WAKE record is written.
+ */
+TEST_F(rxpkt, tcp_wakeups)
+{
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct nl_pollpair pp = {
+		.blk = { .c = &self->blk },
+		.busy = { .c = &self->busy, .busy = true },
+		.blocked_first = true,
+	};
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	unsigned int rw, wr, s;
+	int ret;
+
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	ret = nl_pollpair_setup(&pp, g_ns_a, g_ns_b, ADDR_B);
+	if (ret == 1)
+		SKIP(return, "one CPU: a busy poller would starve the sender");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_collect_retry(self->fd, &self->pr,
+				      NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED,
+				      &self->log, 3, nl_poll_traffic,
+				      nl_poll_undo, &pp))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, pp.blk.err);
+	ASSERT_EQ(0, pp.busy.err);
+	/* the oracle: what each reader read */
+	ASSERT_EQ((unsigned int)NL_POLL_MSGS, pp.blk.n);
+	ASSERT_EQ((unsigned int)NL_POLL_MSGS, pp.busy.n);
+	ASSERT_EQ(0u, pp.not_asleep) TH_LOG("the blocked reader was not asleep before %u messages",
+					    pp.not_asleep);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_pkt *p = (const void *)h;
+
+		ASSERT_NE(NETLAT_REC_RX_WAKE, h->type);
+		if (!is_rx_pkt(h) || !p->wakeup_ns)
+			continue;
+		/* a wakeup only on a copied packet, of the blocked reader */
+		ASSERT_NE(0u, p->flags & NETLAT_RXP_COPIED);
+		ASSERT_TRUE(rx_of(&p->flow, &self->blk));
+		ASSERT_EQ((uint32_t)pp.blk.tid, p->tid);
+		/* its data queued, signalled, the reader woken, run, copying */
+		EXPECT_LE(p->queue_ns, p->ready_ns);
+		EXPECT_LE(p->ready_ns, p->wakeup_ns);
+		EXPECT_LE(p->wakeup_ns, p->run_ns);
+		EXPECT_LE(p->run_ns, p->end_ns);
+	}
+	rw = stage_samples(&self->log, &self->blk, NETLAT_STAGE_RX_READY_WAKEUP);
+	wr = stage_samples(&self->log, &self->blk, NETLAT_STAGE_RX_WAKEUP_RUN);
+	TH_LOG("%u messages read by each; blocked reader: ready>wakeup %u, wakeup>run %u (max %llu ns, %llu ns); busy: %u, %u; waits not followed %llu",
+	       pp.blk.n, rw, wr,
+	       (unsigned long long)st[NETLAT_STAGE_RX_READY_WAKEUP].max_ns,
+	       (unsigned long long)st[NETLAT_STAGE_RX_WAKEUP_RUN].max_ns,
+	       stage_samples(&self->log, &self->busy, NETLAT_STAGE_RX_READY_WAKEUP),
+	       stage_samples(&self->log, &self->busy, NETLAT_STAGE_RX_WAKEUP_RUN),
+	       (unsigned long long)hist.rx_wait_untracked);
+	EXPECT_EQ(0ull, hist.rx_wait_untracked);
+	EXPECT_EQ(pp.blk.n, rw);
+	EXPECT_EQ(pp.blk.n, wr);
+	EXPECT_EQ(0u, stage_samples(&self->log, &self->busy,
+				    NETLAT_STAGE_RX_READY_WAKEUP));
+	EXPECT_EQ(0u, stage_samples(&self->log, &self->busy,
+				    NETLAT_STAGE_RX_WAKEUP_RUN));
+	/* every record was written (slow_ns 0): the histograms hold as many */
+	for (s = NETLAT_STAGE_RX_READY_WAKEUP; s <= NETLAT_STAGE_RX_WAKEUP_RUN; s++)
+		EXPECT_EQ((uint64_t)stage_samples(&self->log, NULL, s), st[s].count)
+			TH_LOG("stage %u", s);
 }
 
 TEST_F(rxpkt, wait_floor)
@@ -424,6 +584,97 @@ TEST_F(rxpkt, events_wait)
 	}
 	/* one copy per read */
 	EXPECT_EQ(2u * MSGS, n);
+}
+
+/*
+ * A blocking reader while rx_sched goes on and off under it and the level
+ * changes (the wait slots cleared, the receive table replaced, waits and
+ * copies straddling each change): every byte sent is read; the debug
+ * kernel's KASAN, lockdep and kmemleak watch the rest.
+ */
+TEST_F(rxpkt, wakeup_groups_flip)
+{
+	static char buf[MSG_LEN];
+	const unsigned int n = 200;
+	struct netlat_hist hist;
+	unsigned int i, flips = 0;
+
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true,
+			       NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED, NULL));
+	/* its reader thread blocks in read() for each message */
+	ASSERT_EQ(0, nl_conn_open(&self->bulk, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, set_int(self->bulk.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, nl_send_all(self->bulk.cli, buf, MSG_LEN));
+		if (i % 10 == 5) {
+			ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_RX |
+					       ((i / 10) % 2 ? 0 : NETLAT_PROBE_RX_SCHED),
+					       NULL));
+			flips++;
+		}
+		if (i % 50 == 25)
+			ASSERT_EQ(0, nl_set_level(self->fd, (i / 50) % 2 ?
+						  NETLAT_LEVEL_PACKETS :
+						  NETLAT_LEVEL_EVENTS, 0));
+		nl_sleep_ms(2);
+	}
+	ASSERT_TRUE(nl_conn_finish(&self->bulk, 30));
+	EXPECT_EQ((uint64_t)n * MSG_LEN, self->bulk.rx_bytes);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, NULL));
+	TH_LOG("%u messages, rx_sched switched %u times, 4 level changes; rx_wait_untracked %llu",
+	       n, flips, (unsigned long long)hist.rx_wait_untracked);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+}
+
+/*
+ * rmmod while a reader sleeps in sk_wait_data (its wait slot claimed, the
+ * kretprobe's return pending) and others' wakeup points are kept for
+ * their next copy: the reader then reads what is sent after the module
+ * left, and a fresh load follows it again.
+ */
+TEST_F(rxpkt, unload_blocked_reader)
+{
+	static char buf[MSG_LEN];
+	int i, ret;
+
+	if (!(self->pr.available & NETLAT_PROBE_RX_SCHED))
+		SKIP(return, "NETLAT_PROBE_RX_SCHED unavailable");
+	if (access(nl_ko_path(), R_OK))
+		SKIP(return, "no netlat.ko to load again");
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true,
+			       NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED, NULL));
+	ASSERT_EQ(0, nl_conn_open(&self->blk, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, set_int(self->blk.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, nl_send_all(self->blk.cli, buf, MSG_LEN));
+		nl_sleep_ms(10);
+	}
+	/* the reader asleep in its wait, the groups on, then the module goes */
+	close(self->fd);
+	self->fd = -1;
+	ret = nl_unload_wait();
+	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(-ret));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, nl_send_all(self->blk.cli, buf, MSG_LEN));
+	nl_sleep_ms(100);
+	ret = nl_load_netlat("");
+	ASSERT_EQ(0, ret) TH_LOG("insmod: %s", strerror(-ret));
+	self->fd = nl_open_wait();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true,
+			       NETLAT_PROBE_RX | NETLAT_PROBE_RX_SCHED, NULL));
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, nl_send_all(self->blk.cli, buf, MSG_LEN));
+		nl_sleep_ms(10);
+	}
+	ASSERT_TRUE(nl_conn_finish(&self->blk, 30));
+	EXPECT_EQ(24ull * MSG_LEN, self->blk.rx_bytes);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
 }
 
 /* ---- the wait trigger ---------------------------------------------------- */

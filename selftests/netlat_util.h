@@ -58,11 +58,15 @@ _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
 	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
 _Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 152, "tcp_pkt");
-_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 144, "rx_pkt");
+_Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) ==
+	       NETLAT_REC_RX_PKT_SIZE_VER0, "rx_pkt ver0");
+_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 168, "rx_pkt");
 _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 	       "hist ver0");
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 56, "hist");
+_Static_assert(offsetof(struct netlat_hist, rx_wait_untracked) == 208,
+	       "hist rx_wait");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 64, "hist");
 _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");
@@ -106,10 +110,28 @@ static inline void nl_sleep_ms(unsigned int ms)
 		;
 }
 
+/* Whether thread @tid of this process sleeps (state S in its stat). */
+static inline bool nl_thread_sleeps(pid_t tid)
+{
+	char path[64], line[512], *p;
+	bool s = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	/* "tid (comm) S ...": the comm may hold anything but the last ')' */
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		s = p[1] == ' ' && p[2] == 'S';
+	fclose(f);
+	return s;
+}
+
 /*
- * Wait up to @timeout_ms for thread @tid of this process to be asleep
- * (state S in /proc/self/task/<tid>/stat), e.g. blocked in recv(); a
- * thread that has not started yet (@tid 0) is waited for too.
+ * Wait up to @timeout_ms for thread *@tid of this process to sleep, e.g.
+ * blocked in recv(); a thread that has not started yet (*@tid 0) is
+ * waited for too.
  */
 static inline bool nl_wait_sleeping(const volatile pid_t *tid,
 				    unsigned int timeout_ms)
@@ -117,25 +139,8 @@ static inline bool nl_wait_sleeping(const volatile pid_t *tid,
 	unsigned int waited;
 
 	for (waited = 0; waited <= timeout_ms; waited++) {
-		char path[64], buf[512], *p;
-		ssize_t n = 0;
-		int fd = -1;
-
-		if (*tid) {
-			snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
-				 (int)*tid);
-			fd = open(path, O_RDONLY);
-		}
-		if (fd >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-		}
-		if (n > 0) {
-			buf[n] = 0;
-			p = strrchr(buf, ')');
-			if (p && p[1] == ' ' && p[2] == 'S')
-				return true;
-		}
+		if (*tid && nl_thread_sleeps(*tid))
+			return true;
 		nl_sleep_ms(1);
 	}
 	return false;
@@ -325,6 +330,29 @@ static inline int nl_unload_netlat(void)
 	return syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
 }
 
+/* rmmod netlat, trying for up to 2 s while a last user lets go. */
+static inline int nl_unload_wait(void)
+{
+	int i, ret = -EBUSY;
+
+	for (i = 0; i < 100 && ret; i++) {
+		ret = nl_unload_netlat();
+		if (ret)
+			nl_sleep_ms(20);
+	}
+	return ret;
+}
+
+/* open() of the device just loaded, once its node is there (2 s). */
+static inline int nl_open_wait(void)
+{
+	int i, fd = -1;
+
+	for (i = 0; i < 100 && (fd = nl_open(O_NONBLOCK)) < 0; i++)
+		nl_sleep_ms(20);
+	return fd;
+}
+
 /* Wait up to @ms for @path to exist (@present) or not. */
 static inline bool nl_wait_path(const char *path, bool present,
 				unsigned int ms)
@@ -394,7 +422,7 @@ static inline size_t nl_rx_rec_size(unsigned int type)
 	case NETLAT_REC_RX_COPY: return sizeof(struct netlat_rec_rx_copy);
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
 	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
-	case NETLAT_REC_RX_PKT: return sizeof(struct netlat_rec_rx_pkt);
+	case NETLAT_REC_RX_PKT: return NETLAT_REC_RX_PKT_SIZE_VER0;
 	}
 	return 0;
 }

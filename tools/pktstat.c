@@ -42,9 +42,11 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
 				ull(h->retrans_segs[k]));
 		fprintf(f, "},\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_dropped\":%llu,"
-			"\"rx_untracked\":%llu,\"rx_flows\":%llu,\"rx_flows_full\":%llu",
+			"\"rx_untracked\":%llu,\"rx_flows\":%llu,\"rx_flows_full\":%llu,"
+			"\"rx_wait_untracked\":%llu",
 			ull(h->rx_packets), ull(h->rx_bytes), ull(h->rx_dropped),
-			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full));
+			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full),
+			ull(h->rx_wait_untracked));
 		fputs(",\"stages\":{", f);
 		for (s = 0; s < n; s++) {
 			fprintf(f, "%s\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
@@ -78,6 +80,9 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 		"sockets %llu (%llu found no slot)\n", ull(h->rx_packets),
 		ull(h->rx_bytes), ull(h->rx_dropped), ull(h->rx_untracked),
 		ull(h->rx_flows), ull(h->rx_flows_full));
+	if (h->rx_wait_untracked)
+		fprintf(f, "blocked readers' waits not followed (no wait slot): %llu\n",
+			ull(h->rx_wait_untracked));
 	if (h->size >= sizeof(*h) && h->merged)
 		fprintf(f, "followed as ranges (more than 256 in flight): %llu packets\n",
 			ull(h->merged));

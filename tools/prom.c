@@ -271,6 +271,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_rx_untracked_packets", NULL,
 		"Received packets not followed: their socket's slot was full or no slot was free.",
 		h->rx_untracked);
+	counter(&o, "netlat_rx_untracked_waits", NULL,
+		"Waits of blocked readers whose wakeup was not followed: no free wait slot.",
+		h->rx_wait_untracked);
 	gauge(&o, "netlat_rx_sockets", NULL,
 	      "Sockets the receive table follows now.", (double)h->rx_flows);
 	family(&o, "netlat_tcp_retransmitted_segments", "counter", NULL,

@@ -34,10 +34,14 @@
 
 enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
        RS_READY_WAKEUP, RS_WAKEUP_RUN, NR_RS };
-static const char *const rs_names[NR_RS] = {
-	"netif>tcp", "netif>udp", "tcp>queue", "queue>user", "netif>user",
-	"ready>wakeup", "wakeup>run",
+/* Each row is a packet-level stage: the names of both levels are one */
+static const unsigned int rs_stage[NR_RS] = {
+	NETLAT_STAGE_RX_NETIF_TCP, NETLAT_STAGE_RX_NETIF_UDP,
+	NETLAT_STAGE_RX_TCP_QUEUE, NETLAT_STAGE_RX_QUEUE_USER,
+	NETLAT_STAGE_RX_NETIF_USER, NETLAT_STAGE_RX_READY_WAKEUP,
+	NETLAT_STAGE_RX_WAKEUP_RUN,
 };
+#define rs_name(k)	netlat_stage_name(rs_stage[k])
 
 struct rx_rec {
 	uint64_t key;		/* TCP: 4-tuple hash (NETIF) or cookie; UDP: skb */
@@ -218,16 +222,9 @@ static void add(struct rx_report *rr, int k, uint64_t from, uint64_t to)
 /* A packet the kernel followed (RX_PKT): joined by construction. */
 static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
 {
-	static const int to_rs[NETLAT_NR_STAGES] = {
-		[NETLAT_STAGE_RX_NETIF_TCP] = RS_NETIF_TCP,
-		[NETLAT_STAGE_RX_NETIF_UDP] = RS_NETIF_UDP,
-		[NETLAT_STAGE_RX_TCP_QUEUE] = RS_TCP_QUEUE,
-		[NETLAT_STAGE_RX_QUEUE_USER] = RS_QUEUE_USER,
-		[NETLAT_STAGE_RX_NETIF_USER] = RS_NETIF_USER,
-	};
 	struct rx_flow *row = flow_of(rr, &p->flow);
 	uint64_t from, to;
-	unsigned int s;
+	int k;
 
 	if (!row)
 		return -ENOMEM;
@@ -241,9 +238,9 @@ static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
 		row->ofo++;
 	if (p->flags & NETLAT_RXP_BACKLOG)
 		row->backlog++;
-	for (s = 0; s < NETLAT_NR_STAGES; s++)
-		if (netlat_rx_pkt_stage(p, s, &from, &to))
-			add(rr, to_rs[s], from, to);
+	for (k = 0; k < NR_RS; k++)
+		if (netlat_rx_pkt_stage(p, rs_stage[k], &from, &to))
+			add(rr, k, from, to);
 	return 0;
 }
 
@@ -622,12 +619,14 @@ static unsigned long long ull(uint64_t v)
 
 /*
  * Rows with samples; netif>udp/tcp only for a protocol that was seen, the
- * wakeup stages only when the rx_sched group recorded any.
+ * wakeup stages only when the rx_sched group recorded any (a WAKEUP, or
+ * an RX_PKT with the wakeup of its reader).
  */
 static bool rs_shown(const struct rx_report *rr, int k)
 {
 	if (k == RS_READY_WAKEUP || k == RS_WAKEUP_RUN)
-		return rr->wakeup.n;
+		return rr->wakeup.n || rr->dist[RS_READY_WAKEUP].count ||
+		       rr->dist[RS_WAKEUP_RUN].count;
 	return rr->dist[k].count || (k != RS_NETIF_TCP && k != RS_NETIF_UDP);
 }
 
@@ -643,7 +642,7 @@ void rx_report_stage_rows(const struct rx_report *rr, FILE *f)
 		if (!rs_shown(rr, k))
 			continue;
 		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
-			rs_names[k], ull(d->count), ull(d->min), ull(d->p50), ull(d->p90),
+			rs_name(k), ull(d->count), ull(d->min), ull(d->p50), ull(d->p90),
 			ull(d->p99), ull(d->p999), ull(d->max), d->mean);
 	}
 }
@@ -734,7 +733,7 @@ void rx_report_json(const struct rx_report *rr, FILE *f)
 	for (k = 0; k < NR_RS; k++) {
 		if (!rs_shown(rr, k))
 			continue;
-		fprintf(f, "%s\"%s\":", first ? "" : ",", rs_names[k]);
+		fprintf(f, "%s\"%s\":", first ? "" : ",", rs_name(k));
 		json_dist(f, &rr->dist[k]);
 		first = false;
 	}
@@ -792,7 +791,7 @@ bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **na
 	for (k = 0; k < NR_RS; k++) {
 		if (!rs_shown(rr, k) || i--)
 			continue;
-		*name = rs_names[k];
+		*name = rs_name(k);
 		*d = &rr->dist[k];
 		return true;
 	}

@@ -196,7 +196,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_RX_TRANSPORT:
 	case NETLAT_REC_RX_QUEUE: return sizeof(struct netlat_rec_rx_skb);
 	case NETLAT_REC_RX_COPY: return offsetof(struct netlat_rec_rx_copy, wait_ns);
-	case NETLAT_REC_RX_PKT: return sizeof(struct netlat_rec_rx_pkt);
+	case NETLAT_REC_RX_PKT: return NETLAT_REC_RX_PKT_SIZE_VER0;
 	case NETLAT_REC_RX_DROP: return sizeof(struct netlat_rec_rx_drop);
 	case NETLAT_REC_RX_WAKE: return sizeof(struct netlat_rec_rx_wake);
 	}
@@ -1487,6 +1487,8 @@ const char *netlat_stage_name(unsigned int stage)
 		[NETLAT_STAGE_RX_TCP_QUEUE] = "tcp>queue",
 		[NETLAT_STAGE_RX_QUEUE_USER] = "queue>user",
 		[NETLAT_STAGE_RX_NETIF_USER] = "netif>user",
+		[NETLAT_STAGE_RX_READY_WAKEUP] = "ready>wakeup",
+		[NETLAT_STAGE_RX_WAKEUP_RUN] = "wakeup>run",
 	};
 
 	return stage < NETLAT_NR_STAGES ? names[stage] : NULL;
@@ -1545,6 +1547,16 @@ bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
 		break;
 	case NETLAT_STAGE_RX_NETIF_USER:
 		*from = p->netif_ns, *to = p->end_ns;
+		break;
+	case NETLAT_STAGE_RX_READY_WAKEUP:
+	case NETLAT_STAGE_RX_WAKEUP_RUN:
+		/* a first-size record (older module) has no wakeup */
+		if (p->hdr.size < sizeof(*p))
+			return false;
+		if (stage == NETLAT_STAGE_RX_READY_WAKEUP)
+			*from = p->ready_ns, *to = p->wakeup_ns;
+		else
+			*from = p->wakeup_ns, *to = p->run_ns;
 		break;
 	default:
 		return false;

@@ -1757,6 +1757,7 @@ static const struct test tests[] = {
 	{ "notes inserted after the stream header", test_tee_insert_notes },
 	{ "netlat report and tail: drop reasons by name", test_cli_drop_reasons },
 	{ "drop reasons of two kernels in one capture", test_cli_drop_reasons_two_kernels },
+	{ "netlat report and tail of RX_PKT wakeup stages", test_cli_rx_pkt_wakeup },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

@@ -486,3 +486,62 @@ static void test_cli_drop_reasons_two_kernels(void)
 	run_free(&r);
 	cap_free(&c);
 }
+
+/* An RX_PKT of @size bytes: a TCP segment copied at +@ts, queued 100 before. */
+static struct netlat_rec_rx_pkt *cap_rx_kpkt(struct capture *c, uint16_t size,
+					     uint64_t ts, uint32_t seq)
+{
+	struct netlat_rec_rx_pkt *p = cap_rx(c, NETLAT_REC_RX_PKT, size, ts);
+
+	p->proto = NETLAT_RX_TCP;
+	p->flags = NETLAT_RXP_QUEUED | NETLAT_RXP_COPIED;
+	p->transport_ns = TEST_MONO_NS + ts - 150;
+	p->queue_ns = TEST_MONO_NS + ts - 100;
+	p->end_ns = TEST_MONO_NS + ts;
+	p->seq = seq;
+	p->end_seq = seq + 100;
+	p->len = 100;
+	return p;
+}
+
+/*
+ * The packet level's wakeup stages: an RX_PKT with its reader's wakeup
+ * gives ready>wakeup and wakeup>run under the events level's names; a
+ * first-size record (an older module) and one without a wakeup give none.
+ */
+static void test_cli_rx_pkt_wakeup(void)
+{
+	struct netlat_rec_rx_pkt *p;
+	struct capture c = { 0 };
+	const char *path;
+	struct run r;
+
+	rx_seq = 0;
+	cap_stream(&c, 1);
+	p = cap_rx_kpkt(&c, sizeof(*p), 1000, 1000);
+	p->ready_ns = TEST_MONO_NS + 700;
+	p->wakeup_ns = TEST_MONO_NS + 750;
+	p->run_ns = TEST_MONO_NS + 900;
+	cap_rx_kpkt(&c, sizeof(*p), 1100, 1100);
+	cap_rx_kpkt(&c, NETLAT_REC_RX_PKT_SIZE_VER0, 1200, 1200);
+	path = write_capture(&c, "rxpkt.nl");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"queue>user\":{\"count\":3,");
+	CHECK_HAS(r.out, "\"ready>wakeup\":{\"count\":1,\"min\":50,\"p50\":50,\"p90\":50,\"p99\":50,\"p99_9\":50,\"max\":50,\"mean\":50.0},"
+		  "\"wakeup>run\":{\"count\":1,\"min\":150,\"p50\":150,\"p90\":150,\"p99\":150,\"p99_9\":150,\"max\":150,\"mean\":150.0}}");
+	run_free(&r);
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\nwakeup>run             1        150        150        150        150        150        150        150.0\n");
+	run_free(&r);
+
+	/* tail: the stages on the packet's one line, none on the others */
+	CHECK_U64(tail_lines(&r, path, "--type", "RX_PKT", NULL, NULL), 3);
+	CHECK_HAS(r.out, " queue>user=100 ready>wakeup=50 wakeup>run=150\n");
+	CHECK(!strstr(strstr(r.out, "wakeup>run=150") + 1, "wakeup>run"));
+	run_free(&r);
+	cap_free(&c);
+}

@@ -363,7 +363,12 @@ struct netlat_rec_snap_cpu {
  *                            no such tracepoint, 6.1); tracepoints
  *                            sched:sched_wakeup and sched:sched_switch,
  *                            which write only for tasks blocked in those
- *                            waits.
+ *                            waits. At the packet level they write no
+ *                            record: with NETLAT_PROBE_RX on too, a blocked
+ *                            reader's wakeup becomes fields of the
+ *                            NETLAT_REC_RX_PKT its copy ends (ready_ns,
+ *                            wakeup_ns, run_ns) and the stages
+ *                            NETLAT_STAGE_RX_READY_WAKEUP, _WAKEUP_RUN.
  */
 #define NETLAT_PROBE_RX_SCHED		(1ULL << 9)
 #define NETLAT_PROBE_ALL		(((1ULL << 7) - 1) | NETLAT_PROBE_RX | \
@@ -1177,12 +1182,29 @@ struct netlat_rec_tcp_pkt {
  * @where: NETLAT_RX_Q_* of the first queue (QUEUED), else 0.
  * @flags: NETLAT_RXP_*.
  * @reserved: zero.
+ * @ready_ns: with NETLAT_PROBE_RX_SCHED on, when the reader that copied
+ *	the packet (COPIED) had blocked on the socket before that copy
+ *	(sk_wait_data, __skb_wait_for_more_packets): the socket's last
+ *	sk_data_ready before that reader was woken, if after it blocked;
+ *	else 0. Fields from here on are absent from records of
+ *	NETLAT_REC_RX_PKT_SIZE_VER0 bytes (older modules): readers check
+ *	@hdr.size.
+ * @wakeup_ns: that reader's first sched:sched_wakeup in that wait, else 0.
+ * @run_ns: its first sched:sched_switch to it after that wakeup, else 0.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
  * what the histograms of NETLAT_IOC_HIST were given. Written only for
  * packets a stage of which reached netlat_config.slow_ns (or that were
  * dropped or not copied: they have no complete stages).
+ *
+ * One wait's wakeup goes to one packet: the first that the reader's next
+ * copy of that socket ends (TCP: the oldest whose last byte the copy
+ * passed; UDP: the datagram). The other packets of that copy, and the
+ * packets of a copy that did not block, have @ready_ns, @wakeup_ns and
+ * @run_ns 0. A wait whose slot in the module's table of blocked readers
+ * was taken by another task's wait is counted in
+ * netlat_hist.rx_wait_untracked and gives no packet its wakeup.
  */
 struct netlat_rec_rx_pkt {
 	struct netlat_rec_hdr hdr;
@@ -1204,7 +1226,13 @@ struct netlat_rec_rx_pkt {
 	__u8 where;
 	__u8 flags;
 	__u8 reserved[3];
+	__aligned_u64 ready_ns;
+	__aligned_u64 wakeup_ns;
+	__aligned_u64 run_ns;
 };
+
+/* The first size of struct netlat_rec_rx_pkt; readers accept both. */
+#define NETLAT_REC_RX_PKT_SIZE_VER0	144
 
 /*
  * Packet-level stages (struct netlat_hist), each the time between two
@@ -1226,7 +1254,13 @@ struct netlat_rec_rx_pkt {
  *  RX_QUEUE_USER  queue_ns -> end_ns         queue>user: the wait for
  *                                            the reader
  *  RX_NETIF_USER  netif_ns -> end_ns         netif>user
- * Only packets copied to the application are counted in them.
+ *  RX_READY_WAKEUP ready_ns -> wakeup_ns     ready>wakeup: the socket
+ *                                            signalled data, its blocked
+ *                                            reader is woken
+ *  RX_WAKEUP_RUN  wakeup_ns -> run_ns        wakeup>run: woken, runs
+ * Only packets copied to the application are counted in them; the last
+ * two only for the packet a blocked reader's copy gave its wakeup (see
+ * struct netlat_rec_rx_pkt), with NETLAT_PROBE_RX_SCHED on.
  */
 enum netlat_stage {
 	NETLAT_STAGE_SENDMSG_XMIT,
@@ -1241,6 +1275,8 @@ enum netlat_stage {
 	NETLAT_STAGE_RX_TCP_QUEUE,
 	NETLAT_STAGE_RX_QUEUE_USER,
 	NETLAT_STAGE_RX_NETIF_USER,
+	NETLAT_STAGE_RX_READY_WAKEUP,
+	NETLAT_STAGE_RX_WAKEUP_RUN,
 	NETLAT_NR_STAGES,
 };
 
@@ -1757,6 +1793,10 @@ struct netlat_filters {
  *	there (out).
  * @rx_flows_full: lookups of a socket that found no free slot (out).
  * @rx_flows: sockets the receive table follows now (out).
+ * @rx_wait_untracked: waits of readers blocked on a socket (with
+ *	NETLAT_PROBE_RX_SCHED on) whose wakeup was not followed: their slot
+ *	in the table of blocked readers was taken by another task's wait
+ *	(out; from size 216).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1780,6 +1820,7 @@ struct netlat_hist {
 	__aligned_u64 rx_untracked;
 	__aligned_u64 rx_flows_full;
 	__aligned_u64 rx_flows;
+	__aligned_u64 rx_wait_untracked;
 };
 
 /*

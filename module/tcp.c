@@ -42,12 +42,14 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 	void *rec;
 
 	if (netlat_filter_on(group)) {
+		/* the cookie (a SipHash) only for a rule that reads it */
 		struct netlat_filter_in in = {
 			.flow = &flow, .sk = sk, .net = sock_net(sk),
+			.lazy_cookie = true,
 		};
 
 		memset(&flow, 0, sizeof(flow));
-		netlat_sk_flow(&flow, sk);
+		netlat_sk_addrs(&flow, sk);
 		if (!netlat_filter_keep(group, &in))
 			return NULL;
 		have_flow = true;
@@ -55,11 +57,12 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 	rec = netlat_reserve_zeroed(w, type, len);
 	if (!rec)
 		return NULL;
-	/* the filters computed it already (its cookie is a SipHash) */
-	if (have_flow)
+	if (have_flow) {
+		flow.cookie = netlat_sk_id(sk);
 		memcpy(rec + sizeof(struct netlat_rec_hdr), &flow, sizeof(flow));
-	else
+	} else {
 		netlat_sk_flow(rec + sizeof(struct netlat_rec_hdr), sk);
+	}
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_tcp_reserve);
@@ -146,7 +149,7 @@ static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
 		s->id = d->id;
 	}
 	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
-		netlat_track_sendmsg(d->sk, d->id, d->start_ns);
+		netlat_track_sendmsg(d->sk, d->id);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_entry);
@@ -197,8 +200,7 @@ static notrace int netlat_sendmsg_pkt_pre(struct kprobe *p,
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 
 	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
-		netlat_track_sendmsg(sk, READ_ONCE(tcp_sk(sk)->write_seq),
-				     ktime_get_mono_fast_ns());
+		netlat_track_sendmsg(sk, READ_ONCE(tcp_sk(sk)->write_seq));
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_pkt_pre);
@@ -615,20 +617,21 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
 	/*
 	 * The packet level follows only sockets' own segments: anything else
-	 * (every other protocol, RSTs) goes before its headers are parsed.
+	 * (every other protocol, RSTs) goes before its headers are parsed,
+	 * and so does a segment of a socket the table does not follow.
 	 */
 	if (netlat_tracking()) {
-		if (sk && netlat_parse_tcp(skb, &seg))
-			netlat_track_dev(sk, seg.seq, stage == NETLAT_DEV_DRIVER);
+		if (sk)
+			netlat_track_dev(sk, skb, stage == NETLAT_DEV_DRIVER);
 		return;
 	}
 	if (!netlat_parse_tcp(skb, &seg))
 		return;
-	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
 		struct netlat_filter_in in = {
 			.flow = &seg.flow, .sk = sk,
 			.net = dev ? dev_net(dev) : NULL,
+			.lazy_cookie = !!sk,
 		};
 
 		if (!netlat_filter_keep(NETLAT_PROBE_TCP_DEV, &in))
@@ -637,6 +640,7 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_TCP_DEV, sizeof(*r));
 	if (!r)
 		return;
+	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	r->flow = seg.flow;
 	r->skb_id = netlat_skb_id(skb);
 	r->seq = seg.seq;

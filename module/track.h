@@ -26,9 +26,10 @@ static __always_inline bool netlat_tracking(void)
 	return READ_ONCE(netlat_track_level);
 }
 
-void netlat_track_sendmsg(const struct sock *sk, u32 seq, u64 start_ns);
+void netlat_track_sendmsg(const struct sock *sk, u32 seq);
 void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb);
-void netlat_track_dev(const struct sock *sk, u32 seq, bool driver);
+void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
+		      bool driver);
 void netlat_track_ack(const struct sock *sk, u32 una);
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);

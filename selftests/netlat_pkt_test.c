@@ -364,9 +364,9 @@ static int kprobe_armed(const char *sym, char type)
 
 /*
  * A hook that gives a level nothing is not armed there (a hit costs even
- * when its handler returns at once): the packet level has a kprobe on
- * sendmsg's entry instead of the event level's kretprobe, and no push or
- * skb hooks. The kernel's own list of kprobes is the oracle.
+ * when its handler returns at once): the packet level has kprobes on
+ * the entries of sendmsg and tcp_ack instead of the event level's
+ * kretprobes, and no push or skb hooks. The kernel's own list of kprobes is the oracle.
  */
 TEST_F(pkt, hooks_armed_per_level)
 {
@@ -380,7 +380,8 @@ TEST_F(pkt, hooks_armed_per_level)
 		{ "tcp_push", 'k', 1, 0 },
 		{ "tcp_skb_entail", 'k', 1, 0 },
 		{ "__tcp_transmit_skb", 'k', 1, 1 },
-		{ "tcp_ack", 'r', 1, 1 },
+		{ "tcp_ack", 'r', 1, 0 },
+		{ "tcp_ack", 'k', 0, 1 },
 	};
 	unsigned int i, round;
 

@@ -229,8 +229,9 @@ NOKPROBE_SYMBOL(netlat_track_slot);
 /*
  * The slot of @sk if the table follows it, taking a free one if @create;
  * NULL if none. A socket the filters keep out keeps its slot (so that its
- * hooks stop here) but is not returned: *@out says so, if asked. The
- * rules are read once per socket and again after they change.
+ * hooks stop here) but is not returned: *@out says so, if asked (for a
+ * socket without a slot too). The rules are read once per socket and
+ * again after they change.
  */
 static notrace struct netlat_track_flow *
 netlat_track_find_out(const struct sock *sk, bool create, bool *out)
@@ -246,10 +247,10 @@ netlat_track_find_out(const struct sock *sk, bool create, bool *out)
 	f = netlat_track_slot(tbl, sk);
 	if (f)
 		goto found;
-	if (!create)
+	if (!create && !out)
 		return NULL;
 	h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS);
-	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
+	for (i = 0; create && i < NETLAT_TRACK_PROBE; i++) {
 		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
 		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
 			v = netlat_track_refresh(f, sk, gen);
@@ -258,7 +259,7 @@ netlat_track_find_out(const struct sock *sk, bool create, bool *out)
 	}
 	/* one that would not be followed anyway is not missed */
 	v = netlat_track_verdict(sk, gen);
-	if (!(v & NETLAT_TV_OUT))
+	if (create && !(v & NETLAT_TV_OUT))
 		netlat_hist_count(NETLAT_HC_FLOWS_FULL, 1);
 	f = NULL;
 	goto verdict;
@@ -485,6 +486,12 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
 
+notrace bool netlat_track_follows(const struct sock *sk)
+{
+	return netlat_track_find(sk, false);
+}
+NOKPROBE_SYMBOL(netlat_track_follows);
+
 /* A virtqueue took the packet's first segment (the device families). */
 notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 			     const struct netlat_track_vq_state *st)
@@ -705,13 +712,17 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 {
 	struct netlat_track_flow *f;
 	unsigned long flags;
+	bool out = false;
 	u32 i;
 
+	/* the totals count every socket but one the filters keep out */
+	f = netlat_track_find_out(sk, false, &out);
+	if (out)
+		return;
 	if (segs)
 		netlat_hist_count(NETLAT_HC_RETRANS_SEGS + (kind & 7), segs);
 	if (ret)
 		netlat_hist_count(NETLAT_HC_RETRANS_FAIL, 1);
-	f = netlat_track_find(sk, false);
 	if (!f || !netlat_track_lock(f, sk, &flags))
 		return;
 	f->c.retrans_segs[kind & 7] += segs;

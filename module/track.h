@@ -49,6 +49,13 @@ struct netlat_track_vq_state {
 void netlat_track_vq(const struct sock *sk, u32 seq,
 		     const struct netlat_track_vq_state *st);
 
+/*
+ * Whether the table follows @sk now, for a device family to leave a
+ * socket it does not follow before it parses anything (a hint: the
+ * stamp checks again).
+ */
+bool netlat_track_follows(const struct sock *sk);
+
 /* Process context, under netlat_lock. */
 int netlat_track_set(u32 level, u64 slow_ns);
 u64 netlat_track_slow_ns(void);

@@ -20,6 +20,7 @@
 #include <net/sock.h>
 #include <net/net_namespace.h>
 #include "filter.h"
+#include "pkt.h"
 #include "ring.h"
 #include "uarg.h"
 #include "compat.h"
@@ -30,6 +31,7 @@ struct netlat_filter_set {
 };
 
 u64 netlat_filter_groups;
+u32 netlat_filter_gen = 1;
 static struct netlat_filter_set __rcu *netlat_filter_set;
 static DEFINE_MUTEX(netlat_filter_lock);
 static DEFINE_PER_CPU(u64, netlat_filter_count);
@@ -65,7 +67,8 @@ static notrace bool netlat_rule_match(const struct netlat_filter_rule *r,
 	if ((m & NETLAT_MATCH_PORT) && f->sport != r->port &&
 	    f->dport != r->port)
 		return false;
-	if ((m & NETLAT_MATCH_COOKIE) && f->cookie != r->cookie)
+	if ((m & NETLAT_MATCH_COOKIE) &&
+	    (in->lazy_cookie ? netlat_sk_id(in->sk) : f->cookie) != r->cookie)
 		return false;
 	if ((m & NETLAT_MATCH_SOCK_COOKIE) &&
 	    (!in->sk || atomic64_read(&in->sk->sk_cookie) != r->cookie))
@@ -103,15 +106,46 @@ notrace bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in)
 	}
 	if (applies) {
 		keep = false;
-		/* like the ring's counters: only what tracing would have kept */
-		if (READ_ONCE(netlat_running))
-			this_cpu_inc(netlat_filter_count);
+		netlat_filter_kept_out();
 	}
 out:
 	rcu_read_unlock_sched_notrace();
 	return keep;
 }
 NOKPROBE_SYMBOL(netlat_filter_keep);
+
+notrace void netlat_filter_kept_out(void)
+{
+	/* like the ring's counters: only what tracing would have kept */
+	if (READ_ONCE(netlat_running))
+		this_cpu_inc(netlat_filter_count);
+}
+NOKPROBE_SYMBOL(netlat_filter_kept_out);
+
+notrace u64 netlat_filter_kept(u64 groups, const struct netlat_filter_in *in,
+			       bool *per_hit)
+{
+	const struct netlat_filter_set *s;
+	u64 applies = 0, matched = 0, g;
+	unsigned int i;
+
+	rcu_read_lock_sched_notrace();
+	s = rcu_dereference_sched(netlat_filter_set);
+	for (i = 0; s && i < s->nr; i++) {
+		g = s->rule[i].groups & groups;
+		if (!g)
+			continue;
+		if (s->rule[i].match & (NETLAT_MATCH_TGID | NETLAT_MATCH_TID))
+			*per_hit = true;
+		applies |= g;
+		if (netlat_rule_match(&s->rule[i], in))
+			matched |= g;
+	}
+	rcu_read_unlock_sched_notrace();
+	/* kept: no rule applies to the group, or one that does matched */
+	return groups & ~(applies & ~matched);
+}
+NOKPROBE_SYMBOL(netlat_filter_kept);
 
 u64 netlat_filtered(int cpu)
 {
@@ -200,6 +234,7 @@ static void netlat_filter_replace(struct netlat_filter_set *new)
 	struct netlat_filter_set *old;
 	u64 groups = 0;
 	unsigned int i;
+	u32 gen;
 
 	for (i = 0; new && i < new->nr; i++)
 		groups |= new->rule[i].groups;
@@ -208,6 +243,9 @@ static void netlat_filter_replace(struct netlat_filter_set *new)
 				  lockdep_is_held(&netlat_filter_lock));
 	/* after the rules: a handler that sees a group's bit finds them */
 	WRITE_ONCE(netlat_filter_groups, groups);
+	/* and a handler that sees the new generation finds them too */
+	gen = netlat_filter_gen + 1;
+	smp_store_release(&netlat_filter_gen, gen ? gen : 1);
 	mutex_unlock(&netlat_filter_lock);
 	if (old) {
 		synchronize_rcu();

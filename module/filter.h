@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <asm/barrier.h>
 #include <linux/netlat.h>
 
 struct sock;
@@ -19,10 +20,26 @@ struct netlat_filter_in {
 	const struct netlat_tcp_flow *flow;	/* ADDR, PORT, COOKIE */
 	const struct sock *sk;			/* SOCK_COOKIE */
 	const struct net *net;			/* NETNS */
+	/*
+	 * @flow's cookie is not computed (a SipHash): a COOKIE condition
+	 * computes netlat_sk_id(@sk), so a hit no such rule reads skips it.
+	 */
+	bool lazy_cookie;
 };
 
 /* NETLAT_PROBE_* groups that have at least one rule. */
 extern u64 netlat_filter_groups;
+
+/*
+ * Changes whenever the rules do (never 0): a verdict kept per socket
+ * (netlat_filter_kept()) holds while this is the value it was made at.
+ */
+extern u32 netlat_filter_gen;
+
+static __always_inline u32 netlat_filter_gen_get(void)
+{
+	return smp_load_acquire(&netlat_filter_gen);
+}
 
 static __always_inline bool netlat_filter_on(u64 group)
 {
@@ -31,6 +48,18 @@ static __always_inline bool netlat_filter_on(u64 group)
 
 /* Whether a record of @group about @in is stored; counts it if not. */
 bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
+
+/*
+ * Of @groups, those whose records about @in the rules keep, for a caller
+ * that asks once per socket; counts nothing. *@per_hit is set if a rule
+ * of them reads the hit's task (TGID, TID): then the answer holds for
+ * this hit only.
+ */
+u64 netlat_filter_kept(u64 groups, const struct netlat_filter_in *in,
+		       bool *per_hit);
+
+/* A record kept out by such a verdict: counted as netlat_filter_keep() does. */
+void netlat_filter_kept_out(void);
 
 /* Records kept out on @cpu since load (netlat_cpu_stats.filtered). */
 u64 netlat_filtered(int cpu);

@@ -32,9 +32,8 @@ notrace u64 netlat_sk_id(const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_sk_id);
 
-notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
+notrace void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk)
 {
-	f->cookie = netlat_sk_id(sk);
 	f->family = sk->sk_family;
 	f->sport = sk->sk_num;
 	f->dport = ntohs(sk->sk_dport);
@@ -52,6 +51,13 @@ notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
 		memcpy(f->daddr, &sk->sk_v6_daddr, 16);
 #endif
 	}
+}
+NOKPROBE_SYMBOL(netlat_sk_addrs);
+
+notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
+{
+	netlat_sk_addrs(f, sk);
+	f->cookie = netlat_sk_id(sk);
 }
 NOKPROBE_SYMBOL(netlat_sk_flow);
 

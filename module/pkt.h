@@ -24,6 +24,12 @@ u64 netlat_sk_id(const struct sock *sk);
  */
 void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk);
 
+/*
+ * The same without the cookie (left as it is): what a filter reads before
+ * it knows whether a record will be written, with no SipHash.
+ */
+void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk);
+
 /* A TCP segment (or UDP datagram) as its headers describe it. */
 struct netlat_tcp_seg {
 	struct netlat_tcp_flow flow;	/* addresses and ports; cookie 0 */

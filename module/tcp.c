@@ -42,12 +42,14 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 	void *rec;
 
 	if (netlat_filter_on(group)) {
+		/* the cookie (a SipHash) only for a rule that reads it */
 		struct netlat_filter_in in = {
 			.flow = &flow, .sk = sk, .net = sock_net(sk),
+			.lazy_cookie = true,
 		};
 
 		memset(&flow, 0, sizeof(flow));
-		netlat_sk_flow(&flow, sk);
+		netlat_sk_addrs(&flow, sk);
 		if (!netlat_filter_keep(group, &in))
 			return NULL;
 		have_flow = true;
@@ -55,11 +57,12 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 	rec = netlat_reserve_zeroed(w, type, len);
 	if (!rec)
 		return NULL;
-	/* the filters computed it already (its cookie is a SipHash) */
-	if (have_flow)
+	if (have_flow) {
+		flow.cookie = netlat_sk_id(sk);
 		memcpy(rec + sizeof(struct netlat_rec_hdr), &flow, sizeof(flow));
-	else
+	} else {
 		netlat_sk_flow(rec + sizeof(struct netlat_rec_hdr), sk);
+	}
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_tcp_reserve);
@@ -146,7 +149,7 @@ static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
 		s->id = d->id;
 	}
 	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
-		netlat_track_sendmsg(d->sk, d->id, d->start_ns);
+		netlat_track_sendmsg(d->sk, d->id);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_entry);
@@ -197,8 +200,7 @@ static notrace int netlat_sendmsg_pkt_pre(struct kprobe *p,
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 
 	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
-		netlat_track_sendmsg(sk, READ_ONCE(tcp_sk(sk)->write_seq),
-				     ktime_get_mono_fast_ns());
+		netlat_track_sendmsg(sk, READ_ONCE(tcp_sk(sk)->write_seq));
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_pkt_pre);
@@ -597,6 +599,29 @@ static notrace int netlat_ack_ret(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_ack_ret);
 
+/*
+ * The packet level: tcp_ack(sk, skb, flag) entry, a kprobe. The ACK ends
+ * the packets below the snd_una it leads to, and that is known on entry:
+ * tcp_ack() moves snd_una to the segment's ack_seq whenever it is after
+ * snd_una and not after snd_nxt, and otherwise leaves it (an old ACK, or
+ * one of data not sent). So no return handler: the end is stamped when the
+ * ACK arrives, before tcp_ack() frees what it covered.
+ */
+static notrace int netlat_ack_pkt_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	const struct sk_buff *ack = (void *)regs_get_kernel_argument(regs, 1);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 una = TCP_SKB_CB(ack)->ack_seq;
+
+	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_ACK) &&
+	    after(una, READ_ONCE(tp->snd_una)) &&
+	    !after(una, READ_ONCE(tp->snd_nxt)))
+		netlat_track_ack(sk, una);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_ack_pkt_pre);
+
 /* ---- qdisc and driver: net:net_dev_queue, net:net_dev_start_xmit ---- */
 
 static notrace void netlat_dev(const struct sk_buff *skb,
@@ -615,20 +640,21 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
 	/*
 	 * The packet level follows only sockets' own segments: anything else
-	 * (every other protocol, RSTs) goes before its headers are parsed.
+	 * (every other protocol, RSTs) goes before its headers are parsed,
+	 * and so does a segment of a socket the table does not follow.
 	 */
 	if (netlat_tracking()) {
-		if (sk && netlat_parse_tcp(skb, &seg))
-			netlat_track_dev(sk, seg.seq, stage == NETLAT_DEV_DRIVER);
+		if (sk)
+			netlat_track_dev(sk, skb, stage == NETLAT_DEV_DRIVER);
 		return;
 	}
 	if (!netlat_parse_tcp(skb, &seg))
 		return;
-	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
 		struct netlat_filter_in in = {
 			.flow = &seg.flow, .sk = sk,
 			.net = dev ? dev_net(dev) : NULL,
+			.lazy_cookie = !!sk,
 		};
 
 		if (!netlat_filter_keep(NETLAT_PROBE_TCP_DEV, &in))
@@ -637,6 +663,7 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_TCP_DEV, sizeof(*r));
 	if (!r)
 		return;
+	seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 	r->flow = seg.flow;
 	r->skb_id = netlat_skb_id(skb);
 	r->seq = seg.seq;
@@ -677,11 +704,12 @@ NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
 
 /*
  * Hooks that give one level nothing are armed only at the other
- * (.levels): the packet level needs no push or skb records and only the
- * start of a sendmsg (a kprobe where the event level needs a kretprobe);
- * the event level frees no packet-table slots. Table order matters when
- * the level changes: the event level's sendmsg kretprobe goes off before
- * the packet level's kprobe goes on, so no sendmsg is stamped twice.
+ * (.levels): the packet level needs no push or skb records, only the
+ * start of a sendmsg and the snd_una an ACK leads to (kprobes where the
+ * event level needs kretprobes); the event level frees no packet-table
+ * slots. Table order matters when the level changes: the event level's
+ * sendmsg kretprobe goes off before the packet level's kprobe goes on, so
+ * no sendmsg is stamped twice (an ACK ended twice ends nothing more).
  */
 #define NETLAT_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
 #define NETLAT_PACKETS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_PACKETS)
@@ -718,8 +746,10 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
 		   netlat_synack_entry, netlat_synack_ret,
 		   struct request_sock *),
-	NETLAT_KRP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry,
-		   netlat_ack_ret, struct netlat_ack_data),
+	NETLAT_KRP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry,
+		      netlat_ack_ret, struct netlat_ack_data, NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pkt_pre,
+		     NETLAT_PACKETS_ONLY),
 	NETLAT_TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
 	NETLAT_TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),

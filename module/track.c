@@ -45,6 +45,22 @@
 #define NETLAT_TRACK_FIRST_DONE	(1U << 7)
 
 /*
+ * The groups whose hooks feed the table: a socket the filters keep out of
+ * all of them is not followed (its slot only says so).
+ */
+#define NETLAT_TRACK_GROUPS	(NETLAT_PROBE_TCP_SENDMSG | \
+				 NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV | \
+				 NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_RETRANS)
+
+/*
+ * A slot's filter verdict: netlat_filter_gen in the upper half (the
+ * verdict is stale once the rules change), these bits in the lower.
+ */
+#define NETLAT_TV_OUT		(1U << 0)	/* not followed */
+#define NETLAT_TV_REC		(1U << 1)	/* its packet records are kept */
+#define NETLAT_TV_PER_HIT	(1U << 2)	/* records asked at each end */
+
+/*
  * One packet in flight: 64 bytes. The later stage points are kept as
  * nanoseconds after @xmit_ns (a point more than 4.29 s later is left
  * unseen), so that the virtqueue point and a range (below) fit in 64
@@ -92,6 +108,7 @@ struct netlat_track_flow {
 	raw_spinlock_t lock;
 	const struct sock *sk;		/* NULL: free; set by cmpxchg */
 	bool ident;			/* @id and @c belong to @sk */
+	u64 verdict;			/* NETLAT_TV_*, of @sk */
 	u32 head, tail;			/* FIFO of pkt[], free-running */
 	u32 send_next;
 	struct netlat_tcp_flow id;
@@ -124,53 +141,146 @@ static notrace struct netlat_track_tbl *netlat_track_tbl_get(void)
 }
 NOKPROBE_SYMBOL(netlat_track_tbl_get);
 
-/* A fresh slot for @sk: its identity and zeroed counters, under its lock. */
-static notrace void netlat_track_claim(struct netlat_track_flow *f,
-				       const struct sock *sk)
+/*
+ * What the rules of generation @gen say of @sk, once per socket: from its
+ * addresses, ports and namespace (its cookie only for a rule that reads
+ * it), as the packet records' ack group and the table's groups.
+ */
+static notrace u64 netlat_track_verdict(const struct sock *sk, u32 gen)
 {
+	struct netlat_tcp_flow flow;
+	struct netlat_filter_in in = {
+		.flow = &flow, .sk = sk, .net = sock_net(sk),
+		.lazy_cookie = true,
+	};
+	bool per_hit = false;
+	u64 kept;
+	u32 v;
+
+	if (!netlat_filter_on(NETLAT_TRACK_GROUPS))
+		return (u64)gen << 32 | NETLAT_TV_REC;
+	memset(&flow, 0, sizeof(flow));
+	netlat_sk_addrs(&flow, sk);
+	kept = netlat_filter_kept(NETLAT_TRACK_GROUPS, &in, &per_hit);
+	if (per_hit)		/* followed; its records as each hit has it */
+		v = NETLAT_TV_PER_HIT;
+	else if (!kept)
+		v = NETLAT_TV_OUT;
+	else
+		v = kept & NETLAT_PROBE_TCP_ACK ? NETLAT_TV_REC : 0;
+	return (u64)gen << 32 | v;
+}
+NOKPROBE_SYMBOL(netlat_track_verdict);
+
+/*
+ * @f (claimed for @sk) under the rules of @gen: a socket followed gets its
+ * identity and zeroed counters if it had none; one not followed has its
+ * packets and counters dropped (the rules changed under it) and costs its
+ * hooks a look at the slot from now on. Returns the verdict.
+ */
+static notrace u64 netlat_track_refresh(struct netlat_track_flow *f,
+					const struct sock *sk, u32 gen)
+{
+	u64 v = netlat_track_verdict(sk, gen);
+	bool follow = !(v & NETLAT_TV_OUT);
 	struct netlat_tcp_flow id;
 	unsigned long flags;
 
-	memset(&id, 0, sizeof(id));
-	netlat_sk_flow(&id, sk);
+	/* the identity's cookie is a SipHash: only for a socket followed */
+	if (follow) {
+		memset(&id, 0, sizeof(id));
+		netlat_sk_flow(&id, sk);
+	}
 	raw_spin_lock_irqsave(&f->lock, flags);
 	if (f->sk == sk) {
-		f->id = id;
-		memset(&f->c, 0, sizeof(f->c));
-		f->c.start_ns = ktime_get_mono_fast_ns();
-		f->ident = true;
+		if (follow && !f->ident) {
+			f->id = id;
+			memset(&f->c, 0, sizeof(f->c));
+			f->c.start_ns = ktime_get_mono_fast_ns();
+			f->ident = true;
+		} else if (!follow) {
+			f->ident = false;
+			f->head = f->tail;
+			f->send_next = 0;
+		}
+		WRITE_ONCE(f->verdict, v);
 	}
 	raw_spin_unlock_irqrestore(&f->lock, flags);
+	return v;
 }
-NOKPROBE_SYMBOL(netlat_track_claim);
+NOKPROBE_SYMBOL(netlat_track_refresh);
 
-/* The slot of @sk, taking a free one if @create; NULL if none. */
+/* The slot @sk holds, followed or not; NULL if none. */
 static notrace struct netlat_track_flow *
-netlat_track_find(const struct sock *sk, bool create)
+netlat_track_slot(struct netlat_track_tbl *tbl, const struct sock *sk)
 {
-	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	unsigned int h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS), i;
 	struct netlat_track_flow *f;
-	unsigned int h, i;
 
-	if (unlikely(!tbl))
-		return NULL;
-	h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS);
 	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
 		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
 		if (READ_ONCE(f->sk) == sk)
 			return f;
 	}
-	if (!create)
+	return NULL;
+}
+NOKPROBE_SYMBOL(netlat_track_slot);
+
+/*
+ * The slot of @sk if the table follows it, taking a free one if @create;
+ * NULL if none. A socket the filters keep out keeps its slot (so that its
+ * hooks stop here) but is not returned: *@out says so, if asked (for a
+ * socket without a slot too). The rules are read once per socket and
+ * again after they change.
+ */
+static notrace struct netlat_track_flow *
+netlat_track_find_out(const struct sock *sk, bool create, bool *out)
+{
+	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	u32 gen = netlat_filter_gen_get();
+	struct netlat_track_flow *f;
+	unsigned int h, i;
+	u64 v;
+
+	if (unlikely(!tbl))
 		return NULL;
-	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
+	f = netlat_track_slot(tbl, sk);
+	if (f)
+		goto found;
+	if (!create && !out)
+		return NULL;
+	h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS);
+	for (i = 0; create && i < NETLAT_TRACK_PROBE; i++) {
 		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
 		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
-			netlat_track_claim(f, sk);
-			return f;
+			v = netlat_track_refresh(f, sk, gen);
+			goto verdict;
 		}
 	}
-	netlat_hist_count(NETLAT_HC_FLOWS_FULL, 1);
-	return NULL;
+	/* one that would not be followed anyway is not missed */
+	v = netlat_track_verdict(sk, gen);
+	if (create && !(v & NETLAT_TV_OUT))
+		netlat_hist_count(NETLAT_HC_FLOWS_FULL, 1);
+	f = NULL;
+	goto verdict;
+found:
+	v = READ_ONCE(f->verdict);
+	if (unlikely(v >> 32 != gen))
+		v = netlat_track_refresh(f, sk, gen);
+verdict:
+	if (v & NETLAT_TV_OUT) {
+		if (out)
+			*out = true;
+		return NULL;
+	}
+	return f;
+}
+NOKPROBE_SYMBOL(netlat_track_find_out);
+
+static notrace struct netlat_track_flow *
+netlat_track_find(const struct sock *sk, bool create)
+{
+	return netlat_track_find_out(sk, create, NULL);
 }
 NOKPROBE_SYMBOL(netlat_track_find);
 
@@ -187,9 +297,8 @@ static notrace bool netlat_track_lock(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_lock);
 
-/* sendmsg entry: the bytes from @seq on are queued from @start_ns. */
-notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq,
-				  u64 start_ns)
+/* sendmsg entry: the bytes from @seq on are queued from now. */
+notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 {
 	struct netlat_track_flow *f = netlat_track_find(sk, true);
 	unsigned long flags;
@@ -199,7 +308,7 @@ notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq,
 		return;
 	i = f->send_next++ & (NETLAT_TRACK_SENDS - 1);
 	f->send[i].seq = seq;
-	f->send[i].ns = start_ns;
+	f->send[i].ns = ktime_get_mono_fast_ns();
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_sendmsg);
@@ -247,6 +356,7 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	struct netlat_track_flow *f;
 	struct netlat_track_pkt *p;
 	unsigned long flags;
+	bool out = false;
 
 	/*
 	 * A connecting socket's SYN: not a packet of data, but the socket's
@@ -260,9 +370,13 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	/* data or FIN sent for the first time: it starts at snd_nxt */
 	if (cb->end_seq == cb->seq || cb->seq != READ_ONCE(tcp_sk(sk)->snd_nxt))
 		return;
-	f = netlat_track_find(sk, true);
+	f = netlat_track_find_out(sk, true, &out);
 	if (!f) {
-		netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+		/* kept out by the filters: its record counts as filtered */
+		if (out)
+			netlat_filter_kept_out();
+		else
+			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
 		return;
 	}
 	if (!netlat_track_lock(f, sk, &flags))
@@ -317,20 +431,20 @@ netlat_track_starting(struct netlat_track_flow *f, u32 seq)
 NOKPROBE_SYMBOL(netlat_track_starting);
 
 /*
- * Stamp point @bit of the packet of @sk that starts at @seq, once: now,
- * as nanoseconds after its transmit, into the u32 at @off of it. Its slot
- * is returned locked (*@flags) with the packet in *@pp; else NULL.
+ * Stamp point @bit of the packet of @sk (in slot @f) that starts at @seq,
+ * once: now, as nanoseconds after its transmit, into the u32 at @off of
+ * it. Returns true with the slot locked (*@flags) and the packet in *@pp.
  */
-static notrace struct netlat_track_flow *
-netlat_track_stamp(const struct sock *sk, u32 seq, u8 bit, size_t off,
-		   struct netlat_track_pkt **pp, unsigned long *flags)
+static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
+				       const struct sock *sk, u32 seq, u8 bit,
+				       size_t off, struct netlat_track_pkt **pp,
+				       unsigned long *flags)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt *p;
 	u64 now;
 
-	if (!f || !netlat_track_lock(f, sk, flags))
-		return NULL;
+	if (!netlat_track_lock(f, sk, flags))
+		return false;
 	p = netlat_track_starting(f, seq);
 	if (!p || (p->flags & bit))
 		goto out;
@@ -342,42 +456,53 @@ netlat_track_stamp(const struct sock *sk, u32 seq, u8 bit, size_t off,
 	*(u32 *)((char *)p + off) = now;
 	p->flags |= bit;
 	*pp = p;
-	return f;
+	return true;
 out:
 	raw_spin_unlock_irqrestore(&f->lock, *flags);
-	return NULL;
+	return false;
 }
 NOKPROBE_SYMBOL(netlat_track_stamp);
 
-/* net_dev_queue (@driver false) or net_dev_start_xmit of a segment. */
-notrace void netlat_track_dev(const struct sock *sk, u32 seq, bool driver)
+/*
+ * net_dev_queue (@driver false) or net_dev_start_xmit of a segment of
+ * @sk: its headers are parsed only if the table follows @sk.
+ */
+notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
+			      bool driver)
 {
-	struct netlat_track_flow *f;
+	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt *p;
+	struct netlat_tcp_seg seg;
 	unsigned long flags;
 
-	f = netlat_track_stamp(sk, seq,
+	if (!f || !netlat_parse_tcp(skb, &seg))
+		return;
+	if (netlat_track_stamp(f, sk, seg.seq,
 			       driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
 			       driver ? offsetof(struct netlat_track_pkt, driver_d)
 				      : offsetof(struct netlat_track_pkt, qdisc_d),
-			       &p, &flags);
-	if (f)
+			       &p, &flags))
 		raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
+
+notrace bool netlat_track_follows(const struct sock *sk)
+{
+	return netlat_track_find(sk, false);
+}
+NOKPROBE_SYMBOL(netlat_track_follows);
 
 /* A virtqueue took the packet's first segment (the device families). */
 notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 			     const struct netlat_track_vq_state *st)
 {
-	struct netlat_track_flow *f;
+	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt *p;
 	unsigned long flags;
 
-	f = netlat_track_stamp(sk, seq, NETLAT_PKT_VQ,
-			       offsetof(struct netlat_track_pkt, vq_d), &p,
-			       &flags);
-	if (!f)
+	if (!f || !netlat_track_stamp(f, sk, seq, NETLAT_PKT_VQ,
+				      offsetof(struct netlat_track_pkt, vq_d),
+				      &p, &flags))
 		return;
 	p->vq_queue = st->queue;
 	p->vq_free = st->num_free;
@@ -402,8 +527,26 @@ static notrace u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
 }
 NOKPROBE_SYMBOL(netlat_track_at);
 
+/*
+ * What a packet's record needs of its slot, copied under the slot's lock:
+ * the socket's flow (its cookie computed once, at the claim) and verdict.
+ */
+struct netlat_track_who {
+	struct netlat_tcp_flow id;
+	u64 verdict;
+};
+
+static notrace void netlat_track_who(const struct netlat_track_flow *f,
+				     struct netlat_track_who *who)
+{
+	who->id = f->id;
+	who->verdict = f->verdict;
+}
+NOKPROBE_SYMBOL(netlat_track_who);
+
 /* A packet's life ended at @end_ns: histograms, counters, its record. */
 static notrace void netlat_track_end(const struct sock *sk,
+				     const struct netlat_track_who *who,
 				     const struct netlat_track_pkt *p,
 				     u64 end_ns)
 {
@@ -411,7 +554,6 @@ static notrace void netlat_track_end(const struct sock *sk,
 	u64 driver_ns = netlat_track_at(p, NETLAT_PKT_DRIVER, p->driver_d);
 	u64 vq_ns = netlat_track_at(p, NETLAT_PKT_VQ, p->vq_d);
 	struct netlat_rec_tcp_pkt *r;
-	struct netlat_tcp_flow flow;
 	struct netlat_writer w;
 
 	if (p->flags & NETLAT_PKT_ACKED) {
@@ -435,20 +577,23 @@ static notrace void netlat_track_end(const struct sock *sk,
 	}
 	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK))
 		return;
-	memset(&flow, 0, sizeof(flow));
-	netlat_sk_flow(&flow, sk);
-	if (netlat_filter_on(NETLAT_PROBE_TCP_ACK)) {
+	/* the socket's verdict, unless a rule reads the hit's task */
+	if (who->verdict & NETLAT_TV_PER_HIT) {
 		struct netlat_filter_in in = {
-			.flow = &flow, .sk = sk, .net = sock_net(sk),
+			.flow = &who->id, .sk = sk, .net = sock_net(sk),
 		};
 
-		if (!netlat_filter_keep(NETLAT_PROBE_TCP_ACK, &in))
+		if (netlat_filter_on(NETLAT_PROBE_TCP_ACK) &&
+		    !netlat_filter_keep(NETLAT_PROBE_TCP_ACK, &in))
 			return;
+	} else if (!(who->verdict & NETLAT_TV_REC)) {
+		netlat_filter_kept_out();
+		return;
 	}
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_TCP_PKT, sizeof(*r));
 	if (!r)
 		return;
-	r->flow = flow;
+	r->flow = who->id;
 	r->seq = p->seq;
 	r->end_seq = p->end_seq;
 	r->sendmsg_ns = p->sendmsg_ns;
@@ -502,15 +647,18 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 {
 	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt done[4];
-	u64 now = ktime_get_mono_fast_ns();
+	struct netlat_track_who who;
 	unsigned long flags;
 	unsigned int n, i;
+	u64 now;
 
 	if (!f)
 		return;
+	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
+		netlat_track_who(f, &who);
 		for (n = 0; n < ARRAY_SIZE(done) && f->head != f->tail;) {
 			struct netlat_track_pkt *p =
 				&f->pkt[f->head & (NETLAT_TRACK_PKTS - 1)];
@@ -533,7 +681,7 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 		raw_spin_unlock_irqrestore(&f->lock, flags);
 		/* records are written outside the slot's lock */
 		for (i = 0; i < n; i++)
-			netlat_track_end(sk, &done[i], now);
+			netlat_track_end(sk, &who, &done[i], now);
 	} while (n == ARRAY_SIZE(done));
 }
 NOKPROBE_SYMBOL(netlat_track_ack);
@@ -564,13 +712,17 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 {
 	struct netlat_track_flow *f;
 	unsigned long flags;
+	bool out = false;
 	u32 i;
 
+	/* the totals count every socket but one the filters keep out */
+	f = netlat_track_find_out(sk, false, &out);
+	if (out)
+		return;
 	if (segs)
 		netlat_hist_count(NETLAT_HC_RETRANS_SEGS + (kind & 7), segs);
 	if (ret)
 		netlat_hist_count(NETLAT_HC_RETRANS_FAIL, 1);
-	f = netlat_track_find(sk, false);
 	if (!f || !netlat_track_lock(f, sk, &flags))
 		return;
 	f->c.retrans_segs[kind & 7] += segs;
@@ -632,7 +784,9 @@ NOKPROBE_SYMBOL(netlat_track_closed);
  */
 notrace void netlat_track_close(const struct sock *sk)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	struct netlat_track_flow *f = tbl ? netlat_track_slot(tbl, sk) : NULL;
+	struct netlat_track_who who;
 	struct netlat_flow_stats e;
 	struct netlat_track_pkt p;
 	unsigned long flags;
@@ -650,6 +804,8 @@ notrace void netlat_track_close(const struct sock *sk)
 				netlat_track_stats(f, &e);
 			f->ident = false;
 			f->send_next = 0;
+			/* stale (no generation is 0): the next socket asks */
+			WRITE_ONCE(f->verdict, 0);
 			/* a new socket may take the slot from now on */
 			smp_store_release(&f->sk, NULL);
 			raw_spin_unlock_irqrestore(&f->lock, flags);
@@ -661,11 +817,12 @@ notrace void netlat_track_close(const struct sock *sk)
 			return;
 		}
 		p = f->pkt[f->head++ & (NETLAT_TRACK_PKTS - 1)];
+		netlat_track_who(f, &who);
 		raw_spin_unlock_irqrestore(&f->lock, flags);
 		if (p.flags & NETLAT_TRACK_FIRST_DONE)
 			continue;
 		p.flags |= NETLAT_PKT_CLOSED;
-		netlat_track_end(sk, &p, now);
+		netlat_track_end(sk, &who, &p, now);
 	}
 }
 NOKPROBE_SYMBOL(netlat_track_close);
@@ -729,7 +886,7 @@ u64 netlat_track_flows(void)
 	rcu_read_lock_sched();
 	tbl = netlat_track_tbl_get();
 	for (i = 0; tbl && i < NETLAT_TRACK_FLOWS; i++)
-		n += !!READ_ONCE(tbl->flow[i].sk);
+		n += READ_ONCE(tbl->flow[i].sk) && READ_ONCE(tbl->flow[i].ident);
 	rcu_read_unlock_sched();
 	return n;
 }

@@ -26,9 +26,10 @@ static __always_inline bool netlat_tracking(void)
 	return READ_ONCE(netlat_track_level);
 }
 
-void netlat_track_sendmsg(const struct sock *sk, u32 seq, u64 start_ns);
+void netlat_track_sendmsg(const struct sock *sk, u32 seq);
 void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb);
-void netlat_track_dev(const struct sock *sk, u32 seq, bool driver);
+void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
+		      bool driver);
 void netlat_track_ack(const struct sock *sk, u32 una);
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);
@@ -47,6 +48,13 @@ struct netlat_track_vq_state {
 
 void netlat_track_vq(const struct sock *sk, u32 seq,
 		     const struct netlat_track_vq_state *st);
+
+/*
+ * Whether the table follows @sk now, for a device family to leave a
+ * socket it does not follow before it parses anything (a hint: the
+ * stamp checks again).
+ */
+bool netlat_track_follows(const struct sock *sk);
 
 /* Process context, under netlat_lock. */
 int netlat_track_set(u32 level, u64 slow_ns);

@@ -152,8 +152,8 @@ NOKPROBE_SYMBOL(nv_find_vq);
 
 /*
  * Reserve a record of @group unless the filters keep it out: @flow (a TCP
- * segment's, or NULL), the segment's socket @sk and the device @dev are
- * what the event is known by; any may be NULL.
+ * segment's, or NULL; its cookie not computed), the segment's socket @sk
+ * and the device @dev are what the event is known by; any may be NULL.
  */
 static notrace struct netlat_rec_virtio *
 nv_reserve(struct netlat_writer *w, u8 event, u64 group,
@@ -163,8 +163,10 @@ nv_reserve(struct netlat_writer *w, u8 event, u64 group,
 	struct netlat_rec_virtio *r;
 
 	if (netlat_filter_on(group)) {
+		/* @flow's cookie (a SipHash) is not computed yet */
 		struct netlat_filter_in in = {
 			.flow = flow, .sk = sk, .net = dev ? dev_net(dev) : NULL,
+			.lazy_cookie = flow && sk,
 		};
 
 		if (!netlat_filter_keep(group, &in))
@@ -216,7 +218,8 @@ static notrace void nv_xmit_stamp(const struct sk_buff *skb,
 	struct virtqueue *vq;
 
 	if (!skb->sk || !sk_fullsock(skb->sk) ||
-	    skb->sk->sk_protocol != IPPROTO_TCP || !netlat_parse_tcp(skb, &seg))
+	    skb->sk->sk_protocol != IPPROTO_TCP ||
+	    !netlat_track_follows(skb->sk) || !netlat_parse_tcp(skb, &seg))
 		return;
 	vq = dev->dev.parent ?
 		nv_find_vq(dev_to_virtio(dev->dev.parent), 2 * st.queue + 1) :
@@ -249,10 +252,8 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	tcp = netlat_parse_tcp(skb, &seg);
-	if (tcp && skb->sk && sk_fullsock(skb->sk)) {
+	if (tcp && skb->sk && sk_fullsock(skb->sk))
 		sk = skb->sk;
-		seg.flow.cookie = netlat_sk_id(sk);
-	}
 	r = nv_reserve(&w, NETLAT_VIRTIO_XMIT, NETLAT_PROBE_VIRTIO_TX,
 		       tcp ? &seg.flow : NULL, sk, dev);
 	if (!r)
@@ -268,6 +269,7 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	r->len = skb->len;
 	r->skb_id = netlat_skb_id(skb);
 	if (tcp) {
+		seg.flow.cookie = sk ? netlat_sk_id(sk) : 0;
 		r->flow = seg.flow;
 		r->seq = seg.seq;
 		r->tcp_len = seg.payload;

@@ -369,9 +369,9 @@ static int kprobe_armed(const char *sym, char type)
 
 /*
  * A hook that gives a level nothing is not armed there (a hit costs even
- * when its handler returns at once): the packet level has a kprobe on
- * sendmsg's entry instead of the event level's kretprobe, and no push or
- * skb hooks. The kernel's own list of kprobes is the oracle.
+ * when its handler returns at once): the packet level has kprobes on
+ * the entries of sendmsg and tcp_ack instead of the event level's
+ * kretprobes, and no push or skb hooks. The kernel's own list of kprobes is the oracle.
  */
 TEST_F(pkt, hooks_armed_per_level)
 {
@@ -385,7 +385,8 @@ TEST_F(pkt, hooks_armed_per_level)
 		{ "tcp_push", 'k', 1, 0 },
 		{ "tcp_skb_entail", 'k', 1, 0 },
 		{ "__tcp_transmit_skb", 'k', 1, 1 },
-		{ "tcp_ack", 'r', 1, 1 },
+		{ "tcp_ack", 'r', 1, 0 },
+		{ "tcp_ack", 'k', 0, 1 },
 	};
 	unsigned int i, round;
 
@@ -583,45 +584,6 @@ TEST_F(pkt, bad_input)
 				    sizeof(cfg)));
 }
 
-/*
- * The flow of @c's sending side in NETLAT_IOC_FLOWS (live ones, then the
- * closed ones if @closed); false if none.
- */
-static bool get_flow(int fd, const struct nl_conn *c, bool closed,
-		     struct netlat_flow_stats *out)
-{
-	static struct netlat_flow_stats e[256 + NETLAT_FLOWS_CLOSED_MAX];
-	struct netlat_flows fl;
-	unsigned int i;
-	bool found = false;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.flags = closed ? NETLAT_FLOWS_CLOSED : 0;
-	fl.nr = NL_ARRAY_SIZE(e);
-	fl.entry_size = sizeof(e[0]);
-	fl.entries = (uintptr_t)e;
-	if (nl_ioctl(fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)))
-		return false;
-	/* the newest match: closed ones come oldest first */
-	for (i = 0; i < fl.nr && i < NL_ARRAY_SIZE(e); i++)
-		if (nl_flow_is(&e[i].flow, c) &&
-		    !!(e[i].flags & NETLAT_FLOW_CLOSED) == closed) {
-			*out = e[i];
-			found = true;
-		}
-	return found;
-}
-
-static uint64_t sum8(const __u64 *v)
-{
-	uint64_t s = 0;
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		s += v[i];
-	return s;
-}
-
 TEST_F(pkt, flow_counters)
 {
 	struct netlat_flow_stats fs, cs;
@@ -642,11 +604,11 @@ TEST_F(pkt, flow_counters)
 	nl_sleep_ms(100);
 	ti = nl_tcp_info_of(self->conn.cli);
 	/* live: nothing drained, the socket still open */
-	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	ASSERT_EQ(true, nl_get_flow(self->fd, &self->conn, false, &fs));
 	TH_LOG("flow: packets %llu bytes %llu segs %llu rtx %llu; TCP_INFO: bytes_acked %llu data_segs_out %u total_retrans %u",
 	       (unsigned long long)fs.packets, (unsigned long long)fs.bytes,
 	       (unsigned long long)fs.segs,
-	       (unsigned long long)sum8(fs.retrans_segs),
+	       (unsigned long long)nl_sum8(fs.retrans_segs),
 	       (unsigned long long)ti.bytes_acked, ti.data_segs_out,
 	       ti.b.tcpi_total_retrans);
 	EXPECT_EQ((uint64_t)BYTES, fs.bytes);
@@ -654,7 +616,7 @@ TEST_F(pkt, flow_counters)
 	EXPECT_EQ(ti.bytes_acked - 1, fs.bytes);
 	EXPECT_EQ((uint64_t)(ti.data_segs_out - ti.b.tcpi_total_retrans),
 		  fs.segs);
-	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, sum8(fs.retrans_segs));
+	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, nl_sum8(fs.retrans_segs));
 	EXPECT_EQ(0ull, fs.untracked);
 	EXPECT_EQ(0u, fs.flags);
 	EXPECT_NE(0ull, fs.flow.cookie);
@@ -666,8 +628,8 @@ TEST_F(pkt, flow_counters)
 	c = self->conn;
 	nl_conn_close(&self->conn);
 	nl_sleep_ms(200);
-	ASSERT_EQ(false, get_flow(self->fd, &c, false, &cs));
-	ASSERT_EQ(true, get_flow(self->fd, &c, true, &cs));
+	ASSERT_EQ(false, nl_get_flow(self->fd, &c, false, &cs));
+	ASSERT_EQ(true, nl_get_flow(self->fd, &c, true, &cs));
 	EXPECT_EQ(BYTES + 1ull, cs.bytes);
 	EXPECT_EQ(fs.flow.cookie, cs.flow.cookie);
 	EXPECT_NE(0u, cs.flags & NETLAT_FLOW_CLOSED);
@@ -684,16 +646,16 @@ TEST_F(pkt, flow_retrans)
 	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 5, 0));
 	measured_transfer(_metadata, self, BYTES, 0, PKT_GROUPS, &r0, &r1);
 	ti = nl_tcp_info_of(self->conn.cli);
-	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	ASSERT_EQ(true, nl_get_flow(self->fd, &self->conn, false, &fs));
 	TH_LOG("flow: rtx segs %llu (rto %llu fast %llu tlp %llu syn %llu), failed %llu; tcpi_total_retrans %u",
-	       (unsigned long long)sum8(fs.retrans_segs),
+	       (unsigned long long)nl_sum8(fs.retrans_segs),
 	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_RTO],
 	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_FAST],
 	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_TLP],
 	       (unsigned long long)fs.retrans_segs[NETLAT_RETRANS_SYN],
-	       (unsigned long long)sum8(fs.retrans_fail), ti.b.tcpi_total_retrans);
+	       (unsigned long long)nl_sum8(fs.retrans_fail), ti.b.tcpi_total_retrans);
 	EXPECT_LT(0u, ti.b.tcpi_total_retrans);
-	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, sum8(fs.retrans_segs));
+	EXPECT_EQ((uint64_t)ti.b.tcpi_total_retrans, nl_sum8(fs.retrans_segs));
 	EXPECT_EQ(BYTES + 1ull, fs.bytes);
 }
 
@@ -716,7 +678,7 @@ TEST_F_TIMEOUT(pkt, over_256_in_flight, 150)
 	measured_transfer(_metadata, self, bytes, 0, PKT_GROUPS, &r0, &r1);
 	ti = nl_tcp_info_of(self->conn.cli);
 	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
-	ASSERT_EQ(true, get_flow(self->fd, &self->conn, false, &fs));
+	ASSERT_EQ(true, nl_get_flow(self->fd, &self->conn, false, &fs));
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_tcp_pkt *p = (const void *)h;
 

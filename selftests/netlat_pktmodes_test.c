@@ -12,6 +12,12 @@
  *	the histograms still count both (filters only keep records out).
  *	Without the rule, or with it for the event groups only, both
  *	connections' bytes are in the records.
+ * flow_kept_out: the same rule for every group (what `--filter port=`
+ *	sets): the other connection is not followed at all, no packet
+ *	record, no socket counters live or closed, not in the histograms
+ *	(they hold exactly the kept connection's bytes and FIN), its packets
+ *	counted as filtered; the kept connection's counters equal its
+ *	TCP_INFO (bytes acked, retransmitted and data segments).
  * manual_snapshot: overwrite mode, a transfer, a manual snapshot: it holds
  *	packet records covering the bytes sent and FIN, and no per-event
  *	record (sendmsg, xmit, ack, dev).
@@ -283,6 +289,63 @@ TEST_F_TIMEOUT(pm, port_filter, 180)
 	EXPECT_LT(0ull, kept_out);
 	/* the histograms count what the filter kept out: both connections */
 	EXPECT_EQ(2 * (BYTES + 1ull), hist_bytes(self->fd));
+}
+
+TEST_F_TIMEOUT(pm, flow_kept_out, 120)
+{
+	struct netlat_filter_rule r = {
+		.groups = NETLAT_PROBE_ALL,
+		.match = NETLAT_MATCH_PORT,
+		.port = PORT_1,
+	};
+	const struct netlat_rec_tcp_pkt *p;
+	const struct netlat_rec_hdr *h;
+	struct netlat_flow_stats fs;
+	struct nl_tcp_info ti;
+	uint64_t kept_out, other = 0, rtx, data;
+
+	nl_need_groups(self->fd, &self->pr, NL_PKT_GROUPS);
+	filtered_run(_metadata, self, &r, 1, &kept_out);
+	nl_log_for_each(&self->log, h) {
+		p = (const void *)h;
+		if (h->type == NETLAT_REC_TCP_PKT && h->size >= PKT_MIN &&
+		    nl_flow_of(&p->flow, &self->c[1]))
+			other++;
+	}
+	EXPECT_EQ(0ull, other);
+	EXPECT_EQ(BYTES + 1ull, covered(&self->log, &self->c[0]));
+	EXPECT_EQ(BYTES + 1ull, hist_bytes(self->fd));
+	EXPECT_LT(0ull, kept_out);
+	EXPECT_FALSE(nl_get_flow(self->fd, &self->c[1], false, &fs));
+
+	/* the kept one, live: its FIN sent and ACKed (two_transfers) */
+	ti = nl_tcp_info_of(self->c[0].cli);
+	ASSERT_TRUE(nl_get_flow(self->fd, &self->c[0], false, &fs));
+	rtx = ti.b.tcpi_total_retrans;
+	data = ti.data_segs_out - rtx;
+	TH_LOG("kept: bytes %llu segs %llu rtx %llu; TCP_INFO bytes_acked %llu data_segs_out %u total_retrans %llu; %llu kept out",
+	       (unsigned long long)fs.bytes, (unsigned long long)fs.segs,
+	       (unsigned long long)nl_sum8(fs.retrans_segs),
+	       (unsigned long long)ti.bytes_acked, ti.data_segs_out,
+	       (unsigned long long)rtx, (unsigned long long)kept_out);
+	/* TCP_INFO's bytes acked count the SYN's sequence number too */
+	EXPECT_EQ(ti.bytes_acked - 1, fs.bytes);
+	EXPECT_EQ(rtx, nl_sum8(fs.retrans_segs));
+	/* a FIN of its own is a packet but no data segment */
+	EXPECT_LE(data, fs.segs);
+	EXPECT_GE(data + 1, fs.segs);
+
+	/*
+	 * Closed (the ports stay in c[]), with the groups back on (the
+	 * collection turned them off): the kept one in the ring of closed
+	 * sockets, not the other.
+	 */
+	ASSERT_EQ(0, nl_probes(self->fd, true, NL_PKT_GROUPS, NULL));
+	nl_conn_close(&self->c[0]);
+	nl_conn_close(&self->c[1]);
+	nl_sleep_ms(200);
+	EXPECT_TRUE(nl_get_flow(self->fd, &self->c[0], true, &fs));
+	EXPECT_FALSE(nl_get_flow(self->fd, &self->c[1], true, &fs));
 }
 
 /* Freeze @fd's snapshot, read it into self->v. */

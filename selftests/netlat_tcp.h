@@ -627,6 +627,46 @@ static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
 	       f->dport == c->dport;
 }
 
+/*
+ * The flow of @c's sending side in NETLAT_IOC_FLOWS (live ones, then the
+ * closed ones if @closed); false if none.
+ */
+static inline bool nl_get_flow(int fd, const struct nl_conn *c, bool closed,
+			       struct netlat_flow_stats *out)
+{
+	static struct netlat_flow_stats e[256 + NETLAT_FLOWS_CLOSED_MAX];
+	struct netlat_flows fl;
+	unsigned int i;
+	bool found = false;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.flags = closed ? NETLAT_FLOWS_CLOSED : 0;
+	fl.nr = NL_ARRAY_SIZE(e);
+	fl.entry_size = sizeof(e[0]);
+	fl.entries = (uintptr_t)e;
+	if (nl_ioctl(fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)))
+		return false;
+	/* the newest match: closed ones come oldest first */
+	for (i = 0; i < fl.nr && i < NL_ARRAY_SIZE(e); i++)
+		if (nl_flow_is(&e[i].flow, c) &&
+		    !!(e[i].flags & NETLAT_FLOW_CLOSED) == closed) {
+			*out = e[i];
+			found = true;
+		}
+	return found;
+}
+
+/* The sum of the 8 counters of a per-kind array (retrans_segs, ...). */
+static inline uint64_t nl_sum8(const __u64 *v)
+{
+	uint64_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		s += v[i];
+	return s;
+}
+
 /* Is @f either side of @c? */
 static inline bool nl_flow_of(const struct netlat_tcp_flow *f,
 			      const struct nl_conn *c)

@@ -114,6 +114,26 @@ out:
 }
 NOKPROBE_SYMBOL(netlat_filter_keep);
 
+notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
+				   struct netlat_tcp_flow *flow)
+{
+	memset(flow, 0, sizeof(*flow));
+	netlat_sk_addrs(flow, sk);
+	if (netlat_filter_on(group)) {
+		/* the cookie is a SipHash: only for a rule that reads it */
+		struct netlat_filter_in in = {
+			.flow = flow, .sk = sk, .net = sock_net(sk),
+			.lazy_cookie = true,
+		};
+
+		if (!netlat_filter_keep(group, &in))
+			return false;
+	}
+	flow->cookie = netlat_sk_id(sk);
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_filter_sk_flow);
+
 notrace void netlat_filter_kept_out(void)
 {
 	/* like the ring's counters: only what tracing would have kept */

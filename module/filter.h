@@ -50,6 +50,13 @@ static __always_inline bool netlat_filter_on(u64 group)
 bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
 
 /*
+ * @sk's flow into @flow unless the rules of @group keep @sk's records out
+ * (counted then): its addresses first, its cookie only for a record kept.
+ */
+bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
+			   struct netlat_tcp_flow *flow);
+
+/*
  * Of @groups, those whose records about @in the rules keep, for a caller
  * that asks once per socket; counts nothing. *@per_hit is set if a rule
  * of them reads the hit's task (TGID, TID): then the answer holds for

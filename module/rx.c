@@ -34,28 +34,14 @@
 static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,
 				       u32 len, const struct sock *sk)
 {
-	struct netlat_tcp_flow *flow;
+	struct netlat_tcp_flow flow;
 	void *rec;
 
-	if (netlat_filter_on(NETLAT_PROBE_RX)) {
-		struct netlat_tcp_flow f = {};
-		struct netlat_filter_in in = {
-			.flow = &f, .sk = sk, .net = sock_net(sk),
-		};
-
-		netlat_sk_flow(&f, sk);
-		if (!netlat_filter_keep(NETLAT_PROBE_RX, &in))
-			return NULL;
-		rec = netlat_reserve_zeroed(w, type, len);
-		if (rec)
-			memcpy(rec + sizeof(struct netlat_rec_hdr), &f, sizeof(f));
-		return rec;
-	}
-	rec = netlat_reserve_zeroed(w, type, len);
-	if (!rec)
+	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))
 		return NULL;
-	flow = rec + sizeof(struct netlat_rec_hdr);
-	netlat_sk_flow(flow, sk);
+	rec = netlat_reserve_zeroed(w, type, len);
+	if (rec)
+		memcpy(rec + sizeof(struct netlat_rec_hdr), &flow, sizeof(flow));
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_rx_reserve);
@@ -569,21 +555,6 @@ static notrace bool netlat_rx_sock(const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_rx_sock);
 
-/* Its flow, unless the filters keep @sk out. */
-static notrace bool netlat_rx_sched_flow(const struct sock *sk,
-					 struct netlat_tcp_flow *flow)
-{
-	struct netlat_filter_in in = {
-		.flow = flow, .sk = sk, .net = sock_net(sk),
-	};
-
-	memset(flow, 0, sizeof(*flow));
-	netlat_sk_flow(flow, sk);
-	return !netlat_filter_on(NETLAT_PROBE_RX_SCHED) ||
-	       netlat_filter_keep(NETLAT_PROBE_RX_SCHED, &in);
-}
-NOKPROBE_SYMBOL(netlat_rx_sched_flow);
-
 /* sk_wait_data(sk, timeo, skb), __skb_wait_for_more_packets(sk, ...) */
 static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
 				     struct pt_regs *regs)
@@ -593,7 +564,7 @@ static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
 	struct netlat_tcp_flow flow;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
-	    !netlat_rx_sched_flow(sk, &flow))
+	    !netlat_filter_sk_flow(NETLAT_PROBE_RX_SCHED, sk, &flow))
 		return 1;	/* no return handler */
 	if (!netlat_rxtrack_packets())
 		netlat_rx_wake(&flow, NETLAT_RX_WAKE_BLOCK, current,
@@ -665,7 +636,8 @@ static notrace void netlat_ready(const struct sock *sk)
 	e = &netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
 	WRITE_ONCE(e->ns, ktime_get_mono_fast_ns());
 	WRITE_ONCE(e->sk, sk);
-	if (netlat_rxtrack_packets() || !netlat_rx_sched_flow(sk, &flow))
+	if (netlat_rxtrack_packets() ||
+	    !netlat_filter_sk_flow(NETLAT_PROBE_RX_SCHED, sk, &flow))
 		return;
 	netlat_rx_wake(&flow, NETLAT_RX_WAKE_READY, NULL, raw_smp_processor_id());
 }

@@ -305,16 +305,8 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	} else if (p->flags & NETLAT_RXP_DROPPED) {
 		netlat_hist_count(NETLAT_HC_RX_DROPPED, 1);
 	}
-	memset(&flow, 0, sizeof(flow));
-	netlat_sk_flow(&flow, sk);
-	if (netlat_filter_on(NETLAT_PROBE_RX)) {
-		struct netlat_filter_in in = {
-			.flow = &flow, .sk = sk, .net = sock_net(sk),
-		};
-
-		if (!netlat_filter_keep(NETLAT_PROBE_RX, &in))
-			return;
-	}
+	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))
+		return;
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_PKT, sizeof(*r));
 	if (!r)
 		return;

@@ -38,31 +38,13 @@ static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 					u16 type, u32 len, const struct sock *sk)
 {
 	struct netlat_tcp_flow flow;
-	bool have_flow = false;
 	void *rec;
 
-	if (netlat_filter_on(group)) {
-		/* the cookie (a SipHash) only for a rule that reads it */
-		struct netlat_filter_in in = {
-			.flow = &flow, .sk = sk, .net = sock_net(sk),
-			.lazy_cookie = true,
-		};
-
-		memset(&flow, 0, sizeof(flow));
-		netlat_sk_addrs(&flow, sk);
-		if (!netlat_filter_keep(group, &in))
-			return NULL;
-		have_flow = true;
-	}
-	rec = netlat_reserve_zeroed(w, type, len);
-	if (!rec)
+	if (!netlat_filter_sk_flow(group, sk, &flow))
 		return NULL;
-	if (have_flow) {
-		flow.cookie = netlat_sk_id(sk);
+	rec = netlat_reserve_zeroed(w, type, len);
+	if (rec)
 		memcpy(rec + sizeof(struct netlat_rec_hdr), &flow, sizeof(flow));
-	} else {
-		netlat_sk_flow(rec + sizeof(struct netlat_rec_hdr), sk);
-	}
 	return rec;
 }
 NOKPROBE_SYMBOL(netlat_tcp_reserve);

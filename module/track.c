@@ -111,6 +111,12 @@ struct netlat_track_flow {
 	u64 verdict;			/* NETLAT_TV_*, of @sk */
 	u32 head, tail;			/* FIFO of pkt[], free-running */
 	u32 send_next;
+	/*
+	 * The last packet stamped at the driver, its seq << 32 | range_end
+	 * (0: none), read without the lock: a segment that starts inside it
+	 * is a later segment of its software GSO, which nothing stamps.
+	 */
+	u64 driver_range;
 	struct netlat_tcp_flow id;
 	struct netlat_track_counts c;
 	struct {
@@ -197,6 +203,7 @@ static notrace u64 netlat_track_refresh(struct netlat_track_flow *f,
 			f->id = id;
 			memset(&f->c, 0, sizeof(f->c));
 			f->c.start_ns = ktime_get_mono_fast_ns();
+			WRITE_ONCE(f->driver_range, 0);
 			f->ident = true;
 		} else if (!follow) {
 			f->ident = false;
@@ -464,6 +471,24 @@ out:
 NOKPROBE_SYMBOL(netlat_track_stamp);
 
 /*
+ * Whether @seg of @f's socket starts no packet, so that the slot's lock
+ * is not taken for it: a SYN or a bare ACK (netlat_track_xmit() starts no
+ * packet for those), or a later segment of a software-GSO packet the
+ * driver met already (driver_range).
+ */
+static notrace bool netlat_track_no_start(const struct netlat_track_flow *f,
+					  const struct netlat_tcp_seg *seg)
+{
+	u64 r = READ_ONCE(f->driver_range);
+
+	if ((seg->tcp_flags & TCPHDR_SYN) ||
+	    (!seg->payload && !(seg->tcp_flags & TCPHDR_FIN)))
+		return true;
+	return after(seg->seq, (u32)(r >> 32)) && before(seg->seq, (u32)r);
+}
+NOKPROBE_SYMBOL(netlat_track_no_start);
+
+/*
  * net_dev_queue (@driver false) or net_dev_start_xmit of a segment of
  * @sk: its headers are parsed only if the table follows @sk.
  */
@@ -477,20 +502,33 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 
 	if (!f || !netlat_parse_tcp(skb, &seg))
 		return;
-	if (netlat_track_stamp(f, sk, seg.seq,
-			       driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
-			       driver ? offsetof(struct netlat_track_pkt, driver_d)
-				      : offsetof(struct netlat_track_pkt, qdisc_d),
-			       &p, &flags))
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+	if (netlat_track_no_start(f, &seg))
+		return;
+	if (!netlat_track_stamp(f, sk, seg.seq,
+				driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
+				driver ? offsetof(struct netlat_track_pkt, driver_d)
+				       : offsetof(struct netlat_track_pkt, qdisc_d),
+				&p, &flags))
+		return;
+	if (driver)
+		WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
 
-notrace bool netlat_track_follows(const struct sock *sk)
+notrace bool netlat_track_starts(const struct sock *sk,
+				const struct sk_buff *skb, u32 *seq)
 {
-	return netlat_track_find(sk, false);
+	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_tcp_seg seg;
+
+	if (!f || !netlat_parse_tcp(skb, &seg) ||
+	    netlat_track_no_start(f, &seg))
+		return false;
+	*seq = seg.seq;
+	return true;
 }
-NOKPROBE_SYMBOL(netlat_track_follows);
+NOKPROBE_SYMBOL(netlat_track_starts);
 
 /* A virtqueue took the packet's first segment (the device families). */
 notrace void netlat_track_vq(const struct sock *sk, u32 seq,
@@ -804,6 +842,7 @@ notrace void netlat_track_close(const struct sock *sk)
 				netlat_track_stats(f, &e);
 			f->ident = false;
 			f->send_next = 0;
+			WRITE_ONCE(f->driver_range, 0);
 			/* stale (no generation is 0): the next socket asks */
 			WRITE_ONCE(f->verdict, 0);
 			/* a new socket may take the slot from now on */

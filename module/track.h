@@ -50,11 +50,13 @@ void netlat_track_vq(const struct sock *sk, u32 seq,
 		     const struct netlat_track_vq_state *st);
 
 /*
- * Whether the table follows @sk now, for a device family to leave a
- * socket it does not follow before it parses anything (a hint: the
- * stamp checks again).
+ * Whether @skb, a segment of @sk, may start a packet the table follows
+ * (not a later segment of a software-GSO packet the driver met already),
+ * its sequence number in *@seq: for a device family to leave the others
+ * before it looks at its queue (a hint: the stamp checks again).
  */
-bool netlat_track_follows(const struct sock *sk);
+bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
+			 u32 *seq);
 
 /* Process context, under netlat_lock. */
 int netlat_track_set(u32 level, u64 slow_ns);

@@ -214,12 +214,12 @@ static notrace void nv_xmit_stamp(const struct sk_buff *skb,
 				  struct net_device *dev)
 {
 	struct netlat_track_vq_state st = { .queue = skb_get_queue_mapping(skb) };
-	struct netlat_tcp_seg seg;
 	struct virtqueue *vq;
+	u32 seq;
 
 	if (!skb->sk || !sk_fullsock(skb->sk) ||
 	    skb->sk->sk_protocol != IPPROTO_TCP ||
-	    !netlat_track_follows(skb->sk) || !netlat_parse_tcp(skb, &seg))
+	    !netlat_track_starts(skb->sk, skb, &seq))
 		return;
 	vq = dev->dev.parent ?
 		nv_find_vq(dev_to_virtio(dev->dev.parent), 2 * st.queue + 1) :
@@ -228,7 +228,7 @@ static notrace void nv_xmit_stamp(const struct sk_buff *skb,
 		st.num_free = READ_ONCE(vq->num_free);
 		st.size = nv_vring_size(vq);
 	}
-	netlat_track_vq(skb->sk, seg.seq, &st);
+	netlat_track_vq(skb->sk, seq, &st);
 }
 NOKPROBE_SYMBOL(nv_xmit_stamp);
 

@@ -7,9 +7,12 @@
  * the cost of a filtered-out event), and as a flight recorder (overwrite
  * mode, a trigger armed, no reader), and at the packet level (the kernel
  * follows each packet and writes one record per packet, "packets"; only
- * for packets slower than 5 ms, "slow"). Figures, not asserts: each mode runs
- * -k times, the modes alternating, and the medians and their ratios to
- * "unloaded" are printed; once with the veth's default GSO skbs ("gso") and
+ * for packets slower than 5 ms, "slow"; with a filter keeping every socket
+ * out, "kept out": what the hooks cost when the packet level follows
+ * nothing). Figures, not asserts: each mode runs -k times, the modes
+ * alternating, and the medians and their ratios to "unloaded" are
+ * printed, and the median of each round's own ratios (TCG's speed drifts
+ * over a run; a round's modes run back to back); once with the veth's default GSO skbs ("gso") and
  * once with one segment per skb ("1seg"). With probes on, records/s and
  * lost records (LOST counts, ring drops and kprobe misses) are exact, and
  * so are records per data segment (the sender namespace's OutSegs).
@@ -344,6 +347,7 @@ enum probe_mode {
 	PROBES_FLIGHT,		/* overwrite mode, a trigger armed, no reader */
 	PROBES_PACKETS,		/* as READ at the packet level */
 	PROBES_SLOW,		/* as PACKETS, records only from 5 ms */
+	PROBES_KEPT_OUT,	/* as PACKETS, a filter keeps every socket out */
 };
 
 /* The MIB counter @name of the /proc/net/snmp line @proto in namespace @ns. */
@@ -436,11 +440,12 @@ static void run_probes(const struct workload *w, double secs,
 			       NETLAT_MODE_OVERWRITE : NETLAT_MODE_STREAM);
 	if (!err)
 		err = nl_reconfigure(d.fd, 4 << 20, 1 << 20, 50, true);
-	if (!err && mode == PROBES_FILTERED)
+	if (!err && (mode == PROBES_FILTERED || mode == PROBES_KEPT_OUT))
 		err = nl_set_rules(d.fd, &none, 1);
 	if (!err && mode == PROBES_FLIGHT)
 		err = trig_set(d.fd, &trig);
-	if (!err && (mode == PROBES_PACKETS || mode == PROBES_SLOW))
+	if (!err && (mode == PROBES_PACKETS || mode == PROBES_SLOW ||
+		     mode == PROBES_KEPT_OUT))
 		err = nl_set_level(d.fd, NETLAT_LEVEL_PACKETS,
 				mode == PROBES_SLOW ? 5000000 : 0);
 	if (!err)
@@ -745,15 +750,17 @@ static void run_into(const struct workload *w, double secs,
 		a->rx_types[j] += r.rx_types[j];
 }
 
-/* k alternating runs of the seven modes; medians, ratios, losses. */
+/* k alternating runs of the eight modes; medians, ratios, losses. */
 static void series(const char *label, unsigned int k, double secs)
 {
 	double un[16], idle[16], on[16], rps[16], filt[16], fl[16], pk[16], sl[16];
+	double ko[16];
 	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0, segs = 0;
 	uint64_t filtered = 0, fl_recs = 0, overwritten = 0, pkt_mem = 0;
+	uint64_t ko_recs = 0;
 	uint64_t pk_recs = 0, pk_segs = 0, sl_recs = 0, sl_segs = 0, untracked = 0;
 	uint64_t ev_kinds[NR_KINDS] = { 0 }, pk_kinds[NR_KINDS] = { 0 };
-	double mu, mi, mo, mf, mfl, mpk, msl, bt[16];
+	double mu, mi, mo, mf, mfl, mpk, msl, mko, bt[16];
 	uint64_t bt_segs = 0;
 	struct mode_acc base[NR_BASE_MODES] = { 0 };
 	struct bt_hits hits = { 0 };
@@ -761,7 +768,7 @@ static void series(const char *label, unsigned int k, double secs)
 
 	transfer(0.5);		/* warm up: ARP, caches */
 	for (i = 0; i < k; i++) {
-		struct probe_run r, rf, rfl, rp, rs;
+		struct probe_run r, rf, rfl, rp, rs, rko;
 
 		module_set(false);
 		un[i] = transfer(secs);
@@ -772,7 +779,11 @@ static void series(const char *label, unsigned int k, double secs)
 		run_probes(&tcp_send, secs, PROBES_FLIGHT, &rfl);
 		run_probes(&tcp_send, secs, PROBES_PACKETS, &rp);
 		run_probes(&tcp_send, secs, PROBES_SLOW, &rs);
+		run_probes(&tcp_send, secs, PROBES_KEPT_OUT, &rko);
 		on[i] = r.bps;
+		ko[i] = rko.bps;
+		ko_recs += rko.records;
+		missed += rko.missed;
 		filt[i] = rf.bps;
 		fl[i] = rfl.bps;
 		pk[i] = rp.bps;
@@ -799,13 +810,13 @@ static void series(const char *label, unsigned int k, double secs)
 		filtered += rf.filtered;
 		fl_recs += rfl.records;
 		overwritten += rfl.overwritten;
-		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s; packets %.1f Mbit/s (%.3f records/segment); slow %.1f Mbit/s (%.4f records/segment)\n",
+		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s; packets %.1f Mbit/s (%.3f records/segment); slow %.1f Mbit/s (%.4f records/segment); packets, every socket kept out %.1f Mbit/s\n",
 		       label, i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6,
 		       rps[i], (unsigned long long)(r.lost + r.dropped),
 		       (unsigned long long)r.missed, filt[i] * 8e-6,
 		       (unsigned long long)rf.records, fl[i] * 8e-6,
 		       pk[i] * 8e-6, per_seg(rp.records, rp.segs), sl[i] * 8e-6,
-		       per_seg(rs.records, rs.segs));
+		       per_seg(rs.records, rs.segs), ko[i] * 8e-6);
 		if (base_path) {
 			const char *mine = ko_path;
 			unsigned int m;
@@ -827,6 +838,16 @@ static void series(const char *label, unsigned int k, double secs)
 			nbt++;
 		}
 	}
+	/* before the medians below sort the rounds' figures */
+	printf("bench: tcp %s per-round ratios to unloaded (median over %u rounds of each round's ratio): idle %.3f, probes %.3f, filtered %.3f, flight %.3f, packets %.3f, slow %.3f, packets kept out %.3f",
+	       label, k, nl_median_ratio(idle, un, k),
+	       nl_median_ratio(on, un, k), nl_median_ratio(filt, un, k),
+	       nl_median_ratio(fl, un, k), nl_median_ratio(pk, un, k),
+	       nl_median_ratio(sl, un, k), nl_median_ratio(ko, un, k));
+	if (nbt == k)
+		printf(", bpftrace peer %.3f", nl_median_ratio(bt, un, k));
+	printf("\n");
+	mko = nl_median(ko, k);
 	mpk = nl_median(pk, k);
 	msl = nl_median(sl, k);
 	mu = nl_median(un, k);
@@ -837,8 +858,11 @@ static void series(const char *label, unsigned int k, double secs)
 	printf("bench: tcp %s throughput median of %u x %.1f s: unloaded %.1f Mbit/s, loaded idle %.1f Mbit/s, all TCP probes %.1f Mbit/s, all filtered out %.1f Mbit/s, flight recorder %.1f Mbit/s\n",
 	       label, k, secs, mu * 8e-6, mi * 8e-6, mo * 8e-6, mf * 8e-6,
 	       mfl * 8e-6);
-	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f, packets/unloaded %.3f, slow/unloaded %.3f\n",
-	       label, mi / mu, mo / mu, mf / mu, mfl / mu, mpk / mu, msl / mu);
+	printf("bench: tcp %s ratios: idle/unloaded %.3f, probes/unloaded %.3f, filtered/unloaded %.3f, flight/unloaded %.3f, packets/unloaded %.3f, slow/unloaded %.3f, kept out/unloaded %.3f\n",
+	       label, mi / mu, mo / mu, mf / mu, mfl / mu, mpk / mu, msl / mu,
+	       mko / mu);
+	printf("bench: tcp %s packets, every socket kept out by a filter: %llu records (the hooks' own cost: nothing followed, nothing written)\n",
+	       label, (unsigned long long)ko_recs);
 	printf("bench: tcp %s records per data segment (OutSegs): events %.3f, packets %.3f, slow (>= 5 ms) %.4f; packet table and histograms %llu bytes, %llu packets not followed\n",
 	       label, per_seg(recs, segs), per_seg(pk_recs, pk_segs),
 	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem,
@@ -912,6 +936,13 @@ static void rx_series(const char *label, const struct workload *w,
 		       label, i + 1, un[i] * 8e-6, acc[0].bps[i] * 8e-6,
 		       acc[1].bps[i] * 8e-6, acc[2].bps[i] * 8e-6);
 	}
+	/* before the medians below sort the rounds' figures */
+	printf("bench: %s per-round ratios to unloaded (median over %u rounds of each round's ratio):",
+	       label, k);
+	for (m = 0; m < NR_RX_MODES; m++)
+		printf("%s %s %.3f", m ? "," : "", rx_mode_names[m],
+		       nl_median_ratio(acc[m].bps, un, k));
+	printf("\n");
 	mu = nl_median(un, k);
 	printf("bench: %s receive throughput median of %u x %.1f s: unloaded %.1f Mbit/s",
 	       label, k, secs, mu * 8e-6);

@@ -160,6 +160,24 @@ static inline double nl_median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * Median of the rounds' ratios @v[i] / @base[i] (neither array is
+ * sorted): a round's modes run back to back, so a drift of the machine's
+ * speed over the run (TCG) cancels out of each ratio.
+ */
+static inline double nl_median_ratio(const double *v, const double *base,
+				     unsigned int n)
+{
+	double r[64];
+	unsigned int i;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++)
+		r[i] = base[i] > 0 ? v[i] / base[i] : 0;
+	return n ? nl_median(r, n) : 0;
+}
+
 /* Bind the calling thread to one CPU. */
 static inline int nl_pin_thread(int cpu)
 {

@@ -31,6 +31,8 @@ struct netlat_filter_set {
 };
 
 u64 netlat_filter_groups;
+/* Of those, the groups with a rule on the netlat cookie (a SipHash). */
+static u64 netlat_filter_cookie_groups;
 u32 netlat_filter_gen = 1;
 static struct netlat_filter_set __rcu *netlat_filter_set;
 static DEFINE_MUTEX(netlat_filter_lock);
@@ -117,19 +119,29 @@ NOKPROBE_SYMBOL(netlat_filter_keep);
 notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
 				   struct netlat_tcp_flow *flow)
 {
+	bool cookie = false;
+
 	memset(flow, 0, sizeof(*flow));
 	netlat_sk_addrs(flow, sk);
 	if (netlat_filter_on(group)) {
-		/* the cookie is a SipHash: only for a rule that reads it */
+		/*
+		 * The cookie is a SipHash: computed once, before the rules
+		 * if one of them reads it, else only for a record kept (and
+		 * by a rule itself if the rules change meanwhile).
+		 */
 		struct netlat_filter_in in = {
 			.flow = flow, .sk = sk, .net = sock_net(sk),
-			.lazy_cookie = true,
 		};
 
+		cookie = READ_ONCE(netlat_filter_cookie_groups) & group;
+		if (cookie)
+			flow->cookie = netlat_sk_id(sk);
+		in.lazy_cookie = !cookie;
 		if (!netlat_filter_keep(group, &in))
 			return false;
 	}
-	flow->cookie = netlat_sk_id(sk);
+	if (!cookie)
+		flow->cookie = netlat_sk_id(sk);
 	return true;
 }
 NOKPROBE_SYMBOL(netlat_filter_sk_flow);
@@ -252,17 +264,21 @@ static struct netlat_filter_set *netlat_filter_copy_in(const u8 __user *rules,
 static void netlat_filter_replace(struct netlat_filter_set *new)
 {
 	struct netlat_filter_set *old;
-	u64 groups = 0;
+	u64 groups = 0, cookie_groups = 0;
 	unsigned int i;
 	u32 gen;
 
-	for (i = 0; new && i < new->nr; i++)
+	for (i = 0; new && i < new->nr; i++) {
 		groups |= new->rule[i].groups;
+		if (new->rule[i].match & NETLAT_MATCH_COOKIE)
+			cookie_groups |= new->rule[i].groups;
+	}
 	mutex_lock(&netlat_filter_lock);
 	old = rcu_replace_pointer(netlat_filter_set, new,
 				  lockdep_is_held(&netlat_filter_lock));
 	/* after the rules: a handler that sees a group's bit finds them */
 	WRITE_ONCE(netlat_filter_groups, groups);
+	WRITE_ONCE(netlat_filter_cookie_groups, cookie_groups);
 	/* and a handler that sees the new generation finds them too */
 	gen = netlat_filter_gen + 1;
 	smp_store_release(&netlat_filter_gen, gen ? gen : 1);
@@ -336,6 +352,7 @@ long netlat_ioc_filters(void __user *uarg)
 void netlat_filter_exit(void)
 {
 	WRITE_ONCE(netlat_filter_groups, 0);
+	WRITE_ONCE(netlat_filter_cookie_groups, 0);
 	/* the probes are gone: no reader is left */
 	kfree(rcu_replace_pointer(netlat_filter_set, NULL, true));
 }

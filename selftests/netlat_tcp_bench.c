@@ -12,10 +12,13 @@
  * nothing). Figures, not asserts: each mode runs -k times, the modes
  * alternating, and the medians and their ratios to "unloaded" are
  * printed, and the median of each round's own ratios (TCG's speed drifts
- * over a run; a round's modes run back to back); once with the veth's default GSO skbs ("gso") and
- * once with one segment per skb ("1seg"). With probes on, records/s and
- * lost records (LOST counts, ring drops and kprobe misses) are exact, and
- * so are records per data segment (the sender namespace's OutSegs).
+ * over a run; a round's modes run back to back); once with the veth's
+ * default GSO skbs ("gso"), once with one segment per skb ("1seg"), and
+ * once over the VM's two virtio NICs on their qemu hub ("virtio": no TSO
+ * there, the guest segments in software, a start_xmit per segment). With
+ * probes on, records/s and lost records (LOST counts, ring drops and
+ * kprobe misses) are exact, and so are records per data segment (the
+ * sender namespace's OutSegs).
  *
  * The peer: when /bin/bpftrace is there (make bench puts it into the VM),
  * each round also runs a bpftrace script on the same TCP hooks (with the
@@ -56,6 +59,12 @@
 #include "netlat_filter.h"
 
 #define ADDR_B "198.51.100.2"
+/* the virtio series: the VM's eth0 in A, eth1 in B, on one qemu hub */
+#define VIRTIO_A "192.0.2.1"
+#define VIRTIO_B "192.0.2.2"
+
+/* B's address the transfers go to: the veth pair's, or eth1's */
+static const char *dst_addr = ADDR_B;
 
 static int ns_orig, ns_a, ns_b;
 static const char *ko_path = "/netlat.ko";
@@ -139,6 +148,41 @@ static void topology(void)
 		die("veth topology", -err);
 }
 
+/* Move @dev into namespace @ns with @addr/24, up. */
+static int nic_into(const char *dev, int ns, const char *addr)
+{
+	int err = nlr_set_netns(dev, ns);
+
+	setns(ns, CLONE_NEWNET);
+	if (!err) {
+		nlr_no_ipv6(dev);
+		err = nlr_addr4(dev, addr, 24);
+	}
+	if (!err)
+		err = nlr_link_up(dev);
+	setns(ns_orig, CLONE_NEWNET);
+	return err;
+}
+
+/*
+ * eth0 into A and eth1 into B, if the VM has both: a VM's own NICs
+ * (virtio_net on a qemu hub, no TSO: the guest segments each GSO packet
+ * in software, one start_xmit per segment). False if absent.
+ */
+static bool topology_virtio(void)
+{
+	int err;
+
+	if (!if_nametoindex("eth0") || !if_nametoindex("eth1"))
+		return false;
+	err = nic_into("eth0", ns_a, VIRTIO_A);
+	if (!err)
+		err = nic_into("eth1", ns_b, VIRTIO_B);
+	if (err)
+		printf("bench: tcp virtio skipped: %s\n", strerror(-err));
+	return !err;
+}
+
 static void *sink_main(void *arg)
 {
 	static char buf[1 << 17];
@@ -161,7 +205,7 @@ static double transfer(double secs)
 
 	setns(ns_b, CLONE_NEWNET);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	inet_pton(AF_INET, dst_addr, &a.sin_addr);
 	if (lfd < 0 || bind(lfd, (void *)&a, sizeof(a)) || listen(lfd, 1) ||
 	    getsockname(lfd, (void *)&a, &alen))
 		die("listen", errno);
@@ -237,7 +281,7 @@ static double udp_blast(double secs)
 
 	setns(ns_b, CLONE_NEWNET);
 	u.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	inet_pton(AF_INET, dst_addr, &a.sin_addr);
 	if (u.fd < 0 || bind(u.fd, (void *)&a, sizeof(a)) ||
 	    getsockname(u.fd, (void *)&a, &alen))
 		die("udp bind", errno);
@@ -1017,6 +1061,11 @@ int main(int argc, char **argv)
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	if (strcmp(only, "rx"))
 		series("gso", k, secs);
+	if (strcmp(only, "rx") && topology_virtio()) {
+		dst_addr = VIRTIO_B;
+		series("virtio", k, secs);
+		dst_addr = ADDR_B;
+	}
 	if (strcmp(only, "tx")) {
 		rx_series("rx tcp", &tcp_recv, k, secs);
 		rx_series("rx udp", &udp_recv, k, secs);

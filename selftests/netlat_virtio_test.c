@@ -652,7 +652,8 @@ TEST_F(virtio, tcp_join_and_reader)
 	const struct netlat_rec_virtio *r, *best;
 	const struct netlat_rec_hdr *h, *g;
 	unsigned long long rep_xmit = 0, lat_count = 0;
-	unsigned int dev_recs = 0, joined = 0, xmits = 0, text = 0, json = 0;
+	unsigned int dev_recs = 0, joined = 0, xmits = 0, dones = 0, text = 0;
+	unsigned int json = 0;
 	char cmd[256], line[1024], pat[64];
 	bool have_table = false, have_lat = false;
 	FILE *f;
@@ -669,10 +670,11 @@ TEST_F(virtio, tcp_join_and_reader)
 		const struct netlat_rec_tcp_dev *d = (const void *)h;
 
 		if (h->type == NETLAT_REC_VIRTIO &&
-		    ((const struct netlat_rec_virtio *)h)->event ==
-			NETLAT_VIRTIO_XMIT &&
-		    ((const struct netlat_rec_virtio *)h)->ifindex == self->ia)
-			xmits++;
+		    ((const struct netlat_rec_virtio *)h)->ifindex == self->ia) {
+			r = (const void *)h;
+			xmits += r->event == NETLAT_VIRTIO_XMIT;
+			dones += r->event == NETLAT_VIRTIO_XMIT_DONE;
+		}
 		if (h->type != NETLAT_REC_TCP_DEV || d->stage != NETLAT_DEV_DRIVER ||
 		    d->ifindex != self->ia)
 			continue;
@@ -762,10 +764,20 @@ TEST_F(virtio, tcp_join_and_reader)
 	EXPECT_EQ(0, pclose(f));
 	EXPECT_TRUE(have_table);
 	EXPECT_EQ((unsigned long long)xmits, rep_xmit);
-	/* start_xmit -> TX interrupt pairs: most xmits, never more */
-	EXPECT_TRUE(have_lat);
-	EXPECT_LT(0ull, lat_count);
+	/*
+	 * start_xmit -> TX interrupt pairs: one per xmit at most, and some
+	 * if there was a TX interrupt at all (7.3's virtio_net cleans its TX
+	 * ring mostly from start_xmit and NAPI: few or none in 64 KiB)
+	 */
+	TH_LOG("eth0: %u xmit, %u xmit_done records; report: %llu pairs",
+	       xmits, dones, lat_count);
 	EXPECT_LE(lat_count, (unsigned long long)xmits);
+	if (dones) {
+		EXPECT_TRUE(have_lat);
+		EXPECT_LT(0ull, lat_count);
+	} else {
+		EXPECT_EQ(0ull, lat_count);
+	}
 	unlink(cap);
 }
 

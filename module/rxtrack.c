@@ -9,6 +9,9 @@
  * from the table: their addresses are only keys. A socket's slot is
  * freed when it is destroyed (tcp:tcp_destroy_sock, udp_destroy_sock,
  * udpv6_destroy_sock), at a level change, and when the group goes off.
+ * The rules are asked once per socket (and again after they change): a
+ * socket they keep out keeps its slot so that its hooks stop there, and
+ * its packets count as filtered, not followed.
  *
  * A packet ends: TCP, when copied_seq passes its last byte (the copy of
  * the stream is in order, whatever order the segments came in); UDP, when
@@ -66,9 +69,16 @@ struct netlat_rxt_pkt {
 	bool done;
 };
 
+/*
+ * A slot's filter verdict: netlat_filter_gen in the upper half (stale once
+ * the rules change; 0 is no generation), this bit in the lower.
+ */
+#define NETLAT_RXT_OUT		(1U << 0)	/* kept out: not followed */
+
 struct netlat_rxt_flow {
 	raw_spinlock_t lock;
 	const struct sock *sk;		/* NULL: free; set by cmpxchg */
+	u64 verdict;			/* NETLAT_RXT_OUT, of @sk */
 	u32 head, tail;			/* FIFO of pkt[], free-running */
 	struct netlat_rxt_pkt pkt[NETLAT_RXT_PKTS];
 };
@@ -103,30 +113,119 @@ static notrace struct netlat_rxt_flow *netlat_rxt_tbl_get(void)
 }
 NOKPROBE_SYMBOL(netlat_rxt_tbl_get);
 
-/* The slot of @sk, taking a free one if @create; NULL if none. */
-static notrace struct netlat_rxt_flow *netlat_rxt_find(const struct sock *sk,
-						       bool create)
+/*
+ * What the rules of generation @gen say of @sk's receive records, asked
+ * once per socket (from its addresses, ports and namespace; its cookie
+ * only for a rule that reads it): a socket they keep out is not followed.
+ * One whose rules read the hit's task is, and its records are asked again.
+ */
+static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
 {
-	struct netlat_rxt_flow *tbl = netlat_rxt_tbl_get(), *f;
-	unsigned int h, i;
+	struct netlat_tcp_flow flow;
+	struct netlat_filter_in in = {
+		.flow = &flow, .sk = sk, .net = sock_net(sk),
+		.lazy_cookie = true,
+	};
+	bool per_hit = false;
 
-	if (unlikely(!tbl))
-		return NULL;
-	h = hash_ptr(sk, NETLAT_RXT_FLOW_BITS);
+	if (!netlat_filter_on(NETLAT_PROBE_RX))
+		return (u64)gen << 32;
+	memset(&flow, 0, sizeof(flow));
+	netlat_sk_addrs(&flow, sk);
+	if (!netlat_filter_kept(NETLAT_PROBE_RX, &in, &per_hit) && !per_hit)
+		return (u64)gen << 32 | NETLAT_RXT_OUT;
+	return (u64)gen << 32;
+}
+NOKPROBE_SYMBOL(netlat_rxt_verdict);
+
+/*
+ * @f (claimed for @sk) under the rules of @gen; a socket the rules now
+ * keep out has its packets dropped from the table. Returns the verdict.
+ */
+static notrace u64 netlat_rxt_refresh(struct netlat_rxt_flow *f,
+				      const struct sock *sk, u32 gen)
+{
+	u64 v = netlat_rxt_verdict(sk, gen);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	if (f->sk == sk) {
+		if (v & NETLAT_RXT_OUT)
+			f->head = f->tail;
+		WRITE_ONCE(f->verdict, v);
+	}
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+	return v;
+}
+NOKPROBE_SYMBOL(netlat_rxt_refresh);
+
+/* The slot @sk holds, followed or not; NULL if none. */
+static notrace struct netlat_rxt_flow *
+netlat_rxt_slot(struct netlat_rxt_flow *tbl, const struct sock *sk)
+{
+	unsigned int h = hash_ptr(sk, NETLAT_RXT_FLOW_BITS), i;
+	struct netlat_rxt_flow *f;
+
 	for (i = 0; i < NETLAT_RXT_PROBE; i++) {
 		f = &tbl[(h + i) & (NETLAT_RXT_FLOWS - 1)];
 		if (READ_ONCE(f->sk) == sk)
 			return f;
 	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(netlat_rxt_slot);
+
+/*
+ * The slot of @sk if the table follows it, taking a free one if @create;
+ * NULL if none. A socket the filters keep out keeps its slot (its hooks
+ * stop here) but is not returned: *@out says so, if asked.
+ */
+static notrace struct netlat_rxt_flow *
+netlat_rxt_find_out(const struct sock *sk, bool create, bool *out)
+{
+	struct netlat_rxt_flow *tbl = netlat_rxt_tbl_get(), *f;
+	u32 gen = netlat_filter_gen_get();
+	unsigned int h, i;
+	u64 v;
+
+	if (unlikely(!tbl))
+		return NULL;
+	f = netlat_rxt_slot(tbl, sk);
+	if (f) {
+		v = READ_ONCE(f->verdict);
+		if (unlikely(v >> 32 != gen))
+			v = netlat_rxt_refresh(f, sk, gen);
+		goto verdict;
+	}
 	if (!create)
 		return NULL;
+	h = hash_ptr(sk, NETLAT_RXT_FLOW_BITS);
 	for (i = 0; i < NETLAT_RXT_PROBE; i++) {
 		f = &tbl[(h + i) & (NETLAT_RXT_FLOWS - 1)];
-		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk))
-			return f;
+		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
+			v = netlat_rxt_refresh(f, sk, gen);
+			goto verdict;
+		}
 	}
-	netlat_hist_count(NETLAT_HC_RX_FLOWS_FULL, 1);
-	return NULL;
+	/* one that would not be followed anyway is not missed */
+	v = netlat_rxt_verdict(sk, gen);
+	if (!(v & NETLAT_RXT_OUT))
+		netlat_hist_count(NETLAT_HC_RX_FLOWS_FULL, 1);
+	f = NULL;
+verdict:
+	if (v & NETLAT_RXT_OUT) {
+		if (out)
+			*out = true;
+		return NULL;
+	}
+	return f;
+}
+NOKPROBE_SYMBOL(netlat_rxt_find_out);
+
+static notrace struct netlat_rxt_flow *netlat_rxt_find(const struct sock *sk,
+						       bool create)
+{
+	return netlat_rxt_find_out(sk, create, NULL);
 }
 NOKPROBE_SYMBOL(netlat_rxt_find);
 
@@ -166,8 +265,14 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	struct netlat_rxt_flow *f;
 	struct netlat_rxt_pkt *p;
 	unsigned long flags;
+	bool out = false;
 
-	f = netlat_rxt_find(sk, true);
+	f = netlat_rxt_find_out(sk, true, &out);
+	if (out) {
+		/* kept out by the filters: its record counts as filtered */
+		netlat_filter_kept_out();
+		return;
+	}
 	if (!f || !netlat_rxt_lock(f, sk, &flags)) {
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
 		return;
@@ -516,7 +621,8 @@ NOKPROBE_SYMBOL(netlat_rxtrack_drop);
 /* The socket is destroyed: its packets end uncopied, its slot frees. */
 notrace void netlat_rxtrack_close(const struct sock *sk)
 {
-	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
+	struct netlat_rxt_flow *tbl = netlat_rxt_tbl_get();
+	struct netlat_rxt_flow *f = tbl ? netlat_rxt_slot(tbl, sk) : NULL;
 	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
 						    NETLAT_RX_UDP;
 	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
@@ -541,6 +647,8 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			done[n++].proto = proto;
 		}
 		if (f->head == f->tail && !n) {
+			/* stale (no generation is 0): the next socket asks */
+			WRITE_ONCE(f->verdict, 0);
 			/* a new socket may take the slot from now on */
 			smp_store_release(&f->sk, NULL);
 			raw_spin_unlock_irqrestore(&f->lock, flags);

@@ -18,6 +18,9 @@
  *	in every record, and no histogram bucket below S holds a sample.
  * events_wait: at the events level the RX_COPY records carry the wait
  *	of their oldest byte, >= S for the sleeping reader.
+ * kept_out: a rule keeping only the TCP connection's receive records: the
+ *	UDP socket is not followed (no record, not in the histograms, its
+ *	datagrams filtered); the histograms hold the TCP bytes read.
  * trigger_packets / trigger_events: NETLAT_TRIG_RX_WAIT freezes a
  *	snapshot holding the triggering RX_PKT (RX_COPY) for a sleeping
  *	reader above the threshold; a reader below it fires nothing.
@@ -422,6 +425,74 @@ TEST_F(rxpkt, hist_equals_records)
 	} else if (!sched) {
 		EXPECT_EQ(0ull, st[NETLAT_STAGE_RX_WAKEUP_RUN].count);
 	}
+}
+
+/*
+ * A rule keeping every receive record but the TCP connection's out: the
+ * UDP socket is not followed at all (no record, nothing in the
+ * histograms), each of its datagrams counts as filtered, and the
+ * histograms hold exactly the bytes the TCP receiver read.
+ */
+TEST_F(rxpkt, kept_out)
+{
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_filter_rule r = {
+		.groups = NETLAT_PROBE_RX, .match = NETLAT_MATCH_PORT,
+	};
+	struct traffic t = { .self = self };
+	uint64_t f0, kept_out, n, b, udp_recs = 0;
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	int attempt, ret;
+
+	ASSERT_EQ(0, nl_conn_connect(&self->tcp, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, set_int(self->tcp.cli, IPPROTO_TCP, TCP_NODELAY, 1));
+	ASSERT_EQ(0, udp_open(&self->udp));
+	r.port = self->tcp.dport;
+	ASSERT_EQ(0, nl_set_rules(self->fd, &r, 1));
+	for (attempt = 1;; attempt++) {
+		/* a level change zeroes the histograms: one attempt's */
+		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+		ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_RX,
+				       &self->pr));
+		f0 = nl_filtered(self->fd, g_def.nr_cpus);
+		traffic_run(&t);
+		ret = nl_collect(self->fd, &self->log, self->pr.nmissed);
+		kept_out = nl_filtered(self->fd, g_def.nr_cpus) - f0;
+		if (!ret || attempt == 3)
+			break;
+		TH_LOG("attempt %d void (%s): again", attempt, self->log.why);
+		nl_log_clear(&self->log);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, t.err);
+	ASSERT_EQ((uint64_t)MSGS * MSG_LEN, t.tcp_read);
+	ASSERT_EQ((uint64_t)MSGS * MSG_LEN, t.udp_read);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_pkt *p = (const void *)h;
+
+		udp_recs += is_rx_pkt(h) && p->proto == NETLAT_RX_UDP;
+	}
+	copied_of(&self->log, &self->tcp, NETLAT_RX_TCP, &n, &b);
+	TH_LOG("TCP: %llu packets copied, %llu bytes; kernel: rx_packets %llu rx_bytes %llu untracked %llu; UDP records %llu; %llu kept out",
+	       (unsigned long long)n, (unsigned long long)b,
+	       (unsigned long long)hist.rx_packets,
+	       (unsigned long long)hist.rx_bytes,
+	       (unsigned long long)hist.rx_untracked,
+	       (unsigned long long)udp_recs, (unsigned long long)kept_out);
+	EXPECT_EQ(0ull, udp_recs);
+	EXPECT_EQ((uint64_t)MSGS * MSG_LEN, b);
+	/* the UDP bytes read are in no histogram */
+	EXPECT_EQ((uint64_t)MSGS * MSG_LEN, hist.rx_bytes);
+	EXPECT_EQ(n, hist.rx_packets);
+	EXPECT_EQ(n, st[NETLAT_STAGE_RX_QUEUE_USER].count);
+	EXPECT_EQ(0ull, st[NETLAT_STAGE_RX_NETIF_UDP].count);
+	EXPECT_EQ(0ull, hist.rx_untracked);
+	/* every datagram the UDP receiver read arrived kept out */
+	EXPECT_LE((uint64_t)MSGS, kept_out);
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 }
 
 /* ---- the reader's wakeup ------------------------------------------------- */

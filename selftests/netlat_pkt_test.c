@@ -343,31 +343,6 @@ TEST_F(pkt, slow_only)
 }
 
 /*
- * Whether the kernel's kprobe list (debugfs) holds an armed probe of
- * @type ('k' kprobe, 'r' kretprobe) on @sym: 1 armed, 0 disabled, -1 none
- * or the list unreadable.
- */
-static int kprobe_armed(const char *sym, char type)
-{
-	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
-	char line[512], where[256];
-	size_t n = strlen(sym);
-	int armed = -1;
-	char t;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %c %255s", &t, where) != 2 || t != type ||
-		    strncmp(where, sym, n) || where[n] != '+')
-			continue;
-		armed = !strstr(line, "[DISABLED]");
-		break;
-	}
-	if (f)
-		fclose(f);
-	return armed;
-}
-
-/*
  * A hook that gives a level nothing is not armed there (a hit costs even
  * when its handler returns at once): the packet level has kprobes on
  * the entries of sendmsg and tcp_ack instead of the event level's
@@ -390,7 +365,7 @@ TEST_F(pkt, hooks_armed_per_level)
 	};
 	unsigned int i, round;
 
-	if (kprobe_armed("__tcp_transmit_skb", 'k') < 0)
+	if (nl_kprobe_armed("__tcp_transmit_skb", 'k') < 0)
 		SKIP(return, "no /sys/kernel/debug/kprobes/list with netlat's kprobes");
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS | NETLAT_PROBE_TCP_PUSH |
 		       NETLAT_PROBE_TCP_SKB);
@@ -401,7 +376,7 @@ TEST_F(pkt, hooks_armed_per_level)
 		ASSERT_EQ(0, nl_set_level(self->fd, pkts ? NETLAT_LEVEL_PACKETS :
 					  NETLAT_LEVEL_EVENTS, 0));
 		for (i = 0; i < NL_ARRAY_SIZE(want); i++) {
-			int armed = kprobe_armed(want[i].sym, want[i].type);
+			int armed = nl_kprobe_armed(want[i].sym, want[i].type);
 
 			EXPECT_EQ(pkts ? want[i].packets : want[i].events, armed)
 				TH_LOG("%c %s at level %d", want[i].type,
@@ -413,7 +388,7 @@ TEST_F(pkt, hooks_armed_per_level)
 	for (i = 0; i < NL_ARRAY_SIZE(want); i++) {
 		const char *sym = want[i].sym;
 
-		EXPECT_EQ(0, kprobe_armed(sym, want[i].type))
+		EXPECT_EQ(0, nl_kprobe_armed(sym, want[i].type))
 			TH_LOG("%c %s with its group off", want[i].type, sym);
 	}
 }

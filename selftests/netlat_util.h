@@ -178,6 +178,31 @@ static inline double nl_median_ratio(const double *v, const double *base,
 	return n ? nl_median(r, n) : 0;
 }
 
+/*
+ * Whether the kernel's kprobe list (debugfs) holds an armed probe of
+ * @type ('k' kprobe, 'r' kretprobe) on @sym: 1 armed, 0 disabled, -1 none
+ * or the list unreadable.
+ */
+static inline int nl_kprobe_armed(const char *sym, char type)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	char line[512], where[256];
+	size_t n = strlen(sym);
+	int armed = -1;
+	char t;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s", &t, where) != 2 || t != type ||
+		    strncmp(where, sym, n) || where[n] != '+')
+			continue;
+		armed = !strstr(line, "[DISABLED]");
+		break;
+	}
+	if (f)
+		fclose(f);
+	return armed;
+}
+
 /* Bind the calling thread to one CPU. */
 static inline int nl_pin_thread(int cpu)
 {

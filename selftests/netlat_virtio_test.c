@@ -784,7 +784,9 @@ TEST_F(virtio, tcp_join_and_reader)
 /*
  * The packet level over eth0: each TCP packet's record carries the
  * virtqueue its first segment met (start_xmit), with driver <= virtqueue
- * <= ACK, and no VIRTIO xmit or xmit_done record is written. Oracles: the
+ * <= ACK, and no VIRTIO record is written, with both virtio groups on:
+ * only start_xmit of virtio's kprobes is armed at that level (the
+ * kernel's kprobe list), every one at the event level. Oracles: the
  * sender's TCP_INFO (data segments, retransmits, all segments) and eth0's
  * tx_packets.
  */
@@ -792,7 +794,19 @@ TEST_F(virtio, pkt_level_vq)
 {
 	const uint64_t groups = NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT |
 				NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV |
-				NETLAT_PROBE_TCP_RETRANS | NETLAT_PROBE_VIRTIO_TX;
+				NETLAT_PROBE_TCP_RETRANS | NETLAT_PROBE_VIRTIO_TX |
+				NETLAT_PROBE_VIRTIO_RX;
+	/* what each level arms of virtio's kprobes (the kernel's list) */
+	static const struct {
+		const char *sym;
+		int events, packets;
+	} armed[] = {
+		{ "start_xmit", 1, 1 },
+		{ "skb_xmit_done", 1, 0 },
+		{ "skb_recv_done", 1, 0 },
+		{ "receive_buf", 1, 0 },
+	};
+	unsigned int i;
 	uint64_t n_pkt = 0, n_driver = 0, n_vq = 0, n_vq_acked = 0, segs = 0;
 	uint64_t vtx = 0, n_vq_all = 0, tx;
 	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
@@ -804,8 +818,16 @@ TEST_F(virtio, pkt_level_vq)
 	if ((self->pr.available & groups) != groups)
 		SKIP(return, "TCP groups unavailable");
 	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	ASSERT_LE(0, nl_kprobe_armed("start_xmit", 'k'))
+		TH_LOG("no /sys/kernel/debug/kprobes/list with virtio's kprobes");
+	for (i = 0; i < NL_ARRAY_SIZE(armed); i++)
+		EXPECT_EQ(armed[i].events, nl_kprobe_armed(armed[i].sym, 'k'))
+			TH_LOG("%s at the event level", armed[i].sym);
 	if (nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0))
 		SKIP(return, "no packet level");
+	for (i = 0; i < NL_ARRAY_SIZE(armed); i++)
+		EXPECT_EQ(armed[i].packets, nl_kprobe_armed(armed[i].sym, 'k'))
+			TH_LOG("%s at the packet level", armed[i].sym);
 	nl_sleep_ms(200);
 	settle(&c0);
 	ASSERT_EQ(0, tcp_traffic(256 * 1024));
@@ -822,11 +844,9 @@ TEST_F(virtio, pkt_level_vq)
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_tcp_pkt *p = (const void *)h;
 
+		/* no VIRTIO record of either direction at this level */
 		if (h->type == NETLAT_REC_VIRTIO) {
-			const struct netlat_rec_virtio *r = (const void *)h;
-
-			vtx += r->event == NETLAT_VIRTIO_XMIT ||
-			       r->event == NETLAT_VIRTIO_XMIT_DONE;
+			vtx++;
 			continue;
 		}
 		/* every packet's driver>vq sample, either direction */
@@ -859,7 +879,7 @@ TEST_F(virtio, pkt_level_vq)
 		ASSERT_EQ(0u, p->vq_queue);	/* one queue pair */
 	}
 	tx = c1.tx_a - c0.tx_a;
-	TH_LOG("packets %llu, at the driver %llu, with the virtqueue %llu; data segments %llu vs TCP_INFO data_segs_out %u - total_retrans %u; eth0 tx_packets +%llu vs segs_out %u; VIRTIO xmit records %llu",
+	TH_LOG("packets %llu, at the driver %llu, with the virtqueue %llu; data segments %llu vs TCP_INFO data_segs_out %u - total_retrans %u; eth0 tx_packets +%llu vs segs_out %u; VIRTIO records %llu",
 	       (unsigned long long)n_pkt, (unsigned long long)n_driver,
 	       (unsigned long long)n_vq, (unsigned long long)segs,
 	       ti.data_segs_out, ti.b.tcpi_total_retrans,

@@ -293,6 +293,13 @@ job_bench() {
 	only=$(cmdline_arg netlat_bench_only '')
 	tcp_args=''
 	[ "$quick" = 1 ] && tcp_args='-k 1 -s 1'
+	# netlat_bench_rounds=N (1..16), netlat_bench_secs=S: the TCP bench's
+	# rounds and seconds per mode instead (e.g. many short rounds, to
+	# repeat its probe switches)
+	rounds=$(cmdline_arg netlat_bench_rounds '')
+	[ -n "$rounds" ] && tcp_args="$tcp_args -k $rounds"
+	secs=$(cmdline_arg netlat_bench_secs '')
+	[ -n "$secs" ] && tcp_args="$tcp_args -s $secs"
 	[ -n "$only" ] && tcp_args="$tcp_args -t $only"
 	# the baseline module (NETLAT_BENCH_BASE in bench.sh)
 	[ -f /netlat-base.ko ] && tcp_args="$tcp_args -b /netlat-base.ko"

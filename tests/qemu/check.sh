@@ -61,7 +61,8 @@ kernel_trouble() {
 			echo "$job: VM status $status"
 		fi
 		{ grep -E '^NETLAT-(HOST|VM-TROUBLE)' "$log"
-		  grep -E "$TROUBLE_RE" "$log" | head -n 20 |
+		  # once each: a panic replays the whole log (panic_print, lib.sh)
+		  grep -E "$TROUBLE_RE" "$log" | awk '!seen[$0]++' | head -n 20 |
 			sed "s/^/$job console: /"; } || true
 	done
 }

@@ -152,7 +152,34 @@ ns_nic() {
 }
 in_ns() { ns=$1; shift; nsenter -t "$ns" -n "$@"; }
 
+# Multi-threaded TCG can run a stale translation of kernel text that the
+# other vCPU has just rewritten (lib.sh, SINGLE_TCG_TESTS): an INT3 that is
+# no longer there. Adding or removing a tracepoint's probe rewrites text
+# only when its number of probes goes 0<->1 (the static key) or 1<->2 (the
+# static call: one probe is called directly, more through the iterator);
+# from 2 up it swaps an RCU pointer. So two ftrace instances, tracing off,
+# keep two probes on each tracepoint netlat uses, before netlat loads:
+# its groups going on and off in the tests then rewrite no text there
+# (the hottest sites, sched_switch and sched_wakeup, died so on 6.12).
+pin_tracepoints() {
+	for inst in netlat_pin1 netlat_pin2; do
+		d=/sys/kernel/tracing/instances/$inst
+		mkdir -p "$d" 2>/dev/null && echo 0 >"$d/tracing_on" || return 0
+		echo 4 >"$d/buffer_size_kb"	# nothing is ever written
+		for ev in sched/sched_switch sched/sched_wakeup net/net_dev_queue \
+			net/net_dev_start_xmit net/netif_receive_skb \
+			net/napi_gro_receive_entry skb/kfree_skb \
+			sock/sk_data_ready tcp/tcp_destroy_sock; do
+			[ -e "$d/events/$ev/enable" ] &&
+				echo 1 >"$d/events/$ev/enable"
+		done
+	done
+	echo "tracepoints held by two ftrace instances:" \
+		"$(tr '\n' ' ' <"$d/set_event")"
+}
+
 job_check() {
+	[ "$job" = check ] && pin_tracepoints
 	kmemleak_baseline
 	load_netlat || return
 	run_tests
@@ -240,6 +267,7 @@ demo_rx_wait() {
 		demo_fail "netlat probes"
 }
 job_demo() {
+	pin_tracepoints
 	load_netlat || return
 	setup_netns || echo "note: netns setup failed"
 	netlat probes --enable "$DEMO_GROUPS" ||

@@ -561,7 +561,10 @@ console_filter() {
 # sched_wakeup's static call): "soft lockup" on the one, RCU stall with
 # "timer wakeup didn't happen" on the other; no netlat code on either
 # stack, no netlat lock held. So the bench VM runs under thread=single too
-# (see run_vm): 4 of 4 runs of 16 short rounds clean.
+# (see run_vm): 4 of 4 runs of 16 short rounds clean. The multi-threaded
+# check VM keeps two ftrace probes on each tracepoint netlat uses
+# (init.sh, pin_tracepoints), so that netlat's groups going on and off
+# there rewrite no text at those sites; kprobes still do.
 SINGLE_TCG_TESTS=(netlat_probe_stress_test netlat_rxpkt_test)
 
 # in_list <word> <list...>: true if <word> is one of <list>.

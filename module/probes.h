@@ -54,6 +54,8 @@ struct netlat_probe {
 };
 
 #define NETLAT_AT_LEVEL(level)	(1U << (level))
+#define NETLAT_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
+#define NETLAT_PACKETS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_PACKETS)
 
 /* A probe armed only at the levels @lv (NETLAT_AT_LEVEL() bits). */
 #define NETLAT_KP_AT(sym, grp, fn, lv) \

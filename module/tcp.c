@@ -693,9 +693,6 @@ NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
  * sendmsg kretprobe goes off before the packet level's kprobe goes on, so
  * no sendmsg is stamped twice (an ACK ended twice ends nothing more).
  */
-#define NETLAT_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
-#define NETLAT_PACKETS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_PACKETS)
-
 static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP_AT("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
 		      netlat_sendmsg_entry, netlat_sendmsg_ret,

@@ -479,11 +479,12 @@ NOKPROBE_SYMBOL(netlat_track_stamp);
 static notrace bool netlat_track_no_start(const struct netlat_track_flow *f,
 					  const struct netlat_tcp_seg *seg)
 {
-	u64 r = READ_ONCE(f->driver_range);
+	u64 r;
 
 	if ((seg->tcp_flags & TCPHDR_SYN) ||
 	    (!seg->payload && !(seg->tcp_flags & TCPHDR_FIN)))
 		return true;
+	r = READ_ONCE(f->driver_range);
 	return after(seg->seq, (u32)(r >> 32)) && before(seg->seq, (u32)r);
 }
 NOKPROBE_SYMBOL(netlat_track_no_start);

@@ -440,22 +440,20 @@ NOKPROBE_SYMBOL(nv_gro_tp);
  * packet's device point is its receive stamp (the rx group's netif_ns),
  * so the other hooks would give that level nothing but their cost.
  */
-#define NV_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
-
 static struct netlat_probe nv_probes[] = {
 	NETLAT_KP(NV_MOD ":start_xmit", NETLAT_PROBE_VIRTIO_TX, nv_xmit_pre),
 	NETLAT_KP_AT(NV_MOD ":skb_xmit_done", NETLAT_PROBE_VIRTIO_TX,
-		     nv_xmit_done_pre, NV_EVENTS_ONLY),
+		     nv_xmit_done_pre, NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT(NV_MOD ":skb_recv_done", NETLAT_PROBE_VIRTIO_RX,
-		     nv_recv_done_pre, NV_EVENTS_ONLY),
+		     nv_recv_done_pre, NETLAT_EVENTS_ONLY),
 	/* before receive_buf: it sets the per-CPU device */
 	NETLAT_KRP_AT(NV_MOD ":virtnet_poll", NETLAT_PROBE_VIRTIO_RX,
 		      nv_poll_entry, nv_poll_ret, struct nv_poll_data,
-		      NV_EVENTS_ONLY),
+		      NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT(NV_MOD ":receive_buf", NETLAT_PROBE_VIRTIO_RX, nv_recv_pre,
-		     NV_EVENTS_ONLY),
+		     NETLAT_EVENTS_ONLY),
 	NETLAT_TP_AT("napi_gro_receive_entry", NETLAT_PROBE_VIRTIO_RX,
-		     nv_gro_tp, NV_EVENTS_ONLY),
+		     nv_gro_tp, NETLAT_EVENTS_ONLY),
 };
 
 static void nv_put_helpers(void)

@@ -57,6 +57,7 @@
 #include "netlat_nl.h"
 #include "netlat_snap.h"
 #include "netlat_filter.h"
+#include "netlat_insn.h"
 
 #define ADDR_B "198.51.100.2"
 /* the virtio series: the VM's eth0 in A, eth1 in B, on one qemu hub */
@@ -95,6 +96,7 @@ static void module_set(bool load)
 		close(fd);
 		for (i = 0; i < 100 && access(NETLAT_DEVICE_PATH, F_OK); i++)
 			nl_sleep_ms(10);
+		nl_insn_module("netlat", ko_path);
 	} else if (syscall(SYS_delete_module, "netlat", O_NONBLOCK)) {
 		die("delete_module netlat", errno);
 	}
@@ -218,6 +220,7 @@ static double transfer(double secs)
 	if (srv < 0)
 		die("accept", errno);
 	pthread_create(&th, NULL, sink_main, &srv);
+	nl_insn_begin();
 	t0 = nl_mono_ns();
 	end = t0 + (uint64_t)(secs * 1e9);
 	while (nl_mono_ns() < end) {
@@ -230,6 +233,7 @@ static double transfer(double secs)
 	shutdown(cli, SHUT_WR);
 	pthread_join(th, NULL);
 	t0 = nl_mono_ns() - t0;
+	nl_insn_mark();
 	close(cli);
 	close(srv);
 	close(lfd);
@@ -293,6 +297,7 @@ static double udp_blast(double secs)
 		die("udp connect", errno);
 	setns(ns_orig, CLONE_NEWNET);
 	pthread_create(&th, NULL, udp_sink_main, &u);
+	nl_insn_begin();
 	t0 = nl_mono_ns();
 	end = t0 + (uint64_t)(secs * 1e9);
 	while (nl_mono_ns() < end)
@@ -300,6 +305,7 @@ static double udp_blast(double secs)
 		(void)!send(snd, buf, sizeof(buf), 0);
 	u.stop = true;
 	pthread_join(th, NULL);
+	nl_insn_mark();
 	/* the sink's last 100 ms of quiet are not receive time */
 	t0 = nl_mono_ns() - t0 - tmo.tv_usec * 1000ULL;
 	close(snd);
@@ -452,6 +458,38 @@ static uint64_t segs_of(const struct workload *w)
 	return snmp_counter(*w->ns, w->proto, w->counter);
 }
 
+/*
+ * What the instruction window that just closed was (netlat_insn.h): the
+ * series and round set by the caller, the mode, its data segments.
+ */
+static const char *insn_series = "";
+static unsigned int insn_round;
+static bool insn_base;	/* the baseline module (-b) is the one loaded */
+
+static void insn_label(const char *mode, uint64_t segs, double bps)
+{
+	printf("NETLAT-INSN w=%u series=%s mode=%s%s round=%u segs=%llu mbps=%.1f\n",
+	       nl_insn_marks, insn_series, insn_base ? "base-" : "", mode,
+	       insn_round, (unsigned long long)segs, bps * 8e-6);
+}
+
+/* One run of @w outside run_probes() (module unloaded or idle), labelled. */
+static double run_plain(const struct workload *w, double secs,
+			const char *mode)
+{
+	uint64_t segs0 = segs_of(w);
+	double bps = w->run(secs);
+
+	insn_label(mode, segs_of(w) - segs0, bps);
+	return bps;
+}
+
+static const char *const probe_mode_names[] = {
+	"events", "filtered", "flight", "packets", "slow", "keptout",
+};
+_Static_assert(sizeof(probe_mode_names) / sizeof(probe_mode_names[0]) ==
+	       PROBES_KEPT_OUT + 1, "a name for every probe_mode");
+
 /* @w's probe groups on for one run of @secs in @mode. */
 static void run_probes(const struct workload *w, double secs,
 		       enum probe_mode mode, struct probe_run *r)
@@ -507,6 +545,7 @@ static void run_probes(const struct workload *w, double secs,
 	drops0 = w->drops ? snmp_counter(*w->ns, w->proto, w->drops) : 0;
 	r->bps = w->run(secs);
 	r->segs = segs_of(w) - segs0;
+	insn_label(probe_mode_names[mode], r->segs, r->bps);
 	if (w->drops)
 		r->rx_drops = snmp_counter(*w->ns, w->proto, w->drops) - drops0;
 	r->pkt_mem = info.pkt_mem_bytes;
@@ -734,7 +773,9 @@ static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
 	}
 	segs0 = segs_of(&tcp_send);
 	*bps = transfer(secs);
-	*segs += segs_of(&tcp_send) - segs0;
+	segs0 = segs_of(&tcp_send) - segs0;
+	insn_label("bpftrace", segs0, *bps);
+	*segs += segs0;
 	/* the child's cat ends: bpftrace detaches and prints its maps */
 	fd = open(BT_GO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0)
@@ -811,13 +852,15 @@ static void series(const char *label, unsigned int k, double secs)
 	unsigned int i, nbt = 0;
 
 	transfer(0.5);		/* warm up: ARP, caches */
+	insn_series = label;
 	for (i = 0; i < k; i++) {
 		struct probe_run r, rf, rfl, rp, rs, rko;
 
+		insn_round = i + 1;
 		module_set(false);
-		un[i] = transfer(secs);
+		un[i] = run_plain(&tcp_send, secs, "unloaded");
 		module_set(true);
-		idle[i] = transfer(secs);
+		idle[i] = run_plain(&tcp_send, secs, "idle");
 		run_probes(&tcp_send, secs, PROBES_READ, &r);
 		run_probes(&tcp_send, secs, PROBES_FILTERED, &rf);
 		run_probes(&tcp_send, secs, PROBES_FLIGHT, &rfl);
@@ -866,9 +909,11 @@ static void series(const char *label, unsigned int k, double secs)
 			unsigned int m;
 
 			module_reload(base_path);
+			insn_base = true;
 			for (m = 0; m < NR_BASE_MODES; m++)
 				run_into(&tcp_send, secs, base_modes[m],
 					 &base[m], i);
+			insn_base = false;
 			module_reload(mine);
 			printf("bench: tcp %s run %u: baseline module: probes %.1f Mbit/s, filtered out %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
 			       label, i + 1, base[0].bps[i] * 8e-6,
@@ -953,9 +998,11 @@ static void series(const char *label, unsigned int k, double secs)
 
 /* The modes of the receive benches, in this order. */
 static const enum probe_mode rx_modes[] = {
-	PROBES_READ, PROBES_PACKETS, PROBES_SLOW,
+	PROBES_READ, PROBES_FLIGHT, PROBES_PACKETS, PROBES_SLOW, PROBES_KEPT_OUT,
 };
-static const char *const rx_mode_names[] = { "events", "packets", "slow" };
+static const char *const rx_mode_names[] = {
+	"events", "flight", "packets", "slow", "kept out",
+};
 #define NR_RX_MODES	(sizeof(rx_modes) / sizeof(rx_modes[0]))
 
 /*
@@ -970,15 +1017,20 @@ static void rx_series(const char *label, const struct workload *w,
 	unsigned int i, m;
 
 	w->run(0.5);		/* warm up: ARP, caches */
+	insn_series = label;
 	for (i = 0; i < k; i++) {
+		insn_round = i + 1;
 		module_set(false);
-		un[i] = w->run(secs);
+		un[i] = run_plain(w, secs, "unloaded");
 		module_set(true);
 		for (m = 0; m < NR_RX_MODES; m++)
 			run_into(w, secs, rx_modes[m], &acc[m], i);
-		printf("bench: %s run %u: unloaded %.1f Mbit/s, events %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
-		       label, i + 1, un[i] * 8e-6, acc[0].bps[i] * 8e-6,
-		       acc[1].bps[i] * 8e-6, acc[2].bps[i] * 8e-6);
+		printf("bench: %s run %u: unloaded %.1f Mbit/s", label, i + 1,
+		       un[i] * 8e-6);
+		for (m = 0; m < NR_RX_MODES; m++)
+			printf(", %s %.1f Mbit/s", rx_mode_names[m],
+			       acc[m].bps[i] * 8e-6);
+		printf("\n");
 	}
 	/* before the medians below sort the rounds' figures */
 	printf("bench: %s per-round ratios to unloaded (median over %u rounds of each round's ratio):",
@@ -1058,6 +1110,9 @@ int main(int argc, char **argv)
 	if (access(BT_BIN, X_OK))
 		printf("bench: no %s in this VM: no bpftrace peer\n", BT_BIN);
 	topology();
+	/* the code the instruction windows may count, for the host to name */
+	nl_insn_kallsyms();
+	nl_insn_modules("netlat", ko_path);
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	if (strcmp(only, "rx"))
 		series("gso", k, secs);

@@ -186,10 +186,29 @@ check_host_tools() {
 	count "$p" "$f" 0
 }
 
+# make bench's instruction counting, host side (tests/insn/test.sh): the
+# plugin builds and loads into qemu, the report's figures from a fixture.
+check_insn_tools() {
+	local out p f
+	echo
+	echo "=== host: instruction-count tools ==="
+	out=$(bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test" 2>&1) || true
+	printf '%s\n' "$out" | grep -vE '^[0-9]+ passed' || true
+	read -r p f < <(printf '%s\n' "$out" |
+		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1)
+	if [[ -z ${p:-} ]]; then
+		echo "not ok - instruction-count tools test printed no summary"
+		count 0 1 0
+		return
+	fi
+	count "$p" "$f" 0
+}
+
 main() {
 	setup_host
 	build_userspace
 	check_host_tools
+	check_insn_tools
 	[[ ${USER_BINS[*]} == *_test* ]] || die "no selftest binary built"
 	local k
 	for k in "${KVERS[@]}"; do

@@ -599,9 +599,10 @@ vm_has_tests() {
 # run_vm <kver> <initramfs> <timeout-s> <job> [show]: boot the VM running
 # /init's <job> under TCG (KVM hangs here), single-threaded for jobs
 # check-single and bench (NETLAT_BENCH_MTTCG=1: the bench multi-threaded,
-# at the risk of the hang above). The console goes to
-# build/logs/<kver>-<job>.log and, with "show", to stdout too. Returns
-# qemu's status (124: timed out).
+# at the risk of the hang above), with the further qemu arguments of the
+# array VM_QEMU_ARGS (the bench's instruction-count plugin). The console
+# goes to build/logs/<kver>-<job>.log and, with "show", to stdout too.
+# Returns qemu's status (124: timed out).
 run_vm() {
 	local k=$1 initrd=$2 secs=$3 job=$4 show=${5:-} out rc accel=tcg
 	local append=$VM_APPEND
@@ -621,6 +622,7 @@ run_vm() {
 		qemu-system-x86_64 -accel "$accel" -smp 2 -m "$VM_MEM" -nographic -no-reboot \
 		-kernel "$(vmlinuz "$k")" -initrd "$initrd" "${VM_NICS[@]}" \
 		-append "$append netlat_job=$job ${NETLAT_APPEND:-}" \
+		${VM_QEMU_ARGS[@]+"${VM_QEMU_ARGS[@]}"} \
 		</dev/null 2>&1 | console_filter |
 		if [[ -n $show ]]; then tee "$out"; else cat >"$out"; fi
 	rc=${PIPESTATUS[0]}

@@ -93,12 +93,16 @@ static inline u64 netlat_skb_rx_stamp(const struct sk_buff *skb)
 
 /*
  * skb:kfree_skb's handler. 6.1: (skb, location, reason); 6.12 added the
- * receiving socket, rx_sk (const in 7.x; not read here).
+ * receiving socket, rx_sk (not read here), const from 7.x on.
  */
-#ifdef NETLAT_HAVE_KFREE_SKB_RX_SK
+#if defined(NETLAT_HAVE_KFREE_SKB_CONST_RX_SK)
 #define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
 				void *location, enum skb_drop_reason reason, \
 				const struct sock *rx_sk
+#elif defined(NETLAT_HAVE_KFREE_SKB_RX_SK)
+#define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
+				void *location, enum skb_drop_reason reason, \
+				struct sock *rx_sk
 #else
 #define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
 				void *location, enum skb_drop_reason reason

@@ -64,14 +64,25 @@ struct netlat_probe {
 #define NETLAT_KRP_AT(sym, grp, en, rt, type, lv) \
 	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
 	  .ret = rt, .data_size = sizeof(type), .levels = lv }
-#define NETLAT_TP_AT(tpname, grp, fn, lv) \
-	{ .name = tpname, .group = grp, .kind = NETLAT_TRACEPOINT, \
-	  .tp_fn = (void *)fn, .levels = lv }
+/*
+ * A tracepoint handler's type is its tracepoint's prototype, data first:
+ * checked at build time by the kernel's check_trace_callback_type_<tp>()
+ * from the tracepoint's header (the family includes it). Inside sizeof the
+ * call is type-checked, never made; a mismatch, such as a missing
+ * argument (a trap under kCFI), is an incompatible-pointer warning (W=1
+ * builds fail on it) or, with gcc 14, an error.
+ */
+#define NETLAT_TP_FN(tp, fn) \
+	__builtin_choose_expr(sizeof((check_trace_callback_type_##tp(fn), 0)), \
+			      (void *)(fn), NULL)
+#define NETLAT_TP_AT(tp, grp, fn, lv) \
+	{ .name = #tp, .group = grp, .kind = NETLAT_TRACEPOINT, \
+	  .tp_fn = NETLAT_TP_FN(tp, fn), .levels = lv }
 
 #define NETLAT_KP(sym, grp, fn)	NETLAT_KP_AT(sym, grp, fn, 0)
 #define NETLAT_KRP(sym, grp, en, rt, type) \
 	NETLAT_KRP_AT(sym, grp, en, rt, type, 0)
-#define NETLAT_TP(tpname, grp, fn)	NETLAT_TP_AT(tpname, grp, fn, 0)
+#define NETLAT_TP(tp, grp, fn)	NETLAT_TP_AT(tp, grp, fn, 0)
 
 struct netlat_family {
 	const char *name;

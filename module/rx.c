@@ -22,6 +22,11 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/udp.h>
+#include <trace/events/net.h>
+#include <trace/events/sched.h>
+#include <trace/events/skb.h>
+#include <trace/events/sock.h>
+#include <trace/events/tcp.h>
 #include "record.h"
 #include "probes.h"
 #include "filter.h"
@@ -688,10 +693,11 @@ static notrace void netlat_tp_wakeup(void *data, struct task_struct *p)
 }
 NOKPROBE_SYMBOL(netlat_tp_wakeup);
 
-/* sched:sched_switch(preempt, prev, next, ...): the woken reader runs */
+/* sched:sched_switch: the woken reader runs */
 static notrace void netlat_tp_switch(void *data, bool preempt,
 				     struct task_struct *prev,
-				     struct task_struct *next)
+				     struct task_struct *next,
+				     unsigned int prev_state)
 {
 	struct netlat_wait_slot *s;
 
@@ -741,7 +747,7 @@ static void netlat_rx_groups_off(u64 groups)
 }
 
 static struct netlat_probe netlat_rx_probes[] = {
-	NETLAT_TP("netif_receive_skb", NETLAT_PROBE_RX, netlat_tp_netif),
+	NETLAT_TP(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif),
 	NETLAT_KP("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre),
 	NETLAT_KP("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
@@ -755,8 +761,8 @@ static struct netlat_probe netlat_rx_probes[] = {
 	NETLAT_KP("__udp_enqueue_schedule_skb", NETLAT_PROBE_RX,
 		  netlat_udp_enqueue_pre),
 	NETLAT_KP("skb_consume_udp", NETLAT_PROBE_RX, netlat_udp_consume_pre),
-	NETLAT_TP("kfree_skb", NETLAT_PROBE_RX, netlat_tp_kfree_skb),
-	NETLAT_TP("tcp_destroy_sock", NETLAT_PROBE_RX, netlat_rx_tp_destroy),
+	NETLAT_TP(kfree_skb, NETLAT_PROBE_RX, netlat_tp_kfree_skb),
+	NETLAT_TP(tcp_destroy_sock, NETLAT_PROBE_RX, netlat_rx_tp_destroy),
 	/* without them a UDP socket's slot is taken until the group goes off */
 	{ .name = "udp_destroy_sock", .group = NETLAT_PROBE_RX,
 	  .kind = NETLAT_KPROBE, .pre = netlat_udp_destroy_pre,
@@ -770,13 +776,13 @@ static struct netlat_probe netlat_rx_probes[] = {
 	NETLAT_KRP("__skb_wait_for_more_packets", NETLAT_PROBE_RX_SCHED,
 		   netlat_wait_entry, netlat_wait_ret, long),
 #ifdef NETLAT_HAVE_SK_DATA_READY_TP
-	NETLAT_TP("sk_data_ready", NETLAT_PROBE_RX_SCHED, netlat_tp_data_ready),
+	NETLAT_TP(sk_data_ready, NETLAT_PROBE_RX_SCHED, netlat_tp_data_ready),
 #else
 	NETLAT_KP("sock_def_readable", NETLAT_PROBE_RX_SCHED,
 		  netlat_readable_pre),
 #endif
-	NETLAT_TP("sched_wakeup", NETLAT_PROBE_RX_SCHED, netlat_tp_wakeup),
-	NETLAT_TP("sched_switch", NETLAT_PROBE_RX_SCHED, netlat_tp_switch),
+	NETLAT_TP(sched_wakeup, NETLAT_PROBE_RX_SCHED, netlat_tp_wakeup),
+	NETLAT_TP(sched_switch, NETLAT_PROBE_RX_SCHED, netlat_tp_switch),
 };
 
 static struct netlat_family netlat_rx_family = {

@@ -22,6 +22,8 @@
 #include <net/ipv6.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
+#include <trace/events/net.h>
+#include <trace/events/tcp.h>
 #include "record.h"
 #include "probes.h"
 #include "filter.h"
@@ -729,11 +731,11 @@ static struct netlat_probe netlat_tcp_probes[] = {
 		      netlat_ack_ret, struct netlat_ack_data, NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pkt_pre,
 		     NETLAT_PACKETS_ONLY),
-	NETLAT_TP("net_dev_queue", NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
-	NETLAT_TP("net_dev_start_xmit", NETLAT_PROBE_TCP_DEV,
+	NETLAT_TP(net_dev_queue, NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
+	NETLAT_TP(net_dev_start_xmit, NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),
 	/* the packet level frees a socket's slot in the packet table */
-	NETLAT_TP_AT("tcp_destroy_sock", NETLAT_PROBE_TCP_XMIT,
+	NETLAT_TP_AT(tcp_destroy_sock, NETLAT_PROBE_TCP_XMIT,
 		     netlat_tp_destroy_sock, NETLAT_PACKETS_ONLY),
 	/* a symbol no kernel has: proves a missing probe is not fatal (tests) */
 	{ .name = "netlat_no_such_symbol", .group = NETLAT_PROBE_TCP_PUSH,

@@ -28,6 +28,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
 #include <net/sock.h>
+#include <trace/events/net.h>
 #include "record.h"
 #include "probes.h"
 #include "filter.h"
@@ -452,7 +453,7 @@ static struct netlat_probe nv_probes[] = {
 		      NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT(NV_MOD ":receive_buf", NETLAT_PROBE_VIRTIO_RX, nv_recv_pre,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_TP_AT("napi_gro_receive_entry", NETLAT_PROBE_VIRTIO_RX,
+	NETLAT_TP_AT(napi_gro_receive_entry, NETLAT_PROBE_VIRTIO_RX,
 		     nv_gro_tp, NETLAT_EVENTS_ONLY),
 };
 

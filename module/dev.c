@@ -370,6 +370,7 @@ static int netlat_resize(u64 bytes, u32 mode)
 	struct netlat_rings *old, *new;
 	int err;
 
+	lockdep_assert_held(&netlat_lock);
 	/* Cheap early answer; checked again, under the lock, at the swap. */
 	if (atomic_read(&netlat_nr_maps))
 		return -EBUSY;

@@ -319,6 +319,7 @@ static int netlat_snap_take(const struct netlat_trig_hit *hit)
 /* Under netlat_lock, after a successful copy. */
 static void netlat_snap_freeze(void)
 {
+	lockdep_assert_held(&netlat_lock);
 	mutex_lock(&netlat_map_lock);
 	atomic_set(&netlat_snap.state, NETLAT_SNAP_FROZEN);
 	mutex_unlock(&netlat_map_lock);
@@ -677,9 +678,9 @@ static int netlat_trig_validate(const struct netlat_triggers *t)
 	return 0;
 }
 
-/* Under netlat_lock. */
 static void netlat_trig_apply(const struct netlat_triggers *t)
 {
+	lockdep_assert_held(&netlat_lock);
 	if (READ_ONCE(netlat_trig_armed)) {
 		WRITE_ONCE(netlat_trig_armed, 0);
 		/* Writers run with interrupts off: this waits for them. */

@@ -553,6 +553,8 @@ ssize_t netlat_rings_drain(char __user *buf, size_t room)
 	size_t copied = 0;
 	ssize_t n;
 
+	/* netlat_read_start too */
+	lockdep_assert_held(&netlat_lock);
 	/* Rotate the first CPU so one busy CPU cannot starve the others. */
 	netlat_read_start = (start + 1) % nr_cpu_ids;
 	for (i = 0; i < nr_cpu_ids; i++) {
@@ -576,6 +578,7 @@ void netlat_ring_stats(struct netlat_rings *rs, unsigned int cpu,
 {
 	struct netlat_ring *r = rs->ring[cpu];
 
+	lockdep_assert_held(&netlat_lock);
 	st->written = READ_ONCE(r->prod->written);
 	st->dropped = READ_ONCE(r->prod->dropped);
 	st->prod = smp_load_acquire(&r->prod->prod);

@@ -718,6 +718,7 @@ void netlat_rxtrack_stop(void)
 
 void netlat_rxtrack_set_level(u32 level)
 {
+	lockdep_assert_held(&netlat_lock);
 	mutex_lock(&netlat_rxtrack_mutex);
 	if (level != READ_ONCE(netlat_rxtrack_level)) {
 		WRITE_ONCE(netlat_rxtrack_level, level);

@@ -55,7 +55,7 @@ void netlat_rxtrack_wait_untracked(void);
 /* Process context: the RX group goes on / went off (no handler runs). */
 void netlat_rxtrack_start(void);
 void netlat_rxtrack_stop(void);
-/* Under netlat_lock: a level change empties the table. */
+/* Under netlat_lock (checked): a level change empties the table. */
 void netlat_rxtrack_set_level(u32 level);
 u64 netlat_rxtrack_flows(void);
 u64 netlat_rxtrack_mem_bytes(void);

@@ -892,6 +892,7 @@ int netlat_track_set(u32 level, u64 slow_ns)
 {
 	struct netlat_track_tbl *old, *tbl = NULL;
 
+	lockdep_assert_held(&netlat_lock);
 	WRITE_ONCE(netlat_track_slow, slow_ns);
 	if (level == READ_ONCE(netlat_track_level))
 		return 0;

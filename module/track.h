@@ -58,13 +58,16 @@ void netlat_track_vq(const struct sock *sk, u32 seq,
 bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
 			 u32 *seq);
 
-/* Process context, under netlat_lock. */
+/* Process context, under netlat_lock (checked). */
 int netlat_track_set(u32 level, u64 slow_ns);
+/* Any context: a load of what the last netlat_track_set() left. */
 u64 netlat_track_slow_ns(void);
+/* Process context, no lock: racy figures for reports, and the ioctl. */
 u64 netlat_track_flows(void);
 u64 netlat_track_mem_bytes(void);
 unsigned int netlat_track_max_flows(void);
 long netlat_track_ioc_flows(void __user *uarg);
+/* Unload, the TCP family gone: no handler runs. */
 void netlat_track_exit(void);
 
 #endif /* _NETLAT_TRACK_H */

@@ -296,6 +296,8 @@ static void json_row(FILE *f, const struct flow_row *r)
 	json_kinds(f, r->rtx);
 	fputs(",\"retrans_segs\":", f);
 	json_kinds(f, r->rtx_segs);
+	/* the one number to compare with nstat's TcpRetransSegs */
+	fprintf(f, ",\"retrans_segs_total\":%llu", ull(sum_kinds(r->rtx_segs)));
 	fprintf(f, ",\"retrans_failed\":%llu,\"retrans_failed_by_ret\":[", ull(r->failed));
 	for (i = 0; i < r->nr_fail; i++)
 		fprintf(f, "%s{\"ret\":%d,\"name\":\"%s\",\"count\":%llu}", i ? "," : "",
@@ -369,7 +371,7 @@ static void json_table(FILE *f, const struct flow_row *const *order, size_t n,
 	all_retrans_segs(order, n, segs);
 	fprintf(f, "{\"count\":%zu,\"shown\":%zu,\"retrans_segs\":", n, shown);
 	json_kinds(f, segs);
-	fputs(",\"flows\":[", f);
+	fprintf(f, ",\"retrans_segs_total\":%llu,\"flows\":[", ull(sum_kinds(segs)));
 	for (i = 0; i < shown; i++) {
 		fputs(i ? "," : "", f);
 		json_row(f, order[i]);

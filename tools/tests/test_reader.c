@@ -252,12 +252,13 @@ static void test_cli_flow_table(void)
 	CHECK_U64(r.status, 0);
 	CHECK(json_valid(r.out, strlen(r.out)));
 	CHECK_HAS(r.out, "\"tcp_flows\":{\"count\":2,\"shown\":2,\"retrans_segs\":{\"other\":1,"
-		  "\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":1},\"flows\":[{\"sendmsg_calls\":0,");
+		  "\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":1},\"retrans_segs_total\":5,"
+		  "\"flows\":[{\"sendmsg_calls\":0,");
 	CHECK_HAS(r.out, "{\"sendmsg_calls\":2,\"sendmsg_bytes\":3000,\"xmit_segs\":3,\"xmit_bytes\":3000,"
 		  "\"family\":2,\"saddr\":\"192.0.2.1\",\"sport\":1000,\"daddr\":\"192.0.2.2\",\"dport\":80,\"cookie\":7,"
 		  "\"retrans\":{\"other\":1,\"rto\":1,\"fast\":2,\"tlp\":0,\"syn\":0,\"synack\":0},"
 		  "\"retrans_segs\":{\"other\":1,\"rto\":3,\"fast\":0,\"tlp\":0,\"syn\":0,\"synack\":0},"
-		  "\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
+		  "\"retrans_segs_total\":4,\"retrans_failed\":3,\"retrans_failed_by_ret\":[{\"ret\":-16,\"name\":\"EBUSY\",\"count\":2},"
 		  "{\"ret\":1,\"name\":\"NET_XMIT_DROP\",\"count\":1}],\"retrans_failed_other\":0}");
 	run_free(&r);
 

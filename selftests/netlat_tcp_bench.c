@@ -30,10 +30,17 @@
  *
  * The receive benches ("rx tcp": the same bulk transfer; "rx udp": A blasts
  * 1400-byte datagrams, B counts the bytes it reads): the module unloaded,
- * and the rx and rx_sched groups on at the events level with a reader, at
- * the packet level (every packet recorded) and packet level slow-only
- * (5 ms), alternated; medians, ratios to "unloaded", and exact records per
- * received segment (B's InSegs or InDatagrams), losses and rx_untracked.
+ * and the rx and rx_sched groups on at the events level with a reader, as
+ * a flight recorder, at the packet level (every packet recorded), packet
+ * level slow-only (5 ms) and with every socket kept out, and the bpftrace
+ * peer on the same receive hooks, alternated; medians, ratios to
+ * "unloaded", and exact records per received segment (B's InSegs or
+ * InDatagrams), losses and rx_untracked.
+ *
+ * Every transfer is an instruction-count window (netlat_insn.h): make
+ * bench counts the guest's instructions per segment in each mode; -i
+ * prints the kernel's symbols and every module's sections at the start and
+ * netlat's at each load, for the host to name the counted addresses.
  * -t tx or -t rx runs only the TCP send or only the receive benches.
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
@@ -43,7 +50,7 @@
  * NETLAT_BENCH_BASE), so a change is measured against it in the same run.
  *
  * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
- *                         [-b baseline.ko] [-t tx|rx]
+ *                         [-b baseline.ko] [-t tx|rx] [-i]
  */
 #include "netlat_util.h"
 
@@ -71,6 +78,8 @@ static int ns_orig, ns_a, ns_b;
 static const char *ko_path = "/netlat.ko";
 /* -b: a baseline module whose modes run in the same rounds ("base") */
 static const char *base_path;
+/* -i: print what names the instruction windows' addresses (netlat_insn.h) */
+static bool insn_names;
 
 static void __attribute__((noreturn)) die(const char *what, int err)
 {
@@ -96,7 +105,8 @@ static void module_set(bool load)
 		close(fd);
 		for (i = 0; i < 100 && access(NETLAT_DEVICE_PATH, F_OK); i++)
 			nl_sleep_ms(10);
-		nl_insn_module("netlat", ko_path);
+		if (insn_names)
+			nl_insn_module("netlat", ko_path);
 	} else if (syscall(SYS_delete_module, "netlat", O_NONBLOCK)) {
 		die("delete_module netlat", errno);
 	}
@@ -641,6 +651,44 @@ static const char bt_script[] =
 	"END { clear(@send); clear(@entail); clear(@xmit); clear(@acksk);"
 	" clear(@queue); }\n";
 
+/*
+ * The hooks of netlat's receive groups (rx.c: rx and rx_sched), the same
+ * way: receive stamps by skb from netif_receive_skb to TCP's or UDP's
+ * first look at it, the socket's last queueing to the read that returns,
+ * a UDP skb from its enqueue to its consume, a woken task to its run;
+ * hist() of each delta, count() of each hook. sock_def_readable stands in
+ * for the sk_data_ready tracepoint 6.1 lacks.
+ */
+static const char bt_rx_script[] =
+	"tracepoint:net:netif_receive_skb { @hits[probe] = count();"
+	" @rx[(uint64)args->skbaddr] = nsecs; }\n"
+	"kprobe:tcp_v4_do_rcv, kprobe:udp_queue_rcv_one_skb"
+	" { @hits[probe] = count(); $t = @rx[arg1];"
+	" if ($t) { @netif_sock_ns = hist(nsecs - $t); delete(@rx[arg1]); } }\n"
+	"kprobe:tcp_add_backlog, kprobe:tcp_data_queue"
+	" { @hits[probe] = count(); }\n"
+	"kprobe:tcp_queue_rcv { @hits[probe] = count(); @queued[arg0] = nsecs; }\n"
+	"kprobe:tcp_recvmsg { @hits[probe] = count(); @rd[tid] = arg0; }\n"
+	"kretprobe:tcp_recvmsg /@rd[tid]/ { @hits[probe] = count();"
+	" $t = @queued[@rd[tid]]; if ($t) { @queue_read_ns = hist(nsecs - $t); }"
+	" delete(@rd[tid]); }\n"
+	"kprobe:__udp_enqueue_schedule_skb { @hits[probe] = count();"
+	" @uq[arg1] = nsecs; }\n"
+	"kprobe:skb_consume_udp { @hits[probe] = count(); $t = @uq[arg1];"
+	" if ($t) { @udp_queue_read_ns = hist(nsecs - $t); delete(@uq[arg1]); } }\n"
+	"tracepoint:skb:kfree_skb { @hits[probe] = count();"
+	" delete(@rx[(uint64)args->skbaddr]); }\n"
+	"kprobe:sk_wait_data { @hits[probe] = count(); @waiting[tid] = nsecs; }\n"
+	"kretprobe:sk_wait_data { @hits[probe] = count(); delete(@waiting[tid]); }\n"
+	"kprobe:sock_def_readable { @hits[probe] = count(); }\n"
+	"tracepoint:sched:sched_wakeup { @hits[probe] = count();"
+	" @wake[args->pid] = nsecs; }\n"
+	"tracepoint:sched:sched_switch { @hits[probe] = count();"
+	" $t = @wake[args->next_pid]; if ($t) {"
+	" @wakeup_run_ns = hist(nsecs - $t); delete(@wake[args->next_pid]); } }\n"
+	"END { clear(@rx); clear(@queued); clear(@rd); clear(@uq);"
+	" clear(@waiting); clear(@wake); }\n";
+
 /* What bpftrace -c runs (under busybox sh) once every probe is attached. */
 static const char bt_child[] =
 	"echo > " BT_READY "\n"
@@ -708,7 +756,7 @@ static void bt_parse(struct bt_hits *h)
 }
 
 /* Print the histograms of the last bpftrace run (not the counts). */
-static void bt_print_hists(const char *label)
+static void bt_print_hists(const char *prefix, const char *label)
 {
 	char line[512];
 	FILE *f = fopen(BT_OUT, "r");
@@ -718,17 +766,18 @@ static void bt_print_hists(const char *label)
 		if (line[0] == '@')
 			on = strncmp(line, "@hits[", 6);
 		if (on && line[0] != '\n')
-			printf("bench: tcp %s bpftrace| %s", label, line);
+			printf("bench: %s%s bpftrace| %s", prefix, label, line);
 	}
 	if (f)
 		fclose(f);
 }
 
 /*
- * One transfer of @secs with the bpftrace script attached; false (and the
- * peer off) if it did not start. Its hook hits are added to @h.
+ * One run of @w for @secs with the bpftrace @script attached; false (and
+ * the peer off) if it did not start. Its hook hits are added to @h.
  */
-static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
+static bool run_bpftrace(const struct workload *w, const char *script,
+			 double secs, double *bps, uint64_t *segs,
 			 struct bt_hits *h)
 {
 	uint64_t segs0, t0;
@@ -737,7 +786,7 @@ static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
 
 	unlink(BT_READY);
 	unlink(BT_GO);
-	if (!write_file(BT_SCRIPT, bt_script, 0644) ||
+	if (!write_file(BT_SCRIPT, script, 0644) ||
 	    !write_file(BT_CHILD, bt_child, 0644) || mkfifo(BT_GO, 0600)) {
 		bt_give_up("cannot write its files in /tmp");
 		return false;
@@ -771,9 +820,9 @@ static bool run_bpftrace(double secs, double *bps, uint64_t *segs,
 		}
 		nl_sleep_ms(50);
 	}
-	segs0 = segs_of(&tcp_send);
-	*bps = transfer(secs);
-	segs0 = segs_of(&tcp_send) - segs0;
+	segs0 = segs_of(w);
+	*bps = w->run(secs);
+	segs0 = segs_of(w) - segs0;
 	insn_label("bpftrace", segs0, *bps);
 	*segs += segs0;
 	/* the child's cat ends: bpftrace detaches and prints its maps */
@@ -921,7 +970,8 @@ static void series(const char *label, unsigned int k, double secs)
 			       base[3].bps[i] * 8e-6);
 		}
 		if (bt_available() &&
-		    run_bpftrace(secs, &bt[nbt], &bt_segs, &hits)) {
+		    run_bpftrace(&tcp_send, bt_script, secs, &bt[nbt],
+				 &bt_segs, &hits)) {
 			printf("bench: tcp %s run %u: bpftrace peer %.1f Mbit/s\n",
 			       label, i + 1, bt[nbt] * 8e-6);
 			nbt++;
@@ -982,7 +1032,7 @@ static void series(const char *label, unsigned int k, double secs)
 		for (j = 0; j < hits.n; j++)
 			printf("bench: tcp %s hook hits per data segment (bpftrace count()): %s %.3f\n",
 			       label, hits.name[j], per_seg(hits.count[j], bt_segs));
-		bt_print_hists(label);
+		bt_print_hists("tcp ", label);
 	} else {
 		printf("bench: tcp %s peer: no bpftrace figures (see above)\n",
 		       label);
@@ -1013,8 +1063,11 @@ static void rx_series(const char *label, const struct workload *w,
 		      unsigned int k, double secs)
 {
 	struct mode_acc acc[NR_RX_MODES] = { 0 };
-	double un[16], mu;
-	unsigned int i, m;
+	double un[16], bt[16], mu;
+	struct bt_hits hits = { 0 };
+	uint64_t bt_segs = 0;
+	unsigned int i, m, nbt = 0;
+	bool bt_ok;
 
 	w->run(0.5);		/* warm up: ARP, caches */
 	insn_series = label;
@@ -1025,12 +1078,27 @@ static void rx_series(const char *label, const struct workload *w,
 		module_set(true);
 		for (m = 0; m < NR_RX_MODES; m++)
 			run_into(w, secs, rx_modes[m], &acc[m], i);
+		bt_ok = bt_available() &&
+			run_bpftrace(w, bt_rx_script, secs, &bt[nbt], &bt_segs,
+				     &hits);
 		printf("bench: %s run %u: unloaded %.1f Mbit/s", label, i + 1,
 		       un[i] * 8e-6);
 		for (m = 0; m < NR_RX_MODES; m++)
 			printf(", %s %.1f Mbit/s", rx_mode_names[m],
 			       acc[m].bps[i] * 8e-6);
+		if (bt_ok)
+			printf(", bpftrace peer %.1f Mbit/s", bt[nbt++] * 8e-6);
 		printf("\n");
+	}
+	if (nbt) {
+		unsigned int j;
+
+		printf("bench: %s peer: bpftrace hist() of deltas on the same hooks, bpftrace/unloaded %.3f (median of %u rounds' ratios)\n",
+		       label, nl_median_ratio(bt, un, nbt), nbt);
+		for (j = 0; j < hits.n; j++)
+			printf("bench: %s hook hits per segment (bpftrace count()): %s %.3f\n",
+			       label, hits.name[j], per_seg(hits.count[j], bt_segs));
+		bt_print_hists("", label);
 	}
 	/* before the medians below sort the rounds' figures */
 	printf("bench: %s per-round ratios to unloaded (median over %u rounds of each round's ratio):",
@@ -1078,7 +1146,7 @@ int main(int argc, char **argv)
 	const char *only = "";
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "k:s:m:b:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:s:m:b:t:i")) != -1) {
 		switch (opt) {
 		case 'k':
 			k = strtoul(optarg, NULL, 0);
@@ -1095,8 +1163,11 @@ int main(int argc, char **argv)
 		case 't':
 			only = optarg;
 			break;
+		case 'i':
+			insn_names = true;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx] [-i]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1111,8 +1182,10 @@ int main(int argc, char **argv)
 		printf("bench: no %s in this VM: no bpftrace peer\n", BT_BIN);
 	topology();
 	/* the code the instruction windows may count, for the host to name */
-	nl_insn_kallsyms();
-	nl_insn_modules("netlat", ko_path);
+	if (insn_names) {
+		nl_insn_kallsyms();
+		nl_insn_modules("netlat", ko_path);
+	}
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	if (strcmp(only, "rx"))
 		series("gso", k, secs);

@@ -118,8 +118,13 @@ for k in "${KVERS[@]}"; do
 	VM_QEMU_ARGS=()
 	insn_out=$LOGS/$k-bench.insn
 	rm -f "$insn_out"
-	[[ -z $use_insn ]] || VM_QEMU_ARGS=(-plugin "$INSN/insn_plugin.so,out=$insn_out")
-	run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-2400}" bench show
+	append=${NETLAT_APPEND:-}
+	if [[ -n $use_insn ]]; then
+		VM_QEMU_ARGS=(-plugin "$INSN/insn_plugin.so,out=$insn_out")
+		# the bench prints the symbols the report names addresses by
+		append+=" netlat_insn=1"
+	fi
+	NETLAT_APPEND=$append run_vm "$k" "$initrd" "${NETLAT_VM_TIMEOUT:-2400}" bench show
 	[[ $(vm_status "$k" bench) == 0 ]] || die "$k: the bench VM did not finish cleanly"
 	if [[ -n $use_insn ]]; then
 		insn_report "$k" "$(vm_log "$k" bench)" "$insn_out" |

@@ -331,6 +331,9 @@ job_bench() {
 	[ -n "$only" ] && tcp_args="$tcp_args -t $only"
 	# the baseline module (NETLAT_BENCH_BASE in bench.sh)
 	[ -f /netlat-base.ko ] && tcp_args="$tcp_args -b /netlat-base.ko"
+	# netlat_insn=1: qemu counts instructions (bench.sh's plugin); the
+	# bench prints the kernel's symbols and module sections for it
+	[ "$(cmdline_arg netlat_insn 0)" = 1 ] && tcp_args="$tcp_args -i"
 	load_netlat || return
 	if [ "$quick" = 1 ]; then
 		echo "netlat_bench_quick=1: netlat_bench skipped"

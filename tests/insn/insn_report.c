@@ -708,6 +708,27 @@ static void series_table(const char *series)
 		       series, mode_order[m], k.med, a.med, a.lo, a.hi, p.med,
 		       p.lo, p.hi, t.med);
 	}
+	/* NETLAT_BENCH_BASE: this tree's modes against that module's, round by round */
+	for (m = 0; m < NR_MODE_ORDER; m++) {
+		struct group *b, *g;
+		struct stat3 a;
+		double base;
+
+		if (strncmp(mode_order[m], "base-", 5))
+			continue;
+		b = group_of(series, mode_order[m]);
+		g = group_of(series, mode_order[m] + 5);
+		if (!b->n || !g->n)
+			continue;
+		n = paired(g, b, add, pct, tp);
+		a = stat_of(add, n);
+		for (i = 0; i < u->n; i++)
+			v[i] = per(u->kernel[i], u->segs[i]);
+		base = stat_of(v, u->n).med;
+		printf("bench: insn %s this tree against NETLAT_BENCH_BASE, %s: %+.0f per segment [%+.0f..%+.0f] (%+.2f%% of the baseline), throughput ratio %.3f\n",
+		       series, mode_order[m] + 5, a.med, a.lo, a.hi,
+		       base > 0 ? 100 * a.med / base : 0, stat_of(tp, n).med);
+	}
 	for (m = 0; m < 2; m++) {
 		const char *mode = m ? "keptout" : "packets";
 		double lim = m ? hooks_budget : budget;

@@ -61,6 +61,7 @@ NETLAT-INSN w=2 series=gso mode=unloaded round=1 segs=100 mbps=10.0
 NETLAT-INSN w=4 series=gso mode=packets round=1 segs=100 mbps=9.0
 NETLAT-INSN w=6 series=gso mode=unloaded round=2 segs=200 mbps=10.0
 NETLAT-INSN w=8 series=gso mode=packets round=2 segs=200 mbps=8.0
+NETLAT-INSN w=9 series=gso mode=base-packets round=2 segs=100 mbps=8.0
 EOT
 cat >"$dir/plugin.out" <<'EOT'
 W 1 7 0
@@ -83,6 +84,8 @@ A ffffffff81000100 2000 200
 A ffffffffc0001000 2000 200
 A ffffffffc0001008 1000 200
 A ffffffffd0000000 1000 200
+W 9 104000 40
+A ffffffff81000000 104000 1000
 EOT
 printf '0000000000000000 l     F .text\t0000000000000040 netlat_xmit_pre\n' >"$dir/netlat.syms"
 echo "kprobe __tcp_transmit_skb netlat_xmit_pre" >"$dir/hooks.txt"
@@ -100,6 +103,7 @@ expect "baseline per segment" 'gso baseline .*: 1000 kernel instructions per dat
 expect "added per segment, paired by round" 'gso packets +1030 +\+30 \[\+30\.\.\+30\] +\+3\.00% .* +0\.850$'
 expect "the budget verdict" 'gso budget: the packet level adds \+3\.00% .* budget 3\.0%: within'
 expect "where the instructions go" 'gso packets where .*: netlat\.ko \+15, kprobe \+10, trampolines/BPF JIT \+5, total \+30'
+expect "this tree against another commit's module" 'gso this tree against NETLAT_BENCH_BASE, packets: -10 per segment \[-10\.\.-10\] \(-1\.00% of the baseline\), throughput ratio 1\.000'
 expect "hits and costs per hook" 'gso packets per hook: __tcp_transmit_skb +netlat_xmit_pre +kprobe +1\.000 +15\.0 +15\.0 +30\.0'
 echo "$pass passed, $fail failed"
 ((fail == 0))

@@ -45,9 +45,11 @@
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
  * finit_module/delete_module; it is left loaded at exit. With -b PATH, each
- * round also runs the events, filtered, packets and slow modes with the
- * module at PATH (a baseline build, e.g. of main: make bench with
- * NETLAT_BENCH_BASE), so a change is measured against it in the same run.
+ * round also runs an idle transfer and the events, filtered, packets and
+ * slow modes with the module at PATH (a baseline build, e.g. of main: make
+ * bench with NETLAT_BENCH_BASE), so a change is measured against it in the
+ * same run: before this tree's modes in odd rounds, after them in even
+ * ones, each module's first transfer after its load an idle one.
  *
  * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
  *                         [-b baseline.ko] [-t tx|rx] [-i]
@@ -884,6 +886,29 @@ static void run_into(const struct workload *w, double secs,
 		a->rx_types[j] += r.rx_types[j];
 }
 
+/*
+ * Round @i of the baseline module (-b): loaded, an idle transfer (the
+ * first after a load, as this tree's "idle" is), its modes; then this
+ * tree's module is loaded again.
+ */
+static void base_round(const char *label, double secs, struct mode_acc *base,
+		       unsigned int i)
+{
+	const char *mine = ko_path;
+	unsigned int m;
+
+	module_reload(base_path);
+	insn_base = true;
+	run_plain(&tcp_send, secs, "idle");
+	for (m = 0; m < NR_BASE_MODES; m++)
+		run_into(&tcp_send, secs, base_modes[m], &base[m], i);
+	insn_base = false;
+	module_reload(mine);
+	printf("bench: tcp %s run %u: baseline module: probes %.1f Mbit/s, filtered out %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
+	       label, i + 1, base[0].bps[i] * 8e-6, base[1].bps[i] * 8e-6,
+	       base[2].bps[i] * 8e-6, base[3].bps[i] * 8e-6);
+}
+
 /* k alternating runs of the eight modes; medians, ratios, losses. */
 static void series(const char *label, unsigned int k, double secs)
 {
@@ -908,6 +933,9 @@ static void series(const char *label, unsigned int k, double secs)
 		insn_round = i + 1;
 		module_set(false);
 		un[i] = run_plain(&tcp_send, secs, "unloaded");
+		/* the baseline module first in odd rounds, last in even ones */
+		if (base_path && (i % 2))
+			base_round(label, secs, base, i);
 		module_set(true);
 		idle[i] = run_plain(&tcp_send, secs, "idle");
 		run_probes(&tcp_send, secs, PROBES_READ, &r);
@@ -953,22 +981,8 @@ static void series(const char *label, unsigned int k, double secs)
 		       (unsigned long long)rf.records, fl[i] * 8e-6,
 		       pk[i] * 8e-6, per_seg(rp.records, rp.segs), sl[i] * 8e-6,
 		       per_seg(rs.records, rs.segs), ko[i] * 8e-6);
-		if (base_path) {
-			const char *mine = ko_path;
-			unsigned int m;
-
-			module_reload(base_path);
-			insn_base = true;
-			for (m = 0; m < NR_BASE_MODES; m++)
-				run_into(&tcp_send, secs, base_modes[m],
-					 &base[m], i);
-			insn_base = false;
-			module_reload(mine);
-			printf("bench: tcp %s run %u: baseline module: probes %.1f Mbit/s, filtered out %.1f Mbit/s, packets %.1f Mbit/s, slow %.1f Mbit/s\n",
-			       label, i + 1, base[0].bps[i] * 8e-6,
-			       base[1].bps[i] * 8e-6, base[2].bps[i] * 8e-6,
-			       base[3].bps[i] * 8e-6);
-		}
+		if (base_path && !(i % 2))
+			base_round(label, secs, base, i);
 		if (bt_available() &&
 		    run_bpftrace(&tcp_send, bt_script, secs, &bt[nbt],
 				 &bt_segs, &hits)) {

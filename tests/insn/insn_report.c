@@ -663,8 +663,8 @@ static double budget = 3.0, hooks_budget = 1.5;
 
 static const char *const mode_order[] = {
 	"unloaded", "idle", "events", "filtered", "flight", "packets", "slow",
-	"keptout", "bpftrace", "base-events", "base-filtered", "base-packets",
-	"base-slow",
+	"keptout", "bpftrace", "base-idle", "base-events", "base-filtered",
+	"base-packets", "base-slow",
 };
 #define NR_MODE_ORDER	(sizeof(mode_order) / sizeof(mode_order[0]))
 

@@ -124,6 +124,48 @@ notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 }
 NOKPROBE_SYMBOL(netlat_parse_tcp);
 
+/*
+ * The TCP header where the sending stack put it (the transport header, in
+ * the linear part as TCP builds it), behind an IPv4 or IPv6 header that
+ * says TCP: no copy of the addresses, no header copied out of fragments.
+ * Anything else (a header not set or not linear, a tunnel) is parsed
+ * the long way.
+ */
+notrace bool netlat_parse_tcp_out(const struct sk_buff *skb,
+				  struct netlat_tcp_seg *seg)
+{
+	int noff = skb_network_offset(skb), thoff;
+	const struct tcphdr *th;
+	unsigned int hlen;
+	u8 proto;
+
+	if (unlikely(!skb_transport_header_was_set(skb)))
+		return netlat_parse_tcp(skb, seg);
+	thoff = skb_transport_offset(skb);
+	if (unlikely(noff < 0 || thoff < noff ||
+		     thoff + sizeof(*th) > skb_headlen(skb)))
+		return netlat_parse_tcp(skb, seg);
+	/* a fragment (TCP without DF) goes the long way, which refuses it */
+	if (skb->protocol == htons(ETH_P_IP) &&
+	    noff + sizeof(struct iphdr) <= thoff &&
+	    !(ip_hdr(skb)->frag_off & htons(IP_MF | IP_OFFSET)))
+		proto = ip_hdr(skb)->protocol;
+	else if (skb->protocol == htons(ETH_P_IPV6) &&
+		 noff + sizeof(struct ipv6hdr) <= thoff)
+		proto = ipv6_hdr(skb)->nexthdr;
+	else
+		return netlat_parse_tcp(skb, seg);
+	if (proto != IPPROTO_TCP)
+		return netlat_parse_tcp(skb, seg);
+	th = tcp_hdr(skb);
+	hlen = thoff + th->doff * 4;
+	seg->seq = ntohl(th->seq);
+	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
+	seg->tcp_flags = tcp_flag_byte(th);
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_parse_tcp_out);
+
 notrace bool netlat_parse_udp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {

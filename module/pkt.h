@@ -45,6 +45,14 @@ struct netlat_tcp_seg {
  */
 bool netlat_parse_tcp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
 
+/*
+ * Only @seg's seq, payload and tcp_flags (not its flow) of an outgoing
+ * segment of a TCP socket, whose stack set its headers: what the packet
+ * level needs at the qdisc, driver and device points, where the socket is
+ * known. False as netlat_parse_tcp().
+ */
+bool netlat_parse_tcp_out(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
+
 /* The same for UDP: ports, and the datagram's payload in @seg->payload. */
 bool netlat_parse_udp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
 

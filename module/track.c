@@ -501,7 +501,7 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 	struct netlat_tcp_seg seg;
 	unsigned long flags;
 
-	if (!f || !netlat_parse_tcp(skb, &seg))
+	if (!f || !netlat_parse_tcp_out(skb, &seg))
 		return;
 	if (netlat_track_no_start(f, &seg))
 		return;
@@ -523,7 +523,7 @@ notrace bool netlat_track_starts(const struct sock *sk,
 	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_tcp_seg seg;
 
-	if (!f || !netlat_parse_tcp(skb, &seg) ||
+	if (!f || !netlat_parse_tcp_out(skb, &seg) ||
 	    netlat_track_no_start(f, &seg))
 		return false;
 	*seq = seg.seq;

@@ -506,38 +506,64 @@ void netlat_fill_stream_hdr(struct netlat_rec_stream *s,
 /*
  * Copy whole records of one ring to @buf. Returns bytes copied or -EFAULT
  * when nothing could be copied.
+ *
+ * The records are checked one by one and copied in one copy_to_user()
+ * (the data is mapped twice, so [cons, end) is contiguous): under
+ * hardened usercopy each copy from the vmalloc'd ring looks its area up.
+ * On a fault they are copied one by one, so that only whole records count.
  */
 static ssize_t netlat_drain_ring(struct netlat_rings *rs, struct netlat_ring *r,
 				 char __user *buf, size_t room)
 {
 	u64 prod = smp_load_acquire(&r->prod->prod);
 	u64 cons = READ_ONCE(r->cons->cons);
-	u64 start = cons;
+	u64 start = cons, end;
 	size_t copied = 0;
-	bool fault = false;
+	bool fault = false, resync = false;
 
 	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN)) {
 		/* A consumer index from userspace we cannot use: start over. */
 		r->resyncs++;
 		cons = prod;
 	}
-	while (cons != prod) {
-		const struct netlat_rec_hdr *h = r->data + (cons & rs->mask);
+	for (end = cons; end != prod;) {
+		const struct netlat_rec_hdr *h = r->data + (end & rs->mask);
 		u32 size = READ_ONCE(h->size);
 
-		if (!netlat_rec_valid(h, size, prod - cons)) {
-			r->resyncs++;
-			cons = prod;
+		if (!netlat_rec_valid(h, size, prod - end)) {
+			resync = true;
 			break;
 		}
-		if (size > room - copied)
+		if (size > room - (end - cons))
 			break;
-		if (copy_to_user(buf + copied, h, size)) {
-			fault = true;
-			break;
+		end += size;
+	}
+	if (end != cons &&
+	    copy_to_user(buf, r->data + (cons & rs->mask), end - cons)) {
+		while (cons != end) {
+			const struct netlat_rec_hdr *h = r->data + (cons & rs->mask);
+			u32 size = READ_ONCE(h->size);
+
+			/*
+			 * Checked again: a consumer index written through the
+			 * mmap may have let the producer reuse these bytes.
+			 */
+			if (!netlat_rec_valid(h, size, end - cons) ||
+			    copy_to_user(buf + copied, h, size)) {
+				fault = true;
+				break;
+			}
+			copied += size;
+			cons += size;
 		}
-		copied += size;
-		cons += size;
+	} else {
+		copied = end - cons;
+		cons = end;
+	}
+	/* what followed the invalid record is skipped, as ever */
+	if (resync && !fault) {
+		r->resyncs++;
+		cons = prod;
 	}
 	/* The producer may reuse the bytes once it sees this. */
 	if (cons != start)

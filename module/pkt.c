@@ -13,6 +13,8 @@
 #include <linux/siphash.h>
 #include <linux/random.h>
 #include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/lockdep.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/ipv6.h>
@@ -26,9 +28,43 @@ notrace u64 netlat_skb_id(const struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(netlat_skb_id);
 
+/*
+ * The last two sockets hashed on a CPU, per interrupt context level (task,
+ * softirq, hardirq, NMI): a level never interrupts itself and handlers run
+ * with preemption off, so one context at a time reads and writes a level's
+ * entries. The hash is a function of the pointer alone, so an entry is
+ * never stale. Records come in runs of one or two sockets (a connection's
+ * two ends); a hit saves a SipHash.
+ */
+struct netlat_sk_ids_level {
+	const struct sock *sk[2];
+	u64 id[2];
+};
+
+struct netlat_sk_ids {
+	struct netlat_sk_ids_level level[4];
+};
+static DEFINE_PER_CPU(struct netlat_sk_ids, netlat_sk_ids);
+
 notrace u64 netlat_sk_id(const struct sock *sk)
 {
-	return siphash_1u64((u64)(unsigned long)sk, &netlat_sk_key);
+	struct netlat_sk_ids_level *c;
+	u64 id;
+
+	lockdep_assert_preemption_disabled();
+	if (unlikely(!sk))
+		return siphash_1u64(0, &netlat_sk_key);
+	c = &this_cpu_ptr(&netlat_sk_ids)->level[interrupt_context_level()];
+	if (c->sk[0] == sk)
+		return c->id[0];
+	if (c->sk[1] == sk)
+		return c->id[1];
+	id = siphash_1u64((u64)(unsigned long)sk, &netlat_sk_key);
+	c->sk[1] = c->sk[0];
+	c->id[1] = c->id[0];
+	c->sk[0] = sk;
+	c->id[0] = id;
+	return id;
 }
 NOKPROBE_SYMBOL(netlat_sk_id);
 

@@ -165,20 +165,21 @@ check_kernel() {
 	echo "=== kernel $k: pass=$p fail=$f skip=$s time=$((SECONDS - t0))s"
 }
 
-# Host-side unit tests of the reader and libnetlat (no VM): their own
-# "N passed, N failed" line joins the totals.
-check_host_tools() {
-	local out p f
+# host_suite <title> <command>...: a host-side test suite (no VM) that
+# prints TAP-like "ok"/"not ok" lines and one "N passed, N failed" line;
+# its lines are shown, its summary joins the totals.
+host_suite() {
+	local title=$1 out p f
+	shift
 	echo
-	echo "=== host: tools unit tests ==="
-	if ! out=$(make -s -C "$REPO/tools" test 2>&1); then
-		printf '%s\n' "$out"
-	fi
-	printf '%s\n' "$out" | grep -E '^(not )?ok ' || true
+	echo "=== host: $title ==="
+	out=$("$@" 2>&1) || true
+	printf '%s\n' "$out" | grep -E '^(not )?ok ' || printf '%s\n' "$out"
+	# no summary: read fails, which set -e must not take for the end
 	read -r p f < <(printf '%s\n' "$out" |
-		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1)
+		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1) || true
 	if [[ -z ${p:-} ]]; then
-		echo "not ok - tools unit tests printed no summary"
+		echo "not ok - $title printed no summary"
 		count 0 1 0
 		return
 	fi
@@ -186,29 +187,15 @@ check_host_tools() {
 	count "$p" "$f" 0
 }
 
-# make bench's instruction counting, host side (tests/insn/test.sh): the
-# plugin builds and loads into qemu, the report's figures from a fixture.
-check_insn_tools() {
-	local out p f
-	echo
-	echo "=== host: instruction-count tools ==="
-	out=$(bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test" 2>&1) || true
-	printf '%s\n' "$out" | grep -vE '^[0-9]+ passed' || true
-	read -r p f < <(printf '%s\n' "$out" |
-		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1)
-	if [[ -z ${p:-} ]]; then
-		echo "not ok - instruction-count tools test printed no summary"
-		count 0 1 0
-		return
-	fi
-	count "$p" "$f" 0
-}
-
 main() {
 	setup_host
 	build_userspace
-	check_host_tools
-	check_insn_tools
+	# the reader and libnetlat
+	host_suite "tools unit tests" make -s -C "$REPO/tools" test
+	# make bench's instruction counting: the plugin builds and loads into
+	# qemu, the report's figures from a fixture
+	host_suite "instruction-count tools" \
+		bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test"
 	[[ ${USER_BINS[*]} == *_test* ]] || die "no selftest binary built"
 	local k
 	for k in "${KVERS[@]}"; do

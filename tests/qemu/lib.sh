@@ -624,7 +624,13 @@ run_vm() {
 		-append "$append netlat_job=$job ${NETLAT_APPEND:-}" \
 		${VM_QEMU_ARGS[@]+"${VM_QEMU_ARGS[@]}"} \
 		</dev/null 2>&1 | console_filter |
-		if [[ -n $show ]]; then tee "$out"; else cat >"$out"; fi
+		if [[ -n $show ]]; then
+			# what the host reads back (the bench's symbols and
+			# instruction windows) stays in the log, off the screen
+			tee "$out" | grep --line-buffered -v '^NETLAT-\(KSYM\|INSN\)'
+		else
+			cat >"$out"
+		fi
 	rc=${PIPESTATUS[0]}
 	set -e
 	if ((rc == 124)); then

@@ -136,13 +136,26 @@ static notrace bool netlat_parse_ip(const struct sk_buff *skb, u8 proto,
 }
 NOKPROBE_SYMBOL(netlat_parse_ip);
 
+/* @seg's seq, payload and flags from TCP header @th at offset @thoff. */
+static __always_inline void netlat_seg_from_th(const struct sk_buff *skb,
+					       const struct tcphdr *th,
+					       int thoff,
+					       struct netlat_tcp_seg *seg)
+{
+	int hlen = thoff + th->doff * 4;
+
+	seg->seq = ntohl(th->seq);
+	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
+	seg->tcp_flags = tcp_flag_byte(th);
+}
+
 notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {
 	struct netlat_tcp_flow *f = &seg->flow;
 	const struct tcphdr *th;
 	struct tcphdr _th;
-	int thoff, hlen;
+	int thoff;
 
 	memset(seg, 0, sizeof(*seg));
 	if (!netlat_parse_ip(skb, IPPROTO_TCP, f, &thoff))
@@ -150,12 +163,9 @@ notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
 	if (!th)
 		return false;
-	hlen = thoff + th->doff * 4;
 	f->sport = ntohs(th->source);
 	f->dport = ntohs(th->dest);
-	seg->seq = ntohl(th->seq);
-	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
-	seg->tcp_flags = tcp_flag_byte(th);
+	netlat_seg_from_th(skb, th, thoff, seg);
 	return true;
 }
 NOKPROBE_SYMBOL(netlat_parse_tcp);
@@ -171,34 +181,30 @@ notrace bool netlat_parse_tcp_out(const struct sk_buff *skb,
 				  struct netlat_tcp_seg *seg)
 {
 	int noff = skb_network_offset(skb), thoff;
-	const struct tcphdr *th;
-	unsigned int hlen;
-	u8 proto;
 
 	if (unlikely(!skb_transport_header_was_set(skb)))
-		return netlat_parse_tcp(skb, seg);
+		goto slow;
 	thoff = skb_transport_offset(skb);
 	if (unlikely(noff < 0 || thoff < noff ||
-		     thoff + sizeof(*th) > skb_headlen(skb)))
-		return netlat_parse_tcp(skb, seg);
-	/* a fragment (TCP without DF) goes the long way, which refuses it */
+		     thoff + sizeof(struct tcphdr) > skb_headlen(skb)))
+		goto slow;
 	if (skb->protocol == htons(ETH_P_IP) &&
-	    noff + sizeof(struct iphdr) <= thoff &&
-	    !(ip_hdr(skb)->frag_off & htons(IP_MF | IP_OFFSET)))
-		proto = ip_hdr(skb)->protocol;
-	else if (skb->protocol == htons(ETH_P_IPV6) &&
-		 noff + sizeof(struct ipv6hdr) <= thoff)
-		proto = ipv6_hdr(skb)->nexthdr;
-	else
-		return netlat_parse_tcp(skb, seg);
-	if (proto != IPPROTO_TCP)
-		return netlat_parse_tcp(skb, seg);
-	th = tcp_hdr(skb);
-	hlen = thoff + th->doff * 4;
-	seg->seq = ntohl(th->seq);
-	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
-	seg->tcp_flags = tcp_flag_byte(th);
+	    noff + sizeof(struct iphdr) <= thoff) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		/* a fragment (TCP without DF): the long way refuses it */
+		if (iph->protocol != IPPROTO_TCP ||
+		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
+			goto slow;
+	} else if (!(skb->protocol == htons(ETH_P_IPV6) &&
+		     noff + sizeof(struct ipv6hdr) <= thoff &&
+		     ipv6_hdr(skb)->nexthdr == IPPROTO_TCP)) {
+		goto slow;
+	}
+	netlat_seg_from_th(skb, tcp_hdr(skb), thoff, seg);
 	return true;
+slow:
+	return netlat_parse_tcp(skb, seg);
 }
 NOKPROBE_SYMBOL(netlat_parse_tcp_out);
 

@@ -24,6 +24,7 @@
 #include "hist.h"
 #include "track.h"
 #include "rxtrack.h"
+#include "sktbl.h"
 #include "uarg.h"
 #include "compat.h"
 
@@ -327,12 +328,12 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.max_record = NETLAT_REC_MAX_SIZE;
 	info.mode = netlat_mode;
 	info.level = READ_ONCE(netlat_track_level);
-	info.pkt_flows = netlat_track_max_flows();
+	netlat_track_capacity(&info.pkt_flows, &info.pkt_pkts);
 	info.slow_ns = netlat_track_slow_ns();
 	info.pkt_mem_bytes = netlat_track_mem_bytes();
-	info.rx_flows = netlat_rxtrack_max_flows();
-	info.rx_pkts = netlat_rxtrack_max_pkts();
+	netlat_rxtrack_capacity(&info.rx_flows, &info.rx_pkts);
 	info.rx_mem_bytes = netlat_rxtrack_mem_bytes();
+	info.table_bytes = READ_ONCE(netlat_table_bytes);
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -405,11 +406,12 @@ static long netlat_ioc_set_config(void __user *uarg)
 {
 	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
 			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
-			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS;
+			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
+			  NETLAT_CONFIG_TABLE_BYTES;
 	struct netlat_config cfg;
 	bool new_mode;
 	u32 usize, mode;
-	u64 bytes;
+	u64 bytes, table_bytes;
 	int err;
 
 	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
@@ -434,10 +436,17 @@ static long netlat_ioc_set_config(void __user *uarg)
 	if ((cfg.flags & NETLAT_CONFIG_FLUSH_MS) &&
 	    cfg.flush_ms > NETLAT_FLUSH_MS_MAX)
 		return -EINVAL;
+	/* a caller too old to have the field cannot mean it */
+	if ((cfg.flags & NETLAT_CONFIG_TABLE_BYTES) &&
+	    (usize < offsetofend(struct netlat_config, table_bytes) ||
+	     cfg.table_bytes < NETLAT_TABLE_BYTES_MIN ||
+	     cfg.table_bytes > NETLAT_TABLE_BYTES_MAX))
+		return -EINVAL;
 
 	if (mutex_lock_interruptible(&netlat_lock))
 		return -ERESTARTSYS;
 	bytes = netlat_rings_locked()->bytes;
+	table_bytes = READ_ONCE(netlat_table_bytes);
 	if (cfg.flags & NETLAT_CONFIG_RING_BYTES)
 		bytes = cfg.ring_bytes;
 	err = -EINVAL;
@@ -472,13 +481,20 @@ static long netlat_ioc_set_config(void __user *uarg)
 		WRITE_ONCE(netlat_watermark, cfg.watermark);
 	if (cfg.flags & NETLAT_CONFIG_FLUSH_MS)
 		WRITE_ONCE(netlat_flush_ms, cfg.flush_ms);
-	if (cfg.flags & (NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS))
+	if (cfg.flags & NETLAT_CONFIG_TABLE_BYTES)
+		table_bytes = cfg.table_bytes;
+	if (cfg.flags & (NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
+			 NETLAT_CONFIG_TABLE_BYTES))
 		err = netlat_track_set(cfg.flags & NETLAT_CONFIG_LEVEL ?
 				       cfg.level : READ_ONCE(netlat_track_level),
 				       cfg.flags & NETLAT_CONFIG_SLOW_NS ?
-				       cfg.slow_ns : netlat_track_slow_ns());
+				       cfg.slow_ns : netlat_track_slow_ns(),
+				       table_bytes);
 	if (!err)
-		netlat_rxtrack_set_level(READ_ONCE(netlat_track_level));
+		err = netlat_rxtrack_set(READ_ONCE(netlat_track_level),
+					 table_bytes);
+	if (!err)
+		WRITE_ONCE(netlat_table_bytes, table_bytes);
 	/* hooks that only one level needs are armed for the new one */
 	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
 		netlat_probes_set_level(cfg.level);

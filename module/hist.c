@@ -133,5 +133,9 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	h.rx_flows_full = counter[NETLAT_HC_RX_FLOWS_FULL];
 	h.rx_flows = rx_flows;
 	h.rx_wait_untracked = counter[NETLAT_HC_RX_WAIT_UNTRACKED];
+	h.no_mem = counter[NETLAT_HC_NO_MEM];
+	h.evicted = counter[NETLAT_HC_EVICTED];
+	h.rx_no_mem = counter[NETLAT_HC_RX_NO_MEM];
+	h.rx_evicted = counter[NETLAT_HC_RX_EVICTED];
 	return netlat_copy_out(uarg, &h, sizeof(h), usize);
 }

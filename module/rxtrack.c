@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receive table (see rxtrack.h). Bounded: NETLAT_RXT_FLOWS sockets at
- * once, each with a FIFO of NETLAT_RXT_PKTS packets in arrival order. A
- * socket that finds no free slot, or a packet that finds its socket's
- * FIFO full, is not followed and is counted (rx_untracked,
- * rx_flows_full); the data path never waits for the table. Nothing is
- * written into kernel structures and no socket or skb is dereferenced
- * from the table: their addresses are only keys. A socket's slot is
- * freed when it is destroyed (tcp:tcp_destroy_sock, udp_destroy_sock,
- * udpv6_destroy_sock), at a level change, and when the group goes off.
+ * The receive table (see rxtrack.h), on the socket table core (sktbl.h):
+ * each socket receiving has an entry, each packet a slot until it ends,
+ * in arrival order; both from the table's share of the budget. A socket
+ * that finds no entry, or a packet that finds no slot (NETLAT_RXT_PKTS
+ * queued, or the pool empty), is not followed and is counted
+ * (rx_untracked, rx_flows_full, rx_no_mem); the data path never waits for
+ * the table. Nothing is written into kernel structures and no socket or
+ * skb is dereferenced from the table: their addresses are only keys. A
+ * socket's entry is freed when it is destroyed (tcp:tcp_destroy_sock,
+ * udp_destroy_sock, udpv6_destroy_sock), at a level or budget change and
+ * when the group goes off; an idle one may go to a new socket (evicted).
  * The rules are asked once per socket (and again after they change): a
- * socket they keep out keeps its slot so that its hooks stop there, and
+ * socket they keep out keeps its entry so that its hooks stop there, and
  * its packets count as filtered, not followed.
  *
  * A packet ends: TCP, when copied_seq passes its last byte (the copy of
@@ -23,7 +25,7 @@
  * backlog full, out-of-order memory, filters), so each CPU keeps a hint
  * of the last arrival it saw and a drop of that skb ends that packet.
  *
- * Concurrency: one raw spinlock per slot, taken with interrupts off for a
+ * Concurrency: the entry's raw spinlock, taken with interrupts off for a
  * bounded scan; records are written outside it. The table is replaced
  * only under netlat_rxtrack_mutex and freed after a grace period
  * (handlers run non-preemptible: RCU-sched).
@@ -46,11 +48,9 @@
 #include "probes.h"
 #include "pkt.h"
 #include "track.h"
+#include "sktbl.h"
 
-#define NETLAT_RXT_FLOW_BITS	7
-#define NETLAT_RXT_FLOWS	(1U << NETLAT_RXT_FLOW_BITS)
-#define NETLAT_RXT_PROBE	8	/* slots looked at from the hash */
-#define NETLAT_RXT_PKTS		256	/* power of two */
+#define NETLAT_RXT_PKTS		4096	/* queued per socket */
 #define NETLAT_RXT_QUEUE_SCAN	32	/* newest packets a queue event looks at */
 #define NETLAT_RXT_BATCH	4	/* packets ended per lock hold */
 
@@ -70,23 +70,20 @@ struct netlat_rxt_pkt {
 };
 
 /*
- * A slot's filter verdict: netlat_filter_gen in the upper half (stale once
- * the rules change; 0 is no generation), this bit in the lower.
+ * An entry's filter verdict: netlat_filter_gen in the upper half (stale
+ * once the rules change; 0 is no generation), this bit in the lower.
  */
-#define NETLAT_RXT_OUT		(1U << 0)	/* kept out: not followed */
+#define NETLAT_RXT_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
 
+/* A socket's entry: the core's alone (its packets in the core's FIFO). */
 struct netlat_rxt_flow {
-	raw_spinlock_t lock;
-	const struct sock *sk;		/* NULL: free; set by cmpxchg */
-	u64 verdict;			/* NETLAT_RXT_OUT, of @sk */
-	u32 head, tail;			/* FIFO of pkt[], free-running */
-	struct netlat_rxt_pkt pkt[NETLAT_RXT_PKTS];
+	struct netlat_skt_ent e;
 };
 
 /* The last arrival this CPU saw: what a drop right after it ends. */
 struct netlat_rxt_hint {
 	unsigned long skb;
-	const struct netlat_rxt_flow *tbl;
+	const struct netlat_skt *tbl;
 	const struct sock *sk;
 	u32 flow;
 	u32 idx;
@@ -103,11 +100,12 @@ struct netlat_rxt_end {
 static const struct netlat_rxt_wake netlat_rxt_no_wake;
 
 u32 netlat_rxtrack_level;
-static struct netlat_rxt_flow __rcu *netlat_rxt_tbl;	/* RCU-sched */
+static u64 netlat_rxt_bytes;		/* the budget of the table in force */
+static struct netlat_skt __rcu *netlat_rxt_tbl;	/* RCU-sched */
 static DEFINE_MUTEX(netlat_rxtrack_mutex);
 static DEFINE_PER_CPU(struct netlat_rxt_hint, netlat_rxt_hint);
 
-static notrace struct netlat_rxt_flow *netlat_rxt_tbl_get(void)
+static notrace struct netlat_skt *netlat_rxt_tbl_get(void)
 {
 	return rcu_dereference_sched(netlat_rxt_tbl);
 }
@@ -138,121 +136,42 @@ static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
 }
 NOKPROBE_SYMBOL(netlat_rxt_verdict);
 
-/*
- * @f (claimed for @sk) under the rules of @gen; a socket the rules now
- * keep out has its packets dropped from the table. Returns the verdict.
- */
-static notrace u64 netlat_rxt_refresh(struct netlat_rxt_flow *f,
-				      const struct sock *sk, u32 gen)
-{
-	u64 v = netlat_rxt_verdict(sk, gen);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&f->lock, flags);
-	if (f->sk == sk) {
-		if (v & NETLAT_RXT_OUT)
-			f->head = f->tail;
-		WRITE_ONCE(f->verdict, v);
-	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
-	return v;
-}
-NOKPROBE_SYMBOL(netlat_rxt_refresh);
-
-/* The slot @sk holds, followed or not; NULL if none. */
-static notrace struct netlat_rxt_flow *
-netlat_rxt_slot(struct netlat_rxt_flow *tbl, const struct sock *sk)
-{
-	unsigned int h = hash_ptr(sk, NETLAT_RXT_FLOW_BITS), i;
-	struct netlat_rxt_flow *f;
-
-	for (i = 0; i < NETLAT_RXT_PROBE; i++) {
-		f = &tbl[(h + i) & (NETLAT_RXT_FLOWS - 1)];
-		if (READ_ONCE(f->sk) == sk)
-			return f;
-	}
-	return NULL;
-}
-NOKPROBE_SYMBOL(netlat_rxt_slot);
+static const struct netlat_skt_type netlat_rxt_type = {
+	.ent_size = sizeof(struct netlat_rxt_flow),
+	.max_pkts = NETLAT_RXT_PKTS,
+	.verdict = netlat_rxt_verdict,
+	.no_entry = NETLAT_HC_RX_FLOWS_FULL,
+	.evicted = NETLAT_HC_RX_EVICTED,
+};
 
 /*
- * The slot of @sk if the table follows it, taking a free one if @create;
- * NULL if none. A socket the filters keep out keeps its slot (its hooks
- * stop here) but is not returned: *@out says so, if asked.
+ * The entry of @sk if the table follows it, claiming one if @create;
+ * NULL if none. *@out, if asked: the filters keep @sk out.
  */
-static notrace struct netlat_rxt_flow *
-netlat_rxt_find_out(const struct sock *sk, bool create, bool *out)
+static notrace struct netlat_skt_ent *
+netlat_rxt_find_out(struct netlat_skt *t, const struct sock *sk, bool create,
+		    bool *out)
 {
-	struct netlat_rxt_flow *tbl = netlat_rxt_tbl_get(), *f;
-	u32 gen = netlat_filter_gen_get();
-	unsigned int h, i;
-	u64 v;
-
-	if (unlikely(!tbl))
-		return NULL;
-	f = netlat_rxt_slot(tbl, sk);
-	if (f) {
-		v = READ_ONCE(f->verdict);
-		if (unlikely(v >> 32 != gen))
-			v = netlat_rxt_refresh(f, sk, gen);
-		goto verdict;
-	}
-	if (!create)
-		return NULL;
-	h = hash_ptr(sk, NETLAT_RXT_FLOW_BITS);
-	for (i = 0; i < NETLAT_RXT_PROBE; i++) {
-		f = &tbl[(h + i) & (NETLAT_RXT_FLOWS - 1)];
-		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
-			v = netlat_rxt_refresh(f, sk, gen);
-			goto verdict;
-		}
-	}
-	/* one that would not be followed anyway is not missed */
-	v = netlat_rxt_verdict(sk, gen);
-	if (!(v & NETLAT_RXT_OUT))
-		netlat_hist_count(NETLAT_HC_RX_FLOWS_FULL, 1);
-	f = NULL;
-verdict:
-	if (v & NETLAT_RXT_OUT) {
-		if (out)
-			*out = true;
-		return NULL;
-	}
-	return f;
+	return t ? netlat_skt_find(t, sk, create, out) : NULL;
 }
 NOKPROBE_SYMBOL(netlat_rxt_find_out);
 
-static notrace struct netlat_rxt_flow *netlat_rxt_find(const struct sock *sk,
-						       bool create)
+/* The packet at cursor @c. */
+static notrace struct netlat_rxt_pkt *
+netlat_rxt_at(struct netlat_skt *t, const struct netlat_skt_cur *c)
 {
-	return netlat_rxt_find_out(sk, create, NULL);
-}
-NOKPROBE_SYMBOL(netlat_rxt_find);
-
-/* Lock @f if it still belongs to @sk (it may have been freed meanwhile). */
-static notrace bool netlat_rxt_lock(struct netlat_rxt_flow *f,
-				    const struct sock *sk, unsigned long *flags)
-{
-	raw_spin_lock_irqsave(&f->lock, *flags);
-	if (likely(f->sk == sk))
-		return true;
-	raw_spin_unlock_irqrestore(&f->lock, *flags);
-	return false;
-}
-NOKPROBE_SYMBOL(netlat_rxt_lock);
-
-static notrace struct netlat_rxt_pkt *netlat_rxt_at(struct netlat_rxt_flow *f,
-						    u32 i)
-{
-	return &f->pkt[i & (NETLAT_RXT_PKTS - 1)];
+	return netlat_skt_slot(t, c);
 }
 NOKPROBE_SYMBOL(netlat_rxt_at);
 
-/* Moves the FIFO's head past the packets that ended. Slot locked. */
-static notrace void netlat_rxt_trim(struct netlat_rxt_flow *f)
+/* Moves the FIFO's head past the packets that ended. Entry locked. */
+static notrace void netlat_rxt_trim(struct netlat_skt *t,
+				    struct netlat_skt_ent *f)
 {
-	while (f->head != f->tail && netlat_rxt_at(f, f->head)->done)
-		f->head++;
+	struct netlat_skt_cur c;
+
+	while (netlat_skt_first(f, &c) && netlat_rxt_at(t, &c)->done)
+		netlat_skt_pop(t, f);
 }
 NOKPROBE_SYMBOL(netlat_rxt_trim);
 
@@ -261,30 +180,33 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 				   const struct sk_buff *skb, u8 proto,
 				   u32 seq, u32 len, u64 netif_ns)
 {
+	struct netlat_skt *t = netlat_rxt_tbl_get();
 	struct netlat_rxt_hint *hint;
-	struct netlat_rxt_flow *f;
+	struct netlat_skt_ent *f;
 	struct netlat_rxt_pkt *p;
+	enum netlat_skt_full why;
 	unsigned long flags;
 	bool out = false;
 
-	f = netlat_rxt_find_out(sk, true, &out);
+	f = netlat_rxt_find_out(t, sk, true, &out);
 	if (out) {
 		/* kept out by the filters: its record counts as filtered */
 		netlat_filter_kept_out();
 		return;
 	}
-	if (!f || !netlat_rxt_lock(f, sk, &flags)) {
+	if (!f || !netlat_skt_lock(f, sk, &flags)) {
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
 		return;
 	}
-	netlat_rxt_trim(f);
-	if (f->tail - f->head >= NETLAT_RXT_PKTS) {
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_rxt_trim(t, f);
+	p = netlat_skt_push(t, f, &why);
+	if (!p) {
+		netlat_skt_unlock(f, flags);
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
+		if (why == NETLAT_SKT_FULL_MEM)
+			netlat_hist_count(NETLAT_HC_RX_NO_MEM, 1);
 		return;
 	}
-	p = netlat_rxt_at(f, f->tail);
-	memset(p, 0, sizeof(*p));
 	p->skb = (unsigned long)skb;
 	p->seq = seq;
 	p->len = len;
@@ -295,13 +217,13 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	p->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	hint = this_cpu_ptr(&netlat_rxt_hint);
 	hint->skb = (unsigned long)skb;
-	hint->tbl = netlat_rxt_tbl_get();
+	hint->tbl = t;
 	hint->sk = sk;
-	hint->flow = f - hint->tbl;
-	hint->idx = f->tail++;
+	hint->flow = netlat_skt_index(t, f);
+	hint->idx = f->tail - 1;
 	hint->seq = seq;
 	hint->proto = proto;
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_skt_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
 
@@ -310,16 +232,20 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 				  const struct sk_buff *skb, u8 proto,
 				  u32 seq, u8 where)
 {
-	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
+	struct netlat_skt *t = netlat_rxt_tbl_get();
+	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
+	struct netlat_skt_cur c;
 	unsigned long flags;
-	u32 i, n;
+	bool more;
+	u32 n;
 
-	if (!f || !netlat_rxt_lock(f, sk, &flags))
+	if (!f || !netlat_skt_lock(f, sk, &flags))
 		return;
 	/* queueing follows the arrival closely: the newest packets */
-	for (i = f->tail, n = 0; i != f->head && n < NETLAT_RXT_QUEUE_SCAN;
-	     i--, n++) {
-		struct netlat_rxt_pkt *p = netlat_rxt_at(f, i - 1);
+	for (more = netlat_skt_last(f, &c), n = 0;
+	     more && n < NETLAT_RXT_QUEUE_SCAN;
+	     more = netlat_skt_prev(t, f, &c), n++) {
+		struct netlat_rxt_pkt *p = netlat_rxt_at(t, &c);
 
 		if (p->done || (proto == NETLAT_RX_UDP ?
 				p->skb != (unsigned long)skb : p->seq != seq))
@@ -345,7 +271,7 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 		}
 		break;
 	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_skt_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
@@ -477,23 +403,27 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 				    u32 bytes, bool peek,
 				    const struct netlat_rxt_wake *wk)
 {
-	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
+	struct netlat_skt *t = netlat_rxt_tbl_get();
+	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
 	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
 	u64 now = ktime_get_mono_fast_ns(), oldest = 0;
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
+	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n;
-	u32 i;
+	bool more;
 
 	if (!f)
 		return 0;
 	do {
-		if (!netlat_rxt_lock(f, sk, &flags))
+		if (!netlat_skt_lock(f, sk, &flags))
 			return oldest;
 		n = 0;
-		for (i = f->head; i != f->tail && n < NETLAT_RXT_BATCH; i++) {
-			struct netlat_rxt_pkt *p = netlat_rxt_at(f, i);
+		for (more = netlat_skt_first(f, &c);
+		     more && n < NETLAT_RXT_BATCH;
+		     more = netlat_skt_next(t, f, &c)) {
+			struct netlat_rxt_pkt *p = netlat_rxt_at(t, &c);
 			u32 end = p->seq + p->len;
 
 			if (p->done || !after(end, from) || !before(p->seq, to))
@@ -512,8 +442,8 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			done[n].p = *p;
 			done[n++].proto = NETLAT_RX_TCP;
 		}
-		netlat_rxt_trim(f);
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		netlat_rxt_trim(t, f);
+		netlat_skt_unlock(f, flags);
 		netlat_rxt_end_all(sk, done, n, now, 0, true, &wk);
 	} while (n == NETLAT_RXT_BATCH);
 	return peek ? 0 : oldest;
@@ -525,34 +455,39 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 				    const struct sk_buff *skb, bool peek,
 				    const struct netlat_rxt_wake *wk)
 {
-	struct netlat_rxt_flow *f = netlat_rxt_find(sk, false);
+	struct netlat_skt *t = netlat_rxt_tbl_get();
+	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
 	u64 now = ktime_get_mono_fast_ns(), queued = 0;
 	struct netlat_rxt_pkt *p = NULL;
+	struct netlat_skt_cur c;
 	struct netlat_rxt_end done;
 	unsigned long flags;
-	u32 i, at, lost = 0;
+	u32 lost = 0;
+	bool more;
 
-	if (!f || !netlat_rxt_lock(f, sk, &flags))
+	if (!f || !netlat_skt_lock(f, sk, &flags))
 		return 0;
-	for (at = f->head; at != f->tail; at++) {
-		p = netlat_rxt_at(f, at);
+	for (more = netlat_skt_first(f, &c); more;
+	     more = netlat_skt_next(t, f, &c)) {
+		p = netlat_rxt_at(t, &c);
 		if (!p->done && p->skb == (unsigned long)skb)
 			break;
 	}
-	if (at == f->tail) {
-		/* not followed (its FIFO was full when it came) */
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+	if (!more) {
+		/* not followed (no slot was left when it came) */
+		netlat_skt_unlock(f, flags);
 		return 0;
 	}
 	if (peek) {
 		p->flags |= NETLAT_RXP_PEEKED;
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		netlat_skt_unlock(f, flags);
 		return 0;
 	}
 	/* datagrams queued before it and never read: gone unseen (a drop
 	 * the hint missed), unless a peek may read past them */
-	for (i = f->head; i != at; i++) {
-		struct netlat_rxt_pkt *o = netlat_rxt_at(f, i);
+	for (more = netlat_skt_first(f, &c); more && netlat_rxt_at(t, &c) != p;
+	     more = netlat_skt_next(t, f, &c)) {
+		struct netlat_rxt_pkt *o = netlat_rxt_at(t, &c);
 
 		if (!o->done && !(o->flags & NETLAT_RXP_PEEKED)) {
 			o->done = true;
@@ -565,8 +500,8 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 		queued = p->queue_ns;
 	done.p = *p;
 	done.proto = NETLAT_RX_UDP;
-	netlat_rxt_trim(f);
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_rxt_trim(t, f);
+	netlat_skt_unlock(f, flags);
 	if (lost)
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, lost);
 	netlat_rxt_end_all(sk, &done, 1, now, 0, true, &wk);
@@ -582,8 +517,9 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 				 u32 reason)
 {
 	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
-	struct netlat_rxt_flow *tbl, *f;
+	struct netlat_skt_ent *f;
 	struct netlat_rxt_end done;
+	struct netlat_skt *tbl;
 	const struct sock *sk;
 	struct netlat_rxt_pkt *p;
 	unsigned long flags;
@@ -596,22 +532,21 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	tbl = netlat_rxt_tbl_get();
 	if (!tbl || tbl != hint->tbl)
 		return;
-	f = &tbl[hint->flow];
+	f = netlat_skt_ent(tbl, hint->flow);
 	sk = hint->sk;
-	if (!netlat_rxt_lock(f, sk, &flags))
+	if (!f || !netlat_skt_lock(f, sk, &flags))
 		return;
-	p = netlat_rxt_at(f, hint->idx);
 	/* still in the FIFO, the same packet, not ended meanwhile */
-	if (hint->idx - f->head < f->tail - f->head &&
-	    p->skb == (unsigned long)skb && !p->done) {
+	p = netlat_skt_at(tbl, f, hint->idx);
+	if (p && p->skb == (unsigned long)skb && !p->done) {
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
 		done.p = *p;
 		done.proto = proto;
 		found = true;
-		netlat_rxt_trim(f);
+		netlat_rxt_trim(tbl, f);
 	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_skt_unlock(f, flags);
 	if (found)
 		netlat_rxt_end_all(sk, &done, 1, ktime_get_mono_fast_ns(),
 				   reason, false, NULL);
@@ -621,23 +556,24 @@ NOKPROBE_SYMBOL(netlat_rxtrack_drop);
 /* The socket is destroyed: its packets end uncopied, its slot frees. */
 notrace void netlat_rxtrack_close(const struct sock *sk)
 {
-	struct netlat_rxt_flow *tbl = netlat_rxt_tbl_get();
-	struct netlat_rxt_flow *f = tbl ? netlat_rxt_slot(tbl, sk) : NULL;
+	struct netlat_skt *tbl = netlat_rxt_tbl_get();
+	struct netlat_skt_ent *f = tbl ? netlat_skt_lookup(tbl, sk) : NULL;
 	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
 						    NETLAT_RX_UDP;
 	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
 	u64 now = ktime_get_mono_fast_ns();
+	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n;
 
 	if (!f)
 		return;
 	for (;;) {
-		if (!netlat_rxt_lock(f, sk, &flags))
+		if (!netlat_skt_lock(f, sk, &flags))
 			return;
-		for (n = 0; f->head != f->tail && n < NETLAT_RXT_BATCH;
-		     f->head++) {
-			struct netlat_rxt_pkt *p = netlat_rxt_at(f, f->head);
+		for (n = 0; netlat_skt_first(f, &c) && n < NETLAT_RXT_BATCH;
+		     netlat_skt_pop(tbl, f)) {
+			struct netlat_rxt_pkt *p = netlat_rxt_at(tbl, &c);
 
 			if (p->done)
 				continue;
@@ -646,15 +582,13 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			done[n].p = *p;
 			done[n++].proto = proto;
 		}
-		if (f->head == f->tail && !n) {
-			/* stale (no generation is 0): the next socket asks */
-			WRITE_ONCE(f->verdict, 0);
-			/* a new socket may take the slot from now on */
-			smp_store_release(&f->sk, NULL);
-			raw_spin_unlock_irqrestore(&f->lock, flags);
+		if (!netlat_skt_len(f) && !n) {
+			/* a new socket may take the entry from now on */
+			netlat_skt_release(tbl, f);
+			netlat_skt_unlock(f, flags);
 			return;
 		}
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		netlat_skt_unlock(f, flags);
 		netlat_rxt_end_all(sk, done, n, now, 0, false, NULL);
 	}
 }
@@ -669,35 +603,37 @@ NOKPROBE_SYMBOL(netlat_rxtrack_wait_untracked);
 
 /* ---- process context ---- */
 
-static struct netlat_rxt_flow *netlat_rxt_alloc(void)
-{
-	struct netlat_rxt_flow *tbl;
-	unsigned int i;
-
-	tbl = vzalloc(array_size(NETLAT_RXT_FLOWS, sizeof(*tbl)));
-	if (!tbl)
-		return NULL;
-	for (i = 0; i < NETLAT_RXT_FLOWS; i++)
-		raw_spin_lock_init(&tbl[i].lock);
-	return tbl;
-}
-
 /*
- * Replace the table by @tbl (NULL: none). Packets in the old one are not
- * followed to their end and leave no record. Under the mutex.
+ * Replace the table by a new one of @bytes (0: none). Packets in the old
+ * one are not followed to their end and leave no record. Under the mutex.
  */
-static void netlat_rxt_replace(struct netlat_rxt_flow *tbl)
+static int netlat_rxt_replace(u64 bytes)
 {
-	struct netlat_rxt_flow *old;
+	struct netlat_skt *old, *tbl = NULL;
 
+	lockdep_assert_held(&netlat_rxtrack_mutex);
+	if (bytes) {
+		BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
+		tbl = netlat_skt_alloc(&netlat_rxt_type, bytes);
+		if (!tbl)
+			return -ENOMEM;
+	}
 	old = rcu_dereference_protected(netlat_rxt_tbl,
 					lockdep_is_held(&netlat_rxtrack_mutex));
 	rcu_assign_pointer(netlat_rxt_tbl, tbl);
+	netlat_rxt_bytes = bytes;
 	if (!old)
-		return;
+		return 0;
 	/* no handler is inside the old table once this returns */
 	synchronize_rcu();
-	vfree(old);
+	netlat_skt_free(old);
+	return 0;
+}
+
+/* The table's share of the budget. */
+static u64 netlat_rxt_share(u64 table_bytes)
+{
+	return table_bytes / 8 * 3;
 }
 
 /* The group goes on: a table to follow packets in (none if no memory). */
@@ -705,58 +641,65 @@ void netlat_rxtrack_start(void)
 {
 	mutex_lock(&netlat_rxtrack_mutex);
 	if (!rcu_access_pointer(netlat_rxt_tbl))
-		netlat_rxt_replace(netlat_rxt_alloc());
+		netlat_rxt_replace(netlat_rxt_share(READ_ONCE(netlat_table_bytes)));
 	mutex_unlock(&netlat_rxtrack_mutex);
 }
 
 void netlat_rxtrack_stop(void)
 {
 	mutex_lock(&netlat_rxtrack_mutex);
-	netlat_rxt_replace(NULL);
+	netlat_rxt_replace(0);
 	mutex_unlock(&netlat_rxtrack_mutex);
 }
 
-void netlat_rxtrack_set_level(u32 level)
+int netlat_rxtrack_set(u32 level, u64 table_bytes)
 {
+	u64 bytes = netlat_rxt_share(table_bytes);
+	int err = 0;
+
 	lockdep_assert_held(&netlat_lock);
 	mutex_lock(&netlat_rxtrack_mutex);
-	if (level != READ_ONCE(netlat_rxtrack_level)) {
-		WRITE_ONCE(netlat_rxtrack_level, level);
+	if (level != READ_ONCE(netlat_rxtrack_level) ||
+	    bytes != netlat_rxt_bytes) {
 		/* nothing followed at one level ends at the other */
 		if (rcu_access_pointer(netlat_rxt_tbl))
-			netlat_rxt_replace(netlat_rxt_alloc());
+			err = netlat_rxt_replace(bytes);
+		if (!err)
+			WRITE_ONCE(netlat_rxtrack_level, level);
 	}
 	mutex_unlock(&netlat_rxtrack_mutex);
+	return err;
 }
 
 /* Sockets followed now (a racy count, for reports). */
 u64 netlat_rxtrack_flows(void)
 {
-	struct netlat_rxt_flow *tbl;
-	unsigned int i;
+	struct netlat_skt *tbl;
 	u64 n = 0;
+	u32 i;
 
 	rcu_read_lock_sched();
 	tbl = netlat_rxt_tbl_get();
-	for (i = 0; tbl && i < NETLAT_RXT_FLOWS; i++)
-		n += !!READ_ONCE(tbl[i].sk);
+	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl); i++)
+		n += !!READ_ONCE(netlat_skt_ent(tbl, i)->sk);
 	rcu_read_unlock_sched();
 	return n;
 }
 
 u64 netlat_rxtrack_mem_bytes(void)
 {
-	return rcu_access_pointer(netlat_rxt_tbl) ?
-	       PAGE_ALIGN(NETLAT_RXT_FLOWS * sizeof(struct netlat_rxt_flow)) :
-	       0;
+	u32 flows, pkts;
+
+	return netlat_rxtrack_capacity(&flows, &pkts);
 }
 
-unsigned int netlat_rxtrack_max_flows(void)
+/* The table's sockets and packet slots, and its memory (0: no table). */
+u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts)
 {
-	return NETLAT_RXT_FLOWS;
-}
+	u64 n;
 
-unsigned int netlat_rxtrack_max_pkts(void)
-{
-	return NETLAT_RXT_PKTS;
+	rcu_read_lock_sched();
+	n = netlat_skt_capacity(netlat_rxt_tbl_get(), flows, pkts);
+	rcu_read_unlock_sched();
+	return n;
 }

@@ -55,11 +55,13 @@ void netlat_rxtrack_wait_untracked(void);
 /* Process context: the RX group goes on / went off (no handler runs). */
 void netlat_rxtrack_start(void);
 void netlat_rxtrack_stop(void);
-/* Under netlat_lock (checked): a level change empties the table. */
-void netlat_rxtrack_set_level(u32 level);
+/*
+ * Under netlat_lock (checked): a change of level or of the budget
+ * (netlat_config.table_bytes) empties the table.
+ */
+int netlat_rxtrack_set(u32 level, u64 table_bytes);
 u64 netlat_rxtrack_flows(void);
 u64 netlat_rxtrack_mem_bytes(void);
-unsigned int netlat_rxtrack_max_flows(void);
-unsigned int netlat_rxtrack_max_pkts(void);
+u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts);
 
 #endif /* _NETLAT_RXTRACK_H */

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The packet table (see track.h). Bounded: NETLAT_TRACK_FLOWS sockets at
- * once, each with a FIFO of NETLAT_TRACK_PKTS packets in flight, in
- * sequence order because TCP sends new data in order. A socket that finds
- * no free slot, or a packet that finds its socket's FIFO full, is not
- * followed and is counted (untracked, flows_full); the data path never
- * waits for the table. Nothing is written into kernel structures: the
- * table is keyed by the socket's address, and a slot is freed when the
- * socket is destroyed (tcp:tcp_destroy_sock), when the level changes and
- * at unload.
+ * The packet table (see track.h), on the socket table core (sktbl.h):
+ * each socket sending has an entry, each packet in flight a slot, in
+ * sequence order because TCP sends new data in order; both from the
+ * budget the table was made with. A socket that finds no entry, or a
+ * packet that finds no slot (NETLAT_TRACK_PKTS in flight, or the pool
+ * empty), is not followed and is counted (flows_full, untracked, no_mem);
+ * the data path never waits for the table. An idle socket's entry may go
+ * to a new socket (evicted): its counters then end as a closed socket's.
+ * Entries free when their socket is destroyed (tcp:tcp_destroy_sock),
+ * when the level or budget changes and at unload.
  *
  * Concurrency: transmit, ACK and retransmit of one socket are serialised
  * by the socket lock, but the qdisc and driver stamps of its segments may
- * come from any CPU; one spinlock per slot, taken with interrupts off for
+ * come from any CPU; the entry's spinlock, taken with interrupts off for
  * a few loads and stores, orders them. The table itself is replaced only
  * with the level off and every handler gone (synchronize_rcu: handlers
  * run non-preemptible).
@@ -34,11 +35,9 @@
 #include "probes.h"
 #include "pkt.h"
 #include "uarg.h"
+#include "sktbl.h"
 
-#define NETLAT_TRACK_FLOW_BITS	8
-#define NETLAT_TRACK_FLOWS	(1U << NETLAT_TRACK_FLOW_BITS)
-#define NETLAT_TRACK_PROBE	8	/* slots looked at from the hash */
-#define NETLAT_TRACK_PKTS	256	/* power of two: a bulk flow's window */
+#define NETLAT_TRACK_PKTS	4096	/* in flight per socket, then ranges */
 #define NETLAT_TRACK_SENDS	8	/* power of two */
 
 /* Internal: the first packet of a range entry has ended. */
@@ -46,31 +45,32 @@
 
 /*
  * The groups whose hooks feed the table: a socket the filters keep out of
- * all of them is not followed (its slot only says so).
+ * all of them is not followed (its entry only says so).
  */
 #define NETLAT_TRACK_GROUPS	(NETLAT_PROBE_TCP_SENDMSG | \
 				 NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV | \
 				 NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_RETRANS)
 
 /*
- * A slot's filter verdict: netlat_filter_gen in the upper half (the
+ * An entry's filter verdict: netlat_filter_gen in the upper half (the
  * verdict is stale once the rules change), these bits in the lower.
  */
-#define NETLAT_TV_OUT		(1U << 0)	/* not followed */
+#define NETLAT_TV_OUT		NETLAT_SKT_OUT	/* not followed */
 #define NETLAT_TV_REC		(1U << 1)	/* its packet records are kept */
 #define NETLAT_TV_PER_HIT	(1U << 2)	/* records asked at each end */
 
 /*
- * One packet in flight: 64 bytes. The later stage points are kept as
- * nanoseconds after @xmit_ns (a point more than 4.29 s later is left
- * unseen), so that the virtqueue point and a range (below) fit in 64
- * bytes.
+ * One packet in flight, in a slot of the table's pool (64 bytes). The
+ * later stage points are kept as nanoseconds after @xmit_ns (a point more
+ * than 4.29 s later is left unseen), so that the virtqueue point and a
+ * range (below) fit.
  *
- * A range entry: when the FIFO is full, the newest entry takes each new
- * packet in (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more
- * packets of @merged_segs segments, followed only as a whole (counted,
- * bytes and segments exact, no stage times). Their own packet still gets
- * its stage times.
+ * A range entry: when the socket has NETLAT_TRACK_PKTS in flight or the
+ * pool is empty, the newest entry takes each new packet in
+ * (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more packets of
+ * @merged_segs segments, followed only as a whole (counted, bytes and
+ * segments exact, no stage times). Their own packet still gets its stage
+ * times.
  */
 struct netlat_track_pkt {
 	u32 seq;
@@ -92,7 +92,7 @@ struct netlat_track_pkt {
 	u8 flags;
 };
 
-/* A socket's counters (struct netlat_flow_stats), under the slot's lock. */
+/* A socket's counters (struct netlat_flow_stats), under the entry's lock. */
 struct netlat_track_counts {
 	u64 packets;
 	u64 bytes;
@@ -104,12 +104,10 @@ struct netlat_track_counts {
 	u64 start_ns;
 };
 
+/* A socket's entry; its packets are in the core's FIFO (struct netlat_skt_ent). */
 struct netlat_track_flow {
-	raw_spinlock_t lock;
-	const struct sock *sk;		/* NULL: free; set by cmpxchg */
-	bool ident;			/* @id and @c belong to @sk */
-	u64 verdict;			/* NETLAT_TV_*, of @sk */
-	u32 head, tail;			/* FIFO of pkt[], free-running */
+	struct netlat_skt_ent e;
+	bool ident;			/* @id and @c belong to e.sk */
 	u32 send_next;
 	/*
 	 * The last packet stamped at the driver, its seq << 32 | range_end
@@ -123,22 +121,22 @@ struct netlat_track_flow {
 		u32 seq;		/* write_seq at the sendmsg's start */
 		u64 ns;
 	} send[NETLAT_TRACK_SENDS];
-	struct netlat_track_pkt pkt[NETLAT_TRACK_PKTS];
 };
 
 /*
- * The table: the slots and the last NETLAT_FLOWS_CLOSED_MAX sockets
- * destroyed (their final counters, oldest overwritten).
+ * The table: the sockets, and the last NETLAT_FLOWS_CLOSED_MAX sockets
+ * destroyed or evicted (their final counters, oldest overwritten).
  */
 struct netlat_track_tbl {
-	struct netlat_track_flow flow[NETLAT_TRACK_FLOWS];
+	struct netlat_skt *skt;
 	raw_spinlock_t closed_lock;
-	u64 closed;			/* sockets destroyed, ever */
+	u64 closed;			/* sockets destroyed or evicted, ever */
 	struct netlat_flow_stats closed_ring[NETLAT_FLOWS_CLOSED_MAX];
 };
 
 u32 netlat_track_level;
 static u64 netlat_track_slow;
+static u64 netlat_track_bytes;
 static struct netlat_track_tbl __rcu *netlat_track_tbl;	/* RCU-sched */
 
 static notrace struct netlat_track_tbl *netlat_track_tbl_get(void)
@@ -146,6 +144,13 @@ static notrace struct netlat_track_tbl *netlat_track_tbl_get(void)
 	return rcu_dereference_sched(netlat_track_tbl);
 }
 NOKPROBE_SYMBOL(netlat_track_tbl_get);
+
+static notrace struct netlat_track_flow *
+netlat_track_flow_of(struct netlat_skt_ent *e)
+{
+	return e ? container_of(e, struct netlat_track_flow, e) : NULL;
+}
+NOKPROBE_SYMBOL(netlat_track_flow_of);
 
 /*
  * What the rules of generation @gen say of @sk, once per socket: from its
@@ -179,108 +184,79 @@ static notrace u64 netlat_track_verdict(const struct sock *sk, u32 gen)
 NOKPROBE_SYMBOL(netlat_track_verdict);
 
 /*
- * @f (claimed for @sk) under the rules of @gen: a socket followed gets its
- * identity and zeroed counters if it had none; one not followed has its
- * packets and counters dropped (the rules changed under it) and costs its
- * hooks a look at the slot from now on. Returns the verdict.
+ * The entry of @sk under a new verdict @v (entry locked): a socket followed
+ * gets its identity and zeroed counters if it had none; one not followed
+ * has its counters dropped (the rules changed under it) and costs its
+ * hooks a look at the entry from now on.
  */
-static notrace u64 netlat_track_refresh(struct netlat_track_flow *f,
-					const struct sock *sk, u32 gen)
+static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
+					 const struct sock *sk, u64 v,
+					 bool claimed)
 {
-	u64 v = netlat_track_verdict(sk, gen);
-	bool follow = !(v & NETLAT_TV_OUT);
-	struct netlat_tcp_flow id;
-	unsigned long flags;
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
 
-	/* the identity's cookie is a SipHash: only for a socket followed */
-	if (follow) {
-		memset(&id, 0, sizeof(id));
-		netlat_sk_flow(&id, sk);
+	if (claimed) {
+		f->ident = false;
+		f->send_next = 0;
+		WRITE_ONCE(f->driver_range, 0);
 	}
-	raw_spin_lock_irqsave(&f->lock, flags);
-	if (f->sk == sk) {
-		if (follow && !f->ident) {
-			f->id = id;
-			memset(&f->c, 0, sizeof(f->c));
-			f->c.start_ns = ktime_get_mono_fast_ns();
-			WRITE_ONCE(f->driver_range, 0);
-			f->ident = true;
-		} else if (!follow) {
-			f->ident = false;
-			f->head = f->tail;
-			f->send_next = 0;
-		}
-		WRITE_ONCE(f->verdict, v);
+	if (!(v & NETLAT_TV_OUT) && !f->ident) {
+		/* the identity's cookie is a SipHash: only for one followed */
+		memset(&f->id, 0, sizeof(f->id));
+		netlat_sk_flow(&f->id, sk);
+		memset(&f->c, 0, sizeof(f->c));
+		f->c.start_ns = ktime_get_mono_fast_ns();
+		WRITE_ONCE(f->driver_range, 0);
+		f->ident = true;
+	} else if (v & NETLAT_TV_OUT) {
+		f->ident = false;
+		f->send_next = 0;
 	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
-	return v;
 }
 NOKPROBE_SYMBOL(netlat_track_refresh);
 
-/* The slot @sk holds, followed or not; NULL if none. */
-static notrace struct netlat_track_flow *
-netlat_track_slot(struct netlat_track_tbl *tbl, const struct sock *sk)
-{
-	unsigned int h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS), i;
-	struct netlat_track_flow *f;
+static void netlat_track_closed(const struct netlat_flow_stats *e);
+static void netlat_track_stats(const struct netlat_track_flow *f,
+			       struct netlat_flow_stats *e);
 
-	for (i = 0; i < NETLAT_TRACK_PROBE; i++) {
-		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
-		if (READ_ONCE(f->sk) == sk)
-			return f;
-	}
-	return NULL;
+/* An idle socket's entry goes to another: its counters end here. */
+static notrace void netlat_track_evict(struct netlat_skt_ent *e)
+{
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
+	struct netlat_flow_stats s;
+
+	if (!f->ident)
+		return;
+	netlat_track_stats(f, &s);
+	s.end_ns = ktime_get_mono_fast_ns();
+	s.flags = NETLAT_FLOW_EVICTED;
+	netlat_track_closed(&s);
+	f->ident = false;
 }
-NOKPROBE_SYMBOL(netlat_track_slot);
+NOKPROBE_SYMBOL(netlat_track_evict);
+
+static const struct netlat_skt_type netlat_track_type = {
+	.ent_size = sizeof(struct netlat_track_flow),
+	.max_pkts = NETLAT_TRACK_PKTS,
+	.verdict = netlat_track_verdict,
+	.refresh = netlat_track_refresh,
+	.evict = netlat_track_evict,
+	.no_entry = NETLAT_HC_FLOWS_FULL,
+	.evicted = NETLAT_HC_EVICTED,
+};
 
 /*
- * The slot of @sk if the table follows it, taking a free one if @create;
- * NULL if none. A socket the filters keep out keeps its slot (so that its
- * hooks stop here) but is not returned: *@out says so, if asked (for a
- * socket without a slot too). The rules are read once per socket and
- * again after they change.
+ * The entry of @sk if the table follows it, claiming one if @create; NULL
+ * if none. *@out, if asked: the filters keep @sk out.
  */
 static notrace struct netlat_track_flow *
 netlat_track_find_out(const struct sock *sk, bool create, bool *out)
 {
 	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
-	u32 gen = netlat_filter_gen_get();
-	struct netlat_track_flow *f;
-	unsigned int h, i;
-	u64 v;
 
 	if (unlikely(!tbl))
 		return NULL;
-	f = netlat_track_slot(tbl, sk);
-	if (f)
-		goto found;
-	if (!create && !out)
-		return NULL;
-	h = hash_ptr(sk, NETLAT_TRACK_FLOW_BITS);
-	for (i = 0; create && i < NETLAT_TRACK_PROBE; i++) {
-		f = &tbl->flow[(h + i) & (NETLAT_TRACK_FLOWS - 1)];
-		if (!READ_ONCE(f->sk) && !cmpxchg(&f->sk, NULL, sk)) {
-			v = netlat_track_refresh(f, sk, gen);
-			goto verdict;
-		}
-	}
-	/* one that would not be followed anyway is not missed */
-	v = netlat_track_verdict(sk, gen);
-	if (create && !(v & NETLAT_TV_OUT))
-		netlat_hist_count(NETLAT_HC_FLOWS_FULL, 1);
-	f = NULL;
-	goto verdict;
-found:
-	v = READ_ONCE(f->verdict);
-	if (unlikely(v >> 32 != gen))
-		v = netlat_track_refresh(f, sk, gen);
-verdict:
-	if (v & NETLAT_TV_OUT) {
-		if (out)
-			*out = true;
-		return NULL;
-	}
-	return f;
+	return netlat_track_flow_of(netlat_skt_find(tbl->skt, sk, create, out));
 }
 NOKPROBE_SYMBOL(netlat_track_find_out);
 
@@ -291,18 +267,20 @@ netlat_track_find(const struct sock *sk, bool create)
 }
 NOKPROBE_SYMBOL(netlat_track_find);
 
-/* Lock @f if it still belongs to @sk (it may have been freed meanwhile). */
 static notrace bool netlat_track_lock(struct netlat_track_flow *f,
 				      const struct sock *sk,
 				      unsigned long *flags)
 {
-	raw_spin_lock_irqsave(&f->lock, *flags);
-	if (likely(f->sk == sk))
-		return true;
-	raw_spin_unlock_irqrestore(&f->lock, *flags);
-	return false;
+	return netlat_skt_lock(&f->e, sk, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_lock);
+
+static notrace void netlat_track_unlock(struct netlat_track_flow *f,
+					unsigned long flags)
+{
+	netlat_skt_unlock(&f->e, flags);
+}
+NOKPROBE_SYMBOL(netlat_track_unlock);
 
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
@@ -316,7 +294,7 @@ notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 	i = f->send_next++ & (NETLAT_TRACK_SENDS - 1);
 	f->send[i].seq = seq;
 	f->send[i].ns = ktime_get_mono_fast_ns();
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_sendmsg);
 
@@ -336,15 +314,19 @@ static notrace u64 netlat_track_send_ns(const struct netlat_track_flow *f,
 NOKPROBE_SYMBOL(netlat_track_send_ns);
 
 /*
- * The FIFO is full: the newest entry takes the packet [@seq, @end_seq)
- * into its range if it follows on, and its counts fit.
+ * No slot for a new packet: the newest entry takes the packet [@seq,
+ * @end_seq) into its range if it follows on, and its counts fit.
  */
-static notrace bool netlat_track_merge(struct netlat_track_flow *f, u32 seq,
+static notrace bool netlat_track_merge(struct netlat_skt *t,
+				       struct netlat_track_flow *f, u32 seq,
 				       u32 end_seq, u16 segs)
 {
-	struct netlat_track_pkt *q = &f->pkt[(f->tail - 1) &
-					     (NETLAT_TRACK_PKTS - 1)];
+	struct netlat_track_pkt *q;
+	struct netlat_skt_cur c;
 
+	if (!netlat_skt_last(&f->e, &c))
+		return false;
+	q = netlat_skt_slot(t, &c);
 	if (q->range_end != seq || q->merged == U16_MAX ||
 	    q->merged_segs > U16_MAX - segs)
 		return false;
@@ -360,8 +342,10 @@ NOKPROBE_SYMBOL(netlat_track_merge);
 notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	struct netlat_track_tbl *tbl;
 	struct netlat_track_flow *f;
 	struct netlat_track_pkt *p;
+	enum netlat_skt_full why;
 	unsigned long flags;
 	bool out = false;
 
@@ -386,21 +370,26 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
 		return;
 	}
-	if (!netlat_track_lock(f, sk, &flags))
+	if (!netlat_track_lock(f, sk, &flags)) {
+		netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
 		return;
-	if (f->tail - f->head >= NETLAT_TRACK_PKTS) {
-		bool merged = netlat_track_merge(f, cb->seq, cb->end_seq,
+	}
+	tbl = netlat_track_tbl_get();
+	p = netlat_skt_push(tbl->skt, &f->e, &why);
+	if (!p) {
+		bool merged = netlat_track_merge(tbl->skt, f, cb->seq,
+						 cb->end_seq,
 						 tcp_skb_pcount(skb));
 
 		if (!merged)
 			f->c.untracked++;
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		netlat_track_unlock(f, flags);
 		if (!merged)
 			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+		if (why == NETLAT_SKT_FULL_MEM)
+			netlat_hist_count(NETLAT_HC_NO_MEM, 1);
 		return;
 	}
-	p = &f->pkt[f->tail & (NETLAT_TRACK_PKTS - 1)];
-	memset(p, 0, sizeof(*p));
 	p->seq = cb->seq;
 	p->end_seq = cb->end_seq;
 	p->range_end = cb->end_seq;
@@ -409,8 +398,7 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	p->sendmsg_ns = netlat_track_send_ns(f, cb->seq);
 	if (p->sendmsg_ns)
 		p->flags |= NETLAT_PKT_SENDMSG;
-	f->tail++;
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_xmit);
 
@@ -420,13 +408,15 @@ NOKPROBE_SYMBOL(netlat_track_xmit);
  * (software GSO) start elsewhere and stop the search at once.
  */
 static notrace struct netlat_track_pkt *
-netlat_track_starting(struct netlat_track_flow *f, u32 seq)
+netlat_track_starting(struct netlat_skt *t, struct netlat_track_flow *f,
+		      u32 seq)
 {
-	u32 i;
+	struct netlat_skt_cur c;
+	bool more;
 
-	for (i = f->tail; i != f->head; i--) {
-		struct netlat_track_pkt *p = &f->pkt[(i - 1) &
-						     (NETLAT_TRACK_PKTS - 1)];
+	for (more = netlat_skt_last(&f->e, &c); more;
+	     more = netlat_skt_prev(t, &f->e, &c)) {
+		struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
 
 		if (p->seq == seq)
 			return p;
@@ -438,9 +428,9 @@ netlat_track_starting(struct netlat_track_flow *f, u32 seq)
 NOKPROBE_SYMBOL(netlat_track_starting);
 
 /*
- * Stamp point @bit of the packet of @sk (in slot @f) that starts at @seq,
+ * Stamp point @bit of the packet of @sk (entry @f) that starts at @seq,
  * once: now, as nanoseconds after its transmit, into the u32 at @off of
- * it. Returns true with the slot locked (*@flags) and the packet in *@pp.
+ * it. Returns true with the entry locked (*@flags) and the packet in *@pp.
  */
 static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
 				       const struct sock *sk, u32 seq, u8 bit,
@@ -452,7 +442,7 @@ static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
 
 	if (!netlat_track_lock(f, sk, flags))
 		return false;
-	p = netlat_track_starting(f, seq);
+	p = netlat_track_starting(netlat_track_tbl_get()->skt, f, seq);
 	if (!p || (p->flags & bit))
 		goto out;
 	now = ktime_get_mono_fast_ns();
@@ -465,13 +455,13 @@ static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
 	*pp = p;
 	return true;
 out:
-	raw_spin_unlock_irqrestore(&f->lock, *flags);
+	netlat_track_unlock(f, *flags);
 	return false;
 }
 NOKPROBE_SYMBOL(netlat_track_stamp);
 
 /*
- * Whether @seg of @f's socket starts no packet, so that the slot's lock
+ * Whether @seg of @f's socket starts no packet, so that the entry's lock
  * is not taken for it: a SYN or a bare ACK (netlat_track_xmit() starts no
  * packet for those), or a later segment of a software-GSO packet the
  * driver met already (driver_range).
@@ -513,7 +503,7 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 		return;
 	if (driver)
 		WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
 
@@ -546,7 +536,7 @@ notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 	p->vq_queue = st->queue;
 	p->vq_free = st->num_free;
 	p->vq_size = st->size;
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_vq);
 
@@ -567,7 +557,7 @@ static notrace u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
 NOKPROBE_SYMBOL(netlat_track_at);
 
 /*
- * What a packet's record needs of its slot, copied under the slot's lock:
+ * What a packet's record needs of its entry, copied under its lock:
  * the socket's flow (its cookie computed once, at the claim) and verdict.
  */
 struct netlat_track_who {
@@ -579,7 +569,7 @@ static notrace void netlat_track_who(const struct netlat_track_flow *f,
 				     struct netlat_track_who *who)
 {
 	who->id = f->id;
-	who->verdict = f->verdict;
+	who->verdict = f->e.verdict;
 }
 NOKPROBE_SYMBOL(netlat_track_who);
 
@@ -654,7 +644,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_track_end);
 
-/* A packet of @f ended by an ACK: its socket's counters (slot locked). */
+/* A packet of @f ended by an ACK: its socket's counters (entry locked). */
 static notrace void netlat_track_count(struct netlat_track_flow *f,
 				       const struct netlat_track_pkt *p)
 {
@@ -664,7 +654,7 @@ static notrace void netlat_track_count(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_count);
 
-/* The range after a range entry's own packet is ACKed (slot locked). */
+/* The range after a range entry's own packet is ACKed (entry locked). */
 static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 					    const struct netlat_track_pkt *p)
 {
@@ -687,20 +677,22 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	struct netlat_track_flow *f = netlat_track_find(sk, false);
 	struct netlat_track_pkt done[4];
 	struct netlat_track_who who;
+	struct netlat_skt_cur c;
+	struct netlat_skt *t;
 	unsigned long flags;
 	unsigned int n, i;
 	u64 now;
 
 	if (!f)
 		return;
+	t = netlat_track_tbl_get()->skt;
 	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
 		netlat_track_who(f, &who);
-		for (n = 0; n < ARRAY_SIZE(done) && f->head != f->tail;) {
-			struct netlat_track_pkt *p =
-				&f->pkt[f->head & (NETLAT_TRACK_PKTS - 1)];
+		for (n = 0; n < ARRAY_SIZE(done) && netlat_skt_first(&f->e, &c);) {
+			struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
 
 			if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
 				if (after(p->end_seq, una))
@@ -715,10 +707,10 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 				break;
 			if (p->merged)
 				netlat_track_range_done(f, p);
-			f->head++;
+			netlat_skt_pop(t, &f->e);
 		}
-		raw_spin_unlock_irqrestore(&f->lock, flags);
-		/* records are written outside the slot's lock */
+		netlat_track_unlock(f, flags);
+		/* records are written outside the entry's lock */
 		for (i = 0; i < n; i++)
 			netlat_track_end(sk, &who, &done[i], now);
 	} while (n == ARRAY_SIZE(done));
@@ -750,9 +742,10 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 				  u32 segs, int ret)
 {
 	struct netlat_track_flow *f;
+	struct netlat_skt_cur c;
+	struct netlat_skt *t;
 	unsigned long flags;
-	bool out = false;
-	u32 i;
+	bool out = false, more;
 
 	/* the totals count every socket but one the filters keep out */
 	f = netlat_track_find_out(sk, false, &out);
@@ -767,8 +760,10 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 	f->c.retrans_segs[kind & 7] += segs;
 	if (ret)
 		f->c.retrans_fail[netlat_track_errno(ret)]++;
-	for (i = f->head; i != f->tail; i++) {
-		struct netlat_track_pkt *p = &f->pkt[i & (NETLAT_TRACK_PKTS - 1)];
+	t = netlat_track_tbl_get()->skt;
+	for (more = netlat_skt_first(&f->e, &c); more;
+	     more = netlat_skt_next(t, &f->e, &c)) {
+		struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
 
 		if (before(seq, p->seq))
 			break;
@@ -782,11 +777,11 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 		if (before(seq, p->range_end))
 			break;
 	}
-	raw_spin_unlock_irqrestore(&f->lock, flags);
+	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_retrans);
 
-/* The counters of @f as the uapi has them (slot locked). */
+/* The counters of @f as the uapi has them (entry locked). */
 static notrace void netlat_track_stats(const struct netlat_track_flow *f,
 				       struct netlat_flow_stats *e)
 {
@@ -819,36 +814,36 @@ NOKPROBE_SYMBOL(netlat_track_closed);
 
 /*
  * The socket is destroyed: its packets end unacknowledged, its counters
- * go to the ring of closed sockets, its slot frees.
+ * go to the ring of closed sockets, its entry frees.
  */
 notrace void netlat_track_close(const struct sock *sk)
 {
 	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
-	struct netlat_track_flow *f = tbl ? netlat_track_slot(tbl, sk) : NULL;
+	struct netlat_track_flow *f;
 	struct netlat_track_who who;
 	struct netlat_flow_stats e;
 	struct netlat_track_pkt p;
+	struct netlat_skt_cur c;
 	unsigned long flags;
 	u64 now = ktime_get_mono_fast_ns();
 	bool ident;
 
+	f = tbl ? netlat_track_flow_of(netlat_skt_lookup(tbl->skt, sk)) : NULL;
 	if (!f)
 		return;
 	for (;;) {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
-		if (f->head == f->tail) {
+		if (!netlat_skt_first(&f->e, &c)) {
 			ident = f->ident;
 			if (ident)
 				netlat_track_stats(f, &e);
 			f->ident = false;
 			f->send_next = 0;
 			WRITE_ONCE(f->driver_range, 0);
-			/* stale (no generation is 0): the next socket asks */
-			WRITE_ONCE(f->verdict, 0);
-			/* a new socket may take the slot from now on */
-			smp_store_release(&f->sk, NULL);
-			raw_spin_unlock_irqrestore(&f->lock, flags);
+			/* a new socket may take the entry from now on */
+			netlat_skt_release(tbl->skt, &f->e);
+			netlat_track_unlock(f, flags);
 			if (ident) {
 				e.end_ns = now;
 				e.flags = NETLAT_FLOW_CLOSED;
@@ -856,9 +851,10 @@ notrace void netlat_track_close(const struct sock *sk)
 			}
 			return;
 		}
-		p = f->pkt[f->head++ & (NETLAT_TRACK_PKTS - 1)];
+		p = *(struct netlat_track_pkt *)netlat_skt_slot(tbl->skt, &c);
+		netlat_skt_pop(tbl->skt, &f->e);
 		netlat_track_who(f, &who);
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		netlat_track_unlock(f, flags);
 		if (p.flags & NETLAT_TRACK_FIRST_DONE)
 			continue;
 		p.flags |= NETLAT_PKT_CLOSED;
@@ -869,35 +865,52 @@ NOKPROBE_SYMBOL(netlat_track_close);
 
 /* ---- process context ---- */
 
-static struct netlat_track_tbl *netlat_track_alloc(void)
+static struct netlat_track_tbl *netlat_track_alloc(u64 bytes)
 {
 	struct netlat_track_tbl *tbl;
-	unsigned int i;
 
+	BUILD_BUG_ON(sizeof(struct netlat_track_pkt) > NETLAT_SKT_SLOT);
 	tbl = vzalloc(sizeof(*tbl));
 	if (!tbl)
 		return NULL;
-	for (i = 0; i < NETLAT_TRACK_FLOWS; i++)
-		raw_spin_lock_init(&tbl->flow[i].lock);
+	/* the ring of closed sockets is part of the budget */
+	bytes -= min_t(u64, bytes, PAGE_ALIGN(sizeof(*tbl)));
+	tbl->skt = netlat_skt_alloc(&netlat_track_type, bytes);
+	if (!tbl->skt) {
+		vfree(tbl);
+		return NULL;
+	}
 	raw_spin_lock_init(&tbl->closed_lock);
 	return tbl;
 }
 
-/*
- * Under netlat_lock. The table exists only at the packet level; a change
- * of level empties it and zeroes the histograms. Packets in flight at
- * the change are not followed (they end in no record).
- */
-int netlat_track_set(u32 level, u64 slow_ns)
+static void netlat_track_free(struct netlat_track_tbl *tbl)
 {
+	if (!tbl)
+		return;
+	netlat_skt_free(tbl->skt);
+	vfree(tbl);
+}
+
+/*
+ * Under netlat_lock. The table exists only at the packet level, in its
+ * share of @table_bytes; a change of level or budget empties it and
+ * zeroes the histograms. Packets in flight at the change are not followed
+ * (they end in no record).
+ */
+int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes)
+{
+	/* the send table's share of the budget */
+	u64 bytes = table_bytes / 8 * 5;
 	struct netlat_track_tbl *old, *tbl = NULL;
 
 	lockdep_assert_held(&netlat_lock);
 	WRITE_ONCE(netlat_track_slow, slow_ns);
-	if (level == READ_ONCE(netlat_track_level))
+	if (level == READ_ONCE(netlat_track_level) &&
+	    (!level || bytes == netlat_track_bytes))
 		return 0;
 	if (level) {
-		tbl = netlat_track_alloc();
+		tbl = netlat_track_alloc(bytes);
 		if (!tbl)
 			return -ENOMEM;
 	}
@@ -906,7 +919,8 @@ int netlat_track_set(u32 level, u64 slow_ns)
 	synchronize_rcu();
 	old = rcu_dereference_protected(netlat_track_tbl, true);
 	rcu_assign_pointer(netlat_track_tbl, tbl);
-	vfree(old);
+	netlat_track_free(old);
+	netlat_track_bytes = bytes;
 	netlat_hist_reset();
 	WRITE_ONCE(netlat_track_level, level);
 	return 0;
@@ -921,55 +935,74 @@ u64 netlat_track_slow_ns(void)
 u64 netlat_track_flows(void)
 {
 	struct netlat_track_tbl *tbl;
-	unsigned int i;
 	u64 n = 0;
+	u32 i;
 
 	rcu_read_lock_sched();
 	tbl = netlat_track_tbl_get();
-	for (i = 0; tbl && i < NETLAT_TRACK_FLOWS; i++)
-		n += READ_ONCE(tbl->flow[i].sk) && READ_ONCE(tbl->flow[i].ident);
+	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl->skt); i++) {
+		struct netlat_track_flow *f =
+			netlat_track_flow_of(netlat_skt_ent(tbl->skt, i));
+
+		n += READ_ONCE(f->e.sk) && READ_ONCE(f->ident);
+	}
 	rcu_read_unlock_sched();
 	return n;
 }
 
 u64 netlat_track_mem_bytes(void)
 {
+	u32 flows, pkts;
+
+	return netlat_track_capacity(&flows, &pkts);
+}
+
+/*
+ * The table's sockets and packet slots (0 below the packet level); its
+ * memory with the histograms'.
+ */
+u64 netlat_track_capacity(u32 *flows, u32 *pkts)
+{
+	struct netlat_track_tbl *tbl;
 	u64 n = netlat_hist_mem_bytes();
 
-	if (READ_ONCE(netlat_track_level))
-		n += PAGE_ALIGN(sizeof(struct netlat_track_tbl));
+	rcu_read_lock_sched();
+	tbl = netlat_track_tbl_get();
+	n += netlat_skt_capacity(tbl ? tbl->skt : NULL, flows, pkts);
+	if (tbl)
+		n += PAGE_ALIGN(sizeof(*tbl));
+	rcu_read_unlock_sched();
 	return n;
 }
 
-unsigned int netlat_track_max_flows(void)
-{
-	return NETLAT_TRACK_FLOWS;
-}
-
-#define NETLAT_TRACK_ENTRIES	(NETLAT_TRACK_FLOWS + NETLAT_FLOWS_CLOSED_MAX)
-
-/* Copy the live (and, if asked, the recently closed) sockets into @e. */
-static u32 netlat_track_snap(struct netlat_flow_stats *e, bool closed,
-			     u64 *nclosed)
+/*
+ * Copy the live (and, if asked, the recently closed) sockets into @e, at
+ * most @cap of them; returns how many there are.
+ */
+static u32 netlat_track_snap(struct netlat_flow_stats *e, u32 cap,
+			     bool closed, u64 *nclosed)
 {
 	struct netlat_track_tbl *tbl;
 	unsigned long flags;
-	unsigned int i;
-	u32 n = 0;
+	u32 n = 0, i;
 	u64 c;
 
 	*nclosed = 0;
 	rcu_read_lock_sched();
 	tbl = netlat_track_tbl_get();
-	for (i = 0; tbl && i < NETLAT_TRACK_FLOWS; i++) {
-		struct netlat_track_flow *f = &tbl->flow[i];
+	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl->skt); i++) {
+		struct netlat_track_flow *f =
+			netlat_track_flow_of(netlat_skt_ent(tbl->skt, i));
 
-		if (!READ_ONCE(f->sk))
+		if (!READ_ONCE(f->e.sk))
 			continue;
-		raw_spin_lock_irqsave(&f->lock, flags);
-		if (f->sk && f->ident)
-			netlat_track_stats(f, &e[n++]);
-		raw_spin_unlock_irqrestore(&f->lock, flags);
+		raw_spin_lock_irqsave(&f->e.lock, flags);
+		if (f->e.sk && f->ident) {
+			if (n < cap)
+				netlat_track_stats(f, &e[n]);
+			n++;
+		}
+		netlat_track_unlock(f, flags);
 	}
 	if (tbl) {
 		raw_spin_lock_irqsave(&tbl->closed_lock, flags);
@@ -977,20 +1010,23 @@ static u32 netlat_track_snap(struct netlat_flow_stats *e, bool closed,
 		/* oldest first */
 		for (c = tbl->closed > NETLAT_FLOWS_CLOSED_MAX ?
 			 tbl->closed - NETLAT_FLOWS_CLOSED_MAX : 0;
-		     closed && c < tbl->closed; c++)
-			e[n++] = tbl->closed_ring[c % NETLAT_FLOWS_CLOSED_MAX];
+		     closed && c < tbl->closed; c++, n++)
+			if (n < cap)
+				e[n] = tbl->closed_ring[c % NETLAT_FLOWS_CLOSED_MAX];
 		raw_spin_unlock_irqrestore(&tbl->closed_lock, flags);
 	}
 	rcu_read_unlock_sched();
 	return n;
 }
 
+/* A bound on what one call copies out (a table's most sockets). */
+#define NETLAT_TRACK_SNAP_MAX	(65536 + NETLAT_FLOWS_CLOSED_MAX)
+
 long netlat_track_ioc_flows(void __user *uarg)
 {
-	struct netlat_flow_stats *e;
+	struct netlat_flow_stats *e = NULL;
 	struct netlat_flows a;
-	unsigned int n;
-	u32 usize;
+	u32 usize, cap, n;
 	int err;
 
 	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FLOWS_SIZE_VER0, uarg,
@@ -1002,12 +1038,15 @@ long netlat_track_ioc_flows(void __user *uarg)
 	if (a.nr && (a.entry_size < NETLAT_FLOW_STATS_SIZE_VER0 ||
 		     a.entry_size > PAGE_SIZE || !a.entries))
 		return -EINVAL;
-	e = kvcalloc(NETLAT_TRACK_ENTRIES, sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	n = netlat_track_snap(e, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
+	cap = min_t(u32, a.nr, NETLAT_TRACK_SNAP_MAX);
+	if (cap) {
+		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+	}
+	n = netlat_track_snap(e, cap, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
 	err = netlat_copy_array_out(a.entries, a.entry_size, e, sizeof(*e),
-				    min(a.nr, n));
+				    min(cap, n));
 	kvfree(e);
 	if (err)
 		return err;
@@ -1020,6 +1059,6 @@ void netlat_track_exit(void)
 {
 	WRITE_ONCE(netlat_track_level, 0);
 	synchronize_rcu();
-	vfree(rcu_dereference_protected(netlat_track_tbl, true));
+	netlat_track_free(rcu_dereference_protected(netlat_track_tbl, true));
 	RCU_INIT_POINTER(netlat_track_tbl, NULL);
 }

@@ -58,14 +58,17 @@ void netlat_track_vq(const struct sock *sk, u32 seq,
 bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
 			 u32 *seq);
 
-/* Process context, under netlat_lock (checked). */
-int netlat_track_set(u32 level, u64 slow_ns);
+/*
+ * Process context, under netlat_lock (checked): @table_bytes, the budget
+ * of both packet tables (netlat_config.table_bytes).
+ */
+int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes);
 /* Any context: a load of what the last netlat_track_set() left. */
 u64 netlat_track_slow_ns(void);
 /* Process context, no lock: racy figures for reports, and the ioctl. */
 u64 netlat_track_flows(void);
 u64 netlat_track_mem_bytes(void);
-unsigned int netlat_track_max_flows(void);
+u64 netlat_track_capacity(u32 *flows, u32 *pkts);
 long netlat_track_ioc_flows(void __user *uarg);
 /* Unload, the TCP family gone: no handler runs. */
 void netlat_track_exit(void);

@@ -249,6 +249,8 @@ FIXTURE_TEARDOWN(rxpkt)
 		EXPECT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, NULL));
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
 		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
+						NETLAT_TABLE_BYTES_DEFAULT));
 		EXPECT_EQ(0, setup_rings(self->fd, NETLAT_MODE_STREAM,
 					 g_def.ring_bytes));
 		EXPECT_EQ(0, nl_restore(self->fd, &g_def));
@@ -898,7 +900,8 @@ static unsigned int udp_drain(struct nl_conn *c)
  */
 static void udp_flood(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(rxpkt) *self, unsigned int sent, int rcvbuf,
-		      unsigned int *got, long long *errs, struct netlat_hist *hist)
+		      unsigned int *got, long long *errs, struct netlat_hist *hist,
+		      struct netlat_info *info)
 {
 	long long err0, err1;
 
@@ -911,6 +914,9 @@ static void udp_flood(struct __test_metadata *_metadata,
 	nl_sleep_ms(200);
 	*got = udp_drain(&self->udp);
 	err1 = nl_mib(g_ns_b, "snmp", "Udp", "RcvbufErrors");
+	/* the table's figures while it exists (the group goes off below) */
+	if (info)
+		ASSERT_EQ(0, nl_get_info(self->fd, info));
 	ASSERT_LE(0, err0);
 	*errs = err1 - err0;
 	ASSERT_EQ(0, nl_collect(self->fd, &self->log, self->pr.nmissed))
@@ -926,16 +932,25 @@ TEST_F(rxpkt, untracked)
 	unsigned int got;
 	long long errs;
 
-	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	/* the least budget: fewer packets than the flood queues */
+	ASSERT_EQ(0, nl_set_table_bytes(self->fd, NETLAT_TABLE_BYTES_MIN));
+	udp_flood(_metadata, self, sent, 16 << 20, &got, &errs, &hist, &info);
+	ASSERT_EQ(NETLAT_TABLE_BYTES_MIN, info.table_bytes);
 	ASSERT_LT(info.rx_pkts, sent);
-	udp_flood(_metadata, self, sent, 16 << 20, &got, &errs, &hist);
-	TH_LOG("sent %u, read %u; followed %llu, not followed %llu",
+	ASSERT_LT(8u, info.rx_pkts);
+	TH_LOG("sent %u, read %u; followed %llu, not followed %llu (%llu for memory), table %u packets",
 	       sent, got, (unsigned long long)hist.rx_packets,
-	       (unsigned long long)hist.rx_untracked);
+	       (unsigned long long)hist.rx_untracked,
+	       (unsigned long long)hist.rx_no_mem, info.rx_pkts);
 	ASSERT_EQ(0, errs);
 	ASSERT_EQ(sent, got);
-	/* the socket's FIFO filled: the rest was counted, not followed */
-	EXPECT_EQ((uint64_t)info.rx_pkts, hist.rx_packets);
+	/*
+	 * The table's memory filled: the rest was counted, not followed. A
+	 * socket's first block may start past its first slot.
+	 */
+	EXPECT_GE((uint64_t)info.rx_pkts, hist.rx_packets);
+	EXPECT_LT((uint64_t)info.rx_pkts - 8, hist.rx_packets);
+	EXPECT_EQ(hist.rx_untracked, hist.rx_no_mem);
 	EXPECT_EQ((uint64_t)got, hist.rx_packets + hist.rx_untracked);
 }
 
@@ -949,7 +964,7 @@ TEST_F(rxpkt, udp_drops)
 	long long errs;
 
 	/* the smallest buffer: a few datagrams fit */
-	udp_flood(_metadata, self, sent, 1, &got, &errs, &hist);
+	udp_flood(_metadata, self, sent, 1, &got, &errs, &hist, NULL);
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_rx_pkt *p = (const void *)h;
 
@@ -985,12 +1000,17 @@ TEST_F(rxpkt, lifetimes)
 	/* no table while the group is off */
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
 	EXPECT_EQ(0ull, info.rx_mem_bytes);
-	EXPECT_LT(0u, info.rx_flows);
-	EXPECT_LT(0u, info.rx_pkts);
+	EXPECT_EQ(0u, info.rx_flows);
+	EXPECT_EQ(0u, info.rx_pkts);
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_RX, &self->pr));
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
-	EXPECT_LE((uint64_t)info.rx_flows * info.rx_pkts * 32, info.rx_mem_bytes);
+	EXPECT_LT(0u, info.rx_flows);
+	EXPECT_LT(0u, info.rx_pkts);
+	/* within its share of the budget: 64-byte slots, and entries */
+	EXPECT_GE(info.table_bytes / 8 * 3, info.rx_mem_bytes);
+	EXPECT_LT((uint64_t)info.rx_pkts * 64 + info.rx_flows * 16ull,
+		  info.rx_mem_bytes);
 
 	/* TCP: half read, the rest left unread at close */
 	ASSERT_EQ(0, nl_conn_connect(&self->tcp, g_ns_a, g_ns_b, ADDR_B, 0));

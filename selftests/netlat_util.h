@@ -42,9 +42,9 @@ _Static_assert(sizeof(struct netlat_rec_lost) == 40, "rec_lost");
 _Static_assert(sizeof(struct netlat_rec_marker) == 40, "rec_marker");
 _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
-_Static_assert(sizeof(struct netlat_info) == 120, "info");
+_Static_assert(sizeof(struct netlat_info) == 136, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
-_Static_assert(sizeof(struct netlat_config) == 56, "config");
+_Static_assert(sizeof(struct netlat_config) == 64, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == 576, "probes");
 _Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
@@ -66,7 +66,7 @@ _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
 _Static_assert(offsetof(struct netlat_hist, rx_wait_untracked) == 208,
 	       "hist rx_wait");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 64, "hist");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 96, "hist");
 _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");
@@ -331,6 +331,17 @@ static inline int nl_set_level(int fd, uint32_t level, uint64_t slow_ns)
 		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS,
 		.level = level,
 		.slow_ns = slow_ns,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
+
+/* The packet tables' memory budget (netlat_config.table_bytes). */
+static inline int nl_set_table_bytes(int fd, uint64_t bytes)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_TABLE_BYTES,
+		.table_bytes = bytes,
 	};
 
 	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));

@@ -837,14 +837,17 @@ static void print_info(const char *path, const struct netlat_info *info)
 	printf("ring mode     %s\n", ring_mode_name(info->mode));
 	printf("level         %s", info->level == NETLAT_LEVEL_PACKETS ? "packets" : "events");
 	if (info->level == NETLAT_LEVEL_PACKETS)
-		printf(" (records for packets from %llu ns; table %llu bytes, %u sockets)",
+		printf(" (records for packets from %llu ns; table %llu bytes, %u sockets, %u packets in flight)",
 		       (unsigned long long)info->slow_ns,
-		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows);
+		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows,
+		       info->pkt_pkts);
 	putchar('\n');
 	if (info->rx_flows)
-		printf("rx table      %llu bytes (%u sockets, %u packets each; while rx is on)\n",
+		printf("rx table      %llu bytes (%u sockets, %u packets queued; while rx is on)\n",
 		       (unsigned long long)info->rx_mem_bytes, info->rx_flows,
 		       info->rx_pkts);
+	if (info->table_bytes)
+		printf("table budget  %llu bytes\n", (unsigned long long)info->table_bytes);
 	printf("memory        %llu bytes\n", (unsigned long long)info->mem_bytes);
 	printf("watermark     %u bytes\n", info->watermark);
 	printf("flush         %u ms%s\n", info->flush_ms, info->flush_ms ? "" : " (off)");
@@ -973,6 +976,7 @@ static int cmd_config(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "slow", required_argument, NULL, 's' },
+		{ "table-bytes", required_argument, NULL, 'T' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -982,7 +986,7 @@ static int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:m:l:s:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:l:s:T:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -1026,6 +1030,13 @@ static int cmd_config(int argc, char **argv)
 						   optarg);
 			cfg->slow_ns = v;
 			cfg->flags |= NETLAT_CONFIG_SLOW_NS;
+			break;
+		case 'T':
+			if (!parse_size(optarg, &v) || v < NETLAT_TABLE_BYTES_MIN ||
+			    v > NETLAT_TABLE_BYTES_MAX)
+				return usage_error("bad table budget '%s': 64K to 1G", optarg);
+			cfg->table_bytes = v;
+			cfg->flags |= NETLAT_CONFIG_TABLE_BYTES;
 			break;
 		case 'D':
 			path = optarg;
@@ -1203,7 +1214,7 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--table-bytes N[K|M|G]] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
 	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
@@ -1214,7 +1225,10 @@ static const struct command commands[] = {
 	  "                       histograms (`netlat stat --hist`) and one TCP_PKT\n"
 	  "                       record per packet; needs the xmit and ack groups\n"
 	  "  --slow DURATION      packets level: records only for packets whose\n"
-	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n" },
+	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n"
+	  "  --table-bytes N      the packet tables' memory (default 32M, 64K to 1G):\n"
+	  "                       sockets and packets in flight they can follow;\n"
+	  "                       a change empties them\n" },
 	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"

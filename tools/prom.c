@@ -251,17 +251,29 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 		"Segments of the followed TCP packets at their first transmission.",
 		h->segs);
 	counter(&o, "netlat_tcp_untracked_packets", NULL,
-		"TCP packets not followed: their socket's slot was full or no slot was free.",
+		"TCP packets not followed: their socket had no entry or no slot was left.",
 		h->untracked);
+	counter(&o, "netlat_tcp_no_memory_packets", NULL,
+		"TCP packets not followed or merged into a range: the table's memory was used up.",
+		h->no_mem);
 	counter(&o, "netlat_tcp_merged_packets", NULL,
-		"TCP packets followed only as part of a range: more than 256 in flight per socket.",
+		"TCP packets followed only as part of a range: their socket or the table was full.",
 		h->size >= sizeof(*h) ? h->merged : 0);
 	counter(&o, "netlat_tcp_sockets_no_slot", NULL,
-		"Sockets that found no free slot in the packet table.", h->flows_full);
+		"Lookups of a socket that found no entry free or idle in the packet table.",
+		h->flows_full);
+	counter(&o, "netlat_tcp_sockets_evicted", NULL,
+		"Idle sockets whose packet table entry went to another socket.", h->evicted);
 	gauge(&o, "netlat_tcp_sockets", NULL,
 	      "Sockets the packet table follows now.", (double)h->flows);
 	gauge(&o, "netlat_tcp_sockets_limit", NULL,
-	      "Sockets the packet table can follow at once.", (double)in->pkt_flows);
+	      "Sockets the packet table has entries for.", (double)in->pkt_flows);
+	gauge(&o, "netlat_tcp_packets_limit", NULL,
+	      "Packets in flight the packet table can follow, all sockets together.",
+	      (double)in->pkt_pkts);
+	gauge(&o, "netlat_table_budget_bytes", "bytes",
+	      "The packet tables' memory budget (netlat config --table-bytes).",
+	      (double)in->table_bytes);
 	counter(&o, "netlat_rx_packets", NULL,
 		"Received packets followed to their copy to the application (packet level).",
 		h->rx_packets);
@@ -269,8 +281,14 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_rx_dropped_packets", NULL,
 		"Followed received packets that were dropped.", h->rx_dropped);
 	counter(&o, "netlat_rx_untracked_packets", NULL,
-		"Received packets not followed: their socket's slot was full or no slot was free.",
+		"Received packets not followed: their socket had no entry or no slot was left.",
 		h->rx_untracked);
+	counter(&o, "netlat_rx_no_memory_packets", NULL,
+		"Received packets not followed: the receive table's memory was used up.",
+		h->rx_no_mem);
+	counter(&o, "netlat_rx_sockets_evicted", NULL,
+		"Idle sockets whose receive table entry went to another socket.",
+		h->rx_evicted);
 	counter(&o, "netlat_rx_untracked_waits", NULL,
 		"Waits of blocked readers whose wakeup was not followed: no free wait slot.",
 		h->rx_wait_untracked);

@@ -1345,14 +1345,21 @@ enum {
  * @mode: NETLAT_MODE_* of the rings (out).
  * @reserved: zero.
  * @level: NETLAT_LEVEL_* in force (out; from size 104).
- * @pkt_flows: sockets the packet table can follow at once (out).
+ * @pkt_flows: sockets the packet table has entries for (out; 0 below
+ *	the packet level). An idle socket's entry goes to a new socket.
  * @slow_ns: packet level: packets faster than this write no record (out).
  * @pkt_mem_bytes: memory of the packet table and the histograms (out).
  * @rx_flows: sockets the receive table can follow at once (out; from
  *	size 120).
- * @rx_pkts: packets it can follow per socket (out).
+ * @rx_pkts: packets it can follow queued, all sockets together (out;
+ *	0 while the table does not exist, as @rx_flows).
  * @rx_mem_bytes: memory of the receive table while it exists: while
  *	NETLAT_PROBE_RX is enabled, at either level (out).
+ * @table_bytes: the packet tables' budget (netlat_config.table_bytes)
+ *	(out; from size 144).
+ * @pkt_pkts: packets in flight the packet table can follow, all its
+ *	sockets together (out; 0 below the packet level, as @pkt_flows).
+ * @reserved2: zero.
  */
 struct netlat_info {
 	__u32 size;
@@ -1378,6 +1385,9 @@ struct netlat_info {
 	__u32 rx_flows;
 	__u32 rx_pkts;
 	__aligned_u64 rx_mem_bytes;
+	__aligned_u64 table_bytes;
+	__u32 pkt_pkts;
+	__u32 reserved2;
 };
 
 /**
@@ -1418,6 +1428,16 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_MODE		(1U << 3)
 #define NETLAT_CONFIG_LEVEL		(1U << 4)
 #define NETLAT_CONFIG_SLOW_NS		(1U << 5)
+#define NETLAT_CONFIG_TABLE_BYTES	(1U << 6)
+
+/*
+ * The packet tables' memory budget (netlat_config.table_bytes): the send
+ * table takes 5/8 of it, the receive table 3/8; each gives half of its
+ * share to sockets and half to packets in flight.
+ */
+#define NETLAT_TABLE_BYTES_MIN		(1ULL << 16)
+#define NETLAT_TABLE_BYTES_MAX		(1ULL << 30)
+#define NETLAT_TABLE_BYTES_DEFAULT	(32ULL << 20)
 
 /*
  * Record levels (netlat_config.level). EVENTS: the TCP groups write one
@@ -1473,6 +1493,10 @@ struct netlat_cpu_stats {
  * @reserved3: zero.
  * @slow_ns: packet level: write a record only for packets whose
  *	xmit -> ACK time is at least this (0: every packet).
+ * @table_bytes: the packet tables' memory budget, NETLAT_TABLE_BYTES_MIN
+ *	to NETLAT_TABLE_BYTES_MAX (from size 72). A change empties the
+ *	tables that exist, like a change of @level; -ENOMEM if the memory
+ *	cannot be had (the old budget stays then).
  */
 struct netlat_config {
 	__u32 size;
@@ -1486,6 +1510,7 @@ struct netlat_config {
 	__u32 level;
 	__u32 reserved3;
 	__aligned_u64 slow_ns;
+	__aligned_u64 table_bytes;
 };
 
 /**
@@ -1770,17 +1795,20 @@ struct netlat_filters {
  * @packets: packets followed to their end (out).
  * @bytes: their sequence space (end_seq - seq) (out).
  * @segs: their segments at the first transmission (out).
- * @untracked: packets not followed: their socket's slot in the table was
- *	full, or no slot was free (out).
- * @flows_full: lookups of a socket that found no free slot (each of its
- *	sendmsg calls and new packets while the table is full) (out).
+ * @untracked: packets not followed: their socket had no entry in the
+ *	table, or no slot was left for them (the table's memory, see
+ *	@no_mem, or the socket's most in flight, then not even in a range)
+ *	(out).
+ * @flows_full: lookups of a socket that found no entry free or idle (each
+ *	of its sendmsg calls and new packets while the table is full) (out).
  * @flows: sockets followed now (out).
  * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
  *	kernel counts them in RetransSegs (out).
  * @retrans_fail: failed retransmission attempts (out).
  * @reserved: zero.
  * @merged: packets among @packets followed only as part of a range: sent
- *	while their socket had 256 packets followed in flight,
+ *	while their socket had 4096 packets followed in flight or the
+ *	table's memory was used up,
  *	taken into the newest entry's range (struct netlat_rec_tcp_pkt
  *	@merged); their bytes and segments are in @bytes and @segs, they have
  *	no stage times (out; from size 160).
@@ -1797,6 +1825,16 @@ struct netlat_filters {
  *	NETLAT_PROBE_RX_SCHED on) whose wakeup was not followed: their slot
  *	in the table of blocked readers was taken by another task's wait
  *	(out; from size 216).
+ * @no_mem: sent packets among @untracked and @merged that found the
+ *	table's memory for packets in flight used up (netlat_info.pkt_pkts)
+ *	(out; from size 256, as the fields below).
+ * @evicted: sockets whose entry in the packet table went to another
+ *	socket while they had nothing in flight (their counters end as a
+ *	closed socket's, NETLAT_FLOW_EVICTED) (out).
+ * @rx_no_mem: received packets among @rx_untracked that found the receive
+ *	table's memory for packets used up (out).
+ * @rx_evicted: sockets whose entry in the receive table went to another
+ *	socket while they had no packet queued (out).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1821,6 +1859,10 @@ struct netlat_hist {
 	__aligned_u64 rx_flows_full;
 	__aligned_u64 rx_flows;
 	__aligned_u64 rx_wait_untracked;
+	__aligned_u64 no_mem;
+	__aligned_u64 evicted;
+	__aligned_u64 rx_no_mem;
+	__aligned_u64 rx_evicted;
 };
 
 /*
@@ -1839,6 +1881,8 @@ struct netlat_hist {
 
 /* Flags of netlat_flow_stats.flags */
 #define NETLAT_FLOW_CLOSED	(1U << 0)	/* the socket was destroyed */
+#define NETLAT_FLOW_EVICTED	(1U << 1)	/* idle, its entry taken: a
+						 * later entry counts on */
 
 /**
  * struct netlat_flow_stats - one socket's counters at the packet level

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The socket table core (see sktbl.h).
+ *
+ * Memory: one vmalloc area per table, sized by its budget: half for the
+ * entries (a power of two of them, at most NETLAT_SKT_MAX_ENTS), the rest
+ * for blocks of NETLAT_SKT_BLK_SLOTS packet slots. An entry's FIFO is a
+ * chain of blocks (links kept beside the blocks, not in them); a block is
+ * taken when the FIFO's tail enters it and given back when its head
+ * leaves it, so an idle socket holds none.
+ *
+ * Locking: an entry's raw spinlock (interrupts off) covers its fields and
+ * its blocks' links; the pool's free list has its own, taken inside an
+ * entry's, once per NETLAT_SKT_BLK_SLOTS packets.
+ */
+#include <linux/kernel.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/vmalloc.h>
+#include <linux/kprobes.h>
+#include <linux/netlat.h>
+#include "sktbl.h"
+#include "filter.h"
+
+#define NETLAT_SKT_PROBE	8	/* entries looked at from the hash */
+#define NETLAT_SKT_MIN_ENTS	16
+#define NETLAT_SKT_MAX_ENTS	(1U << 16)
+#define NETLAT_SKT_AT_STEPS	4	/* blocks netlat_skt_at() walks back */
+
+/* A block: the next and previous of its FIFO, its entry and first slot. */
+struct netlat_skt_link {
+	u32 next;
+	u32 prev;
+	u32 owner;
+	u32 pos;
+};
+
+struct netlat_skt {
+	const struct netlat_skt_type *type;
+	u32 ent_bits;
+	u32 nblk;
+	u64 bytes;
+	raw_spinlock_t pool_lock;
+	u32 free_blk;		/* free list through link[].next */
+	struct netlat_skt_link *link;
+	char *ents;
+	char *blks;
+};
+
+u64 netlat_table_bytes = NETLAT_TABLE_BYTES_DEFAULT;
+
+#define NETLAT_SKT_BLK_BYTES	(NETLAT_SKT_SLOT * NETLAT_SKT_BLK_SLOTS)
+#define NETLAT_SKT_MASK		(NETLAT_SKT_BLK_SLOTS - 1)
+
+static notrace struct netlat_skt_ent *netlat_skt_ent_at(struct netlat_skt *t,
+							u32 i)
+{
+	return (struct netlat_skt_ent *)(t->ents + (size_t)i * t->type->ent_size);
+}
+NOKPROBE_SYMBOL(netlat_skt_ent_at);
+
+notrace u32 netlat_skt_index(struct netlat_skt *t,
+			     const struct netlat_skt_ent *e)
+{
+	return ((const char *)e - t->ents) / t->type->ent_size;
+}
+NOKPROBE_SYMBOL(netlat_skt_index);
+
+/* The entry @sk holds, followed or not; NULL if none. */
+notrace struct netlat_skt_ent *netlat_skt_lookup(struct netlat_skt *t,
+						 const struct sock *sk)
+{
+	u32 h = hash_ptr(sk, t->ent_bits), mask = (1U << t->ent_bits) - 1, i;
+	struct netlat_skt_ent *e;
+
+	for (i = 0; i < NETLAT_SKT_PROBE; i++) {
+		e = netlat_skt_ent_at(t, (h + i) & mask);
+		if (READ_ONCE(e->sk) == sk)
+			return e;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(netlat_skt_lookup);
+
+/* Lock @e if it still belongs to @sk (it may have been freed meanwhile). */
+notrace bool netlat_skt_lock(struct netlat_skt_ent *e, const struct sock *sk,
+			     unsigned long *flags)
+{
+	raw_spin_lock_irqsave(&e->lock, *flags);
+	if (likely(e->sk == sk))
+		return true;
+	raw_spin_unlock_irqrestore(&e->lock, *flags);
+	return false;
+}
+NOKPROBE_SYMBOL(netlat_skt_lock);
+
+/* ---- the pool ---- */
+
+static notrace u32 netlat_skt_blk_get(struct netlat_skt *t)
+{
+	u32 b;
+
+	raw_spin_lock(&t->pool_lock);
+	b = t->free_blk;
+	if (b != NETLAT_SKT_NONE)
+		t->free_blk = t->link[b].next;
+	raw_spin_unlock(&t->pool_lock);
+	return b;
+}
+NOKPROBE_SYMBOL(netlat_skt_blk_get);
+
+static notrace void netlat_skt_blk_put(struct netlat_skt *t, u32 b)
+{
+	t->link[b].owner = NETLAT_SKT_NONE;
+	raw_spin_lock(&t->pool_lock);
+	t->link[b].next = t->free_blk;
+	t->free_blk = b;
+	raw_spin_unlock(&t->pool_lock);
+}
+NOKPROBE_SYMBOL(netlat_skt_blk_put);
+
+notrace void *netlat_skt_slot(struct netlat_skt *t,
+			      const struct netlat_skt_cur *c)
+{
+	return t->blks + (size_t)c->blk * NETLAT_SKT_BLK_BYTES +
+	       (c->pos & NETLAT_SKT_MASK) * NETLAT_SKT_SLOT;
+}
+NOKPROBE_SYMBOL(netlat_skt_slot);
+
+/*
+ * A zeroed slot at the FIFO's tail, NULL if the socket has its most in
+ * flight or the pool is empty (*@why).
+ */
+notrace void *netlat_skt_push(struct netlat_skt *t, struct netlat_skt_ent *e,
+			      enum netlat_skt_full *why)
+{
+	struct netlat_skt_cur c = { .pos = e->tail, .blk = e->tail_blk };
+	void *p;
+	u32 b;
+
+	lockdep_assert_held(&e->lock);
+	if (e->tail - e->head >= t->type->max_pkts) {
+		*why = NETLAT_SKT_FULL_CAP;
+		return NULL;
+	}
+	if (c.blk == NETLAT_SKT_NONE || !(c.pos & NETLAT_SKT_MASK)) {
+		b = netlat_skt_blk_get(t);
+		if (b == NETLAT_SKT_NONE) {
+			*why = NETLAT_SKT_FULL_MEM;
+			return NULL;
+		}
+		t->link[b].next = NETLAT_SKT_NONE;
+		t->link[b].prev = c.blk;
+		t->link[b].owner = netlat_skt_index(t, e);
+		t->link[b].pos = c.pos & ~NETLAT_SKT_MASK;
+		if (c.blk == NETLAT_SKT_NONE)
+			e->head_blk = b;
+		else
+			t->link[c.blk].next = b;
+		e->tail_blk = b;
+		c.blk = b;
+	}
+	p = netlat_skt_slot(t, &c);
+	memset(p, 0, NETLAT_SKT_SLOT);
+	e->tail++;
+	e->used = jiffies;
+	return p;
+}
+NOKPROBE_SYMBOL(netlat_skt_push);
+
+/* The FIFO's head packet is done: its block goes back when it leaves it. */
+notrace void netlat_skt_pop(struct netlat_skt *t, struct netlat_skt_ent *e)
+{
+	u32 b = e->head_blk;
+
+	lockdep_assert_held(&e->lock);
+	e->head++;
+	if (e->head == e->tail) {
+		/* one packet was left: its block is the tail's too */
+		e->head_blk = e->tail_blk = NETLAT_SKT_NONE;
+		netlat_skt_blk_put(t, b);
+	} else if (!(e->head & NETLAT_SKT_MASK)) {
+		e->head_blk = t->link[b].next;
+		t->link[e->head_blk].prev = NETLAT_SKT_NONE;
+		netlat_skt_blk_put(t, b);
+	}
+}
+NOKPROBE_SYMBOL(netlat_skt_pop);
+
+/* Every packet of @e dropped unended. */
+notrace void netlat_skt_clear(struct netlat_skt *t, struct netlat_skt_ent *e)
+{
+	u32 b = e->head_blk, next;
+
+	lockdep_assert_held(&e->lock);
+	while (b != NETLAT_SKT_NONE) {
+		next = t->link[b].next;
+		netlat_skt_blk_put(t, b);
+		b = next;
+	}
+	e->head = e->tail;
+	e->head_blk = e->tail_blk = NETLAT_SKT_NONE;
+}
+NOKPROBE_SYMBOL(netlat_skt_clear);
+
+/* @e's socket is gone: a new one may take it once the lock is dropped. */
+notrace void netlat_skt_release(struct netlat_skt *t, struct netlat_skt_ent *e)
+{
+	netlat_skt_clear(t, e);
+	/* stale (no generation is 0): the next socket asks */
+	WRITE_ONCE(e->verdict, 0);
+	smp_store_release(&e->sk, NULL);
+}
+NOKPROBE_SYMBOL(netlat_skt_release);
+
+notrace bool netlat_skt_first(const struct netlat_skt_ent *e,
+			      struct netlat_skt_cur *c)
+{
+	c->pos = e->head;
+	c->blk = e->head_blk;
+	return e->head != e->tail;
+}
+NOKPROBE_SYMBOL(netlat_skt_first);
+
+notrace bool netlat_skt_last(const struct netlat_skt_ent *e,
+			     struct netlat_skt_cur *c)
+{
+	c->pos = e->tail - 1;
+	c->blk = e->tail_blk;
+	return e->head != e->tail;
+}
+NOKPROBE_SYMBOL(netlat_skt_last);
+
+notrace bool netlat_skt_next(struct netlat_skt *t,
+			     const struct netlat_skt_ent *e,
+			     struct netlat_skt_cur *c)
+{
+	if (c->pos + 1 == e->tail)
+		return false;
+	c->pos++;
+	if (!(c->pos & NETLAT_SKT_MASK))
+		c->blk = t->link[c->blk].next;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_skt_next);
+
+notrace bool netlat_skt_prev(struct netlat_skt *t,
+			     const struct netlat_skt_ent *e,
+			     struct netlat_skt_cur *c)
+{
+	if (c->pos == e->head)
+		return false;
+	if (!(c->pos & NETLAT_SKT_MASK))
+		c->blk = t->link[c->blk].prev;
+	c->pos--;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_skt_prev);
+
+/*
+ * The slot of position @pos of @e if it is in the FIFO and near its tail
+ * (a packet that just arrived); NULL if not.
+ */
+notrace void *netlat_skt_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+			    u32 pos)
+{
+	struct netlat_skt_cur c;
+	u32 steps;
+
+	if (!netlat_skt_last(e, &c) || pos - e->head >= e->tail - e->head)
+		return NULL;
+	steps = ((c.pos & ~NETLAT_SKT_MASK) - (pos & ~NETLAT_SKT_MASK)) /
+		NETLAT_SKT_BLK_SLOTS;
+	if (steps > NETLAT_SKT_AT_STEPS)
+		return NULL;
+	while (steps--)
+		c.blk = t->link[c.blk].prev;
+	c.pos = pos;
+	return netlat_skt_slot(t, &c);
+}
+NOKPROBE_SYMBOL(netlat_skt_at);
+
+/* ---- claim, verdict, eviction ---- */
+
+/*
+ * @e (claimed for @sk) under the rules of @gen: a socket they now keep out
+ * loses its packets. Returns the verdict.
+ */
+static notrace u64 netlat_skt_refresh(struct netlat_skt *t,
+				      struct netlat_skt_ent *e,
+				      const struct sock *sk, u32 gen,
+				      bool claimed)
+{
+	u64 v = t->type->verdict(sk, gen);
+	unsigned long flags;
+
+	if (!netlat_skt_lock(e, sk, &flags))
+		return v;
+	if (v & NETLAT_SKT_OUT)
+		netlat_skt_clear(t, e);
+	if (t->type->refresh)
+		t->type->refresh(e, sk, v, claimed);
+	WRITE_ONCE(e->verdict, v);
+	netlat_skt_unlock(e, flags);
+	return v;
+}
+NOKPROBE_SYMBOL(netlat_skt_refresh);
+
+/*
+ * No free entry near @sk's hash: the one without packets whose last
+ * packet is oldest goes to @sk. False if every one has packets in flight.
+ */
+static notrace bool netlat_skt_evict(struct netlat_skt *t,
+				     const struct sock *sk, u32 h)
+{
+	u32 mask = (1U << t->ent_bits) - 1, i;
+	struct netlat_skt_ent *e, *victim = NULL;
+	const struct sock *old = NULL;
+	unsigned long flags, used = 0;
+
+	for (i = 0; i < NETLAT_SKT_PROBE; i++) {
+		e = netlat_skt_ent_at(t, (h + i) & mask);
+		if (READ_ONCE(e->head) != READ_ONCE(e->tail))
+			continue;
+		if (!victim || time_before(READ_ONCE(e->used), used)) {
+			victim = e;
+			used = READ_ONCE(e->used);
+		}
+	}
+	if (!victim)
+		return false;
+	raw_spin_lock_irqsave(&victim->lock, flags);
+	old = victim->sk;
+	if (!old || victim->head != victim->tail) {
+		raw_spin_unlock_irqrestore(&victim->lock, flags);
+		return false;
+	}
+	if (t->type->evict)
+		t->type->evict(victim);
+	netlat_skt_clear(t, victim);
+	WRITE_ONCE(victim->verdict, 0);
+	victim->used = jiffies;
+	/* handlers of the old socket find it no more, or fail to lock it */
+	WRITE_ONCE(victim->sk, sk);
+	raw_spin_unlock_irqrestore(&victim->lock, flags);
+	netlat_hist_count(t->type->evicted, 1);
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_skt_evict);
+
+/*
+ * The entry of @sk if the table follows it, claiming one if @create
+ * (a free one, else an idle one's); NULL if none. A socket the filters
+ * keep out keeps its entry (so that its hooks stop here) but is not
+ * returned: *@out says so, if asked (for a socket without an entry too).
+ * The rules are read once per socket and again after they change.
+ */
+notrace struct netlat_skt_ent *netlat_skt_find(struct netlat_skt *t,
+					       const struct sock *sk,
+					       bool create, bool *out)
+{
+	u32 gen = netlat_filter_gen_get(), mask, h, i;
+	struct netlat_skt_ent *e;
+	u64 v;
+
+	e = netlat_skt_lookup(t, sk);
+	if (e) {
+		v = READ_ONCE(e->verdict);
+		if (unlikely(v >> 32 != gen))
+			v = netlat_skt_refresh(t, e, sk, gen, false);
+		goto verdict;
+	}
+	if (!create && !out)
+		return NULL;
+	mask = (1U << t->ent_bits) - 1;
+	h = hash_ptr(sk, t->ent_bits);
+	for (i = 0; create && i < NETLAT_SKT_PROBE; i++) {
+		e = netlat_skt_ent_at(t, (h + i) & mask);
+		if (!READ_ONCE(e->sk) && !cmpxchg(&e->sk, NULL, sk)) {
+			WRITE_ONCE(e->used, jiffies);
+			v = netlat_skt_refresh(t, e, sk, gen, true);
+			goto verdict;
+		}
+	}
+	if (create && netlat_skt_evict(t, sk, h)) {
+		e = netlat_skt_lookup(t, sk);
+		if (e) {
+			v = netlat_skt_refresh(t, e, sk, gen, true);
+			goto verdict;
+		}
+	}
+	/* one that would not be followed anyway is not missed */
+	v = t->type->verdict(sk, gen);
+	if (create && !(v & NETLAT_SKT_OUT))
+		netlat_hist_count(t->type->no_entry, 1);
+	e = NULL;
+verdict:
+	if (v & NETLAT_SKT_OUT) {
+		if (out)
+			*out = true;
+		return NULL;
+	}
+	return e;
+}
+NOKPROBE_SYMBOL(netlat_skt_find);
+
+/* Entry @i, NULL past the last (handlers and process context). */
+notrace struct netlat_skt_ent *netlat_skt_ent(struct netlat_skt *t, u32 i)
+{
+	return i < (1U << t->ent_bits) ? netlat_skt_ent_at(t, i) : NULL;
+}
+NOKPROBE_SYMBOL(netlat_skt_ent);
+
+/* ---- process context ---- */
+
+u32 netlat_skt_nr_ents(const struct netlat_skt *t)
+{
+	return 1U << t->ent_bits;
+}
+
+/* What @t holds (0 without a table): entries, packet slots, bytes. */
+u64 netlat_skt_capacity(const struct netlat_skt *t, u32 *ents, u32 *slots)
+{
+	*ents = t ? 1U << t->ent_bits : 0;
+	*slots = t ? t->nblk * NETLAT_SKT_BLK_SLOTS : 0;
+	return t ? t->bytes : 0;
+}
+
+/*
+ * A table of @type within @bytes (vmalloc'ed: a budget in the megabytes),
+ * NULL if no memory or a budget too small for the least entries and
+ * blocks.
+ */
+struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
+				    u64 bytes)
+{
+	size_t hdr = ALIGN(sizeof(struct netlat_skt), SMP_CACHE_BYTES);
+	u64 ents, rest, nblk, link_bytes;
+	struct netlat_skt *t;
+	u32 i, bits;
+	char *mem;
+
+	BUILD_BUG_ON(!is_power_of_2(NETLAT_SKT_BLK_SLOTS));
+	if (bytes < hdr)
+		return NULL;
+	ents = (bytes - hdr) / 2 / type->ent_size;
+	ents = clamp_t(u64, ents, NETLAT_SKT_MIN_ENTS, NETLAT_SKT_MAX_ENTS);
+	bits = ilog2(ents);
+	ents = 1ULL << bits;
+	if (hdr + ents * type->ent_size >= bytes)
+		return NULL;
+	/* the link array's alignment, within the budget too */
+	rest = bytes - hdr - ents * type->ent_size;
+	rest -= min_t(u64, rest, SMP_CACHE_BYTES);
+	nblk = rest / (NETLAT_SKT_BLK_BYTES + sizeof(struct netlat_skt_link));
+	nblk = min_t(u64, nblk, U32_MAX / NETLAT_SKT_BLK_SLOTS);
+	if (nblk < 2)
+		return NULL;
+	link_bytes = ALIGN(nblk * sizeof(struct netlat_skt_link),
+			   SMP_CACHE_BYTES);
+	mem = vmalloc(hdr + link_bytes + ents * type->ent_size +
+		      nblk * NETLAT_SKT_BLK_BYTES);
+	if (!mem)
+		return NULL;
+	t = (struct netlat_skt *)mem;
+	memset(t, 0, sizeof(*t));
+	t->type = type;
+	t->ent_bits = bits;
+	t->nblk = nblk;
+	t->bytes = hdr + link_bytes + ents * type->ent_size +
+		   nblk * NETLAT_SKT_BLK_BYTES;
+	t->link = (struct netlat_skt_link *)(mem + hdr);
+	t->ents = mem + hdr + link_bytes;
+	t->blks = t->ents + ents * type->ent_size;
+	raw_spin_lock_init(&t->pool_lock);
+	memset(t->ents, 0, ents * type->ent_size);
+	for (i = 0; i < ents; i++) {
+		struct netlat_skt_ent *e = netlat_skt_ent_at(t, i);
+
+		raw_spin_lock_init(&e->lock);
+		e->head_blk = e->tail_blk = NETLAT_SKT_NONE;
+	}
+	/* the free list in order: the first blocks are used most */
+	for (i = 0; i < nblk; i++) {
+		t->link[i].next = i + 1 < nblk ? i + 1 : NETLAT_SKT_NONE;
+		t->link[i].owner = NETLAT_SKT_NONE;
+	}
+	t->free_blk = 0;
+	return t;
+}
+
+void netlat_skt_free(struct netlat_skt *t)
+{
+	vfree(t);
+}

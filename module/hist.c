@@ -137,5 +137,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	h.evicted = counter[NETLAT_HC_EVICTED];
 	h.rx_no_mem = counter[NETLAT_HC_RX_NO_MEM];
 	h.rx_evicted = counter[NETLAT_HC_RX_EVICTED];
+	h.closed = counter[NETLAT_HC_CLOSED];
+	h.rx_closed = counter[NETLAT_HC_RX_CLOSED];
 	return netlat_copy_out(uarg, &h, sizeof(h), usize);
 }

@@ -335,6 +335,8 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 			return;
 	} else if (p->flags & NETLAT_RXP_DROPPED) {
 		netlat_hist_count(NETLAT_HC_RX_DROPPED, 1);
+	} else if (p->flags & NETLAT_RXP_CLOSED) {
+		netlat_hist_count(NETLAT_HC_RX_CLOSED, 1);
 	}
 	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))
 		return;

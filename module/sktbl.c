@@ -309,10 +309,10 @@ NOKPROBE_SYMBOL(netlat_skt_refresh);
 
 /*
  * No free entry near @sk's hash: the one without packets whose last
- * packet is oldest goes to @sk. False if every one has packets in flight.
+ * packet is oldest goes to @sk; NULL if every one has packets in flight.
  */
-static notrace bool netlat_skt_evict(struct netlat_skt *t,
-				     const struct sock *sk, u32 h)
+static notrace struct netlat_skt_ent *
+netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 {
 	u32 mask = (1U << t->ent_bits) - 1, i;
 	struct netlat_skt_ent *e, *victim = NULL;
@@ -329,12 +329,12 @@ static notrace bool netlat_skt_evict(struct netlat_skt *t,
 		}
 	}
 	if (!victim)
-		return false;
+		return NULL;
 	raw_spin_lock_irqsave(&victim->lock, flags);
 	old = victim->sk;
 	if (!old || victim->head != victim->tail) {
 		raw_spin_unlock_irqrestore(&victim->lock, flags);
-		return false;
+		return NULL;
 	}
 	if (t->type->evict)
 		t->type->evict(victim);
@@ -345,9 +345,40 @@ static notrace bool netlat_skt_evict(struct netlat_skt *t,
 	WRITE_ONCE(victim->sk, sk);
 	raw_spin_unlock_irqrestore(&victim->lock, flags);
 	netlat_hist_count(t->type->evicted, 1);
-	return true;
+	return victim;
 }
 NOKPROBE_SYMBOL(netlat_skt_evict);
+
+/*
+ * @e was just claimed for @sk. Two hooks of one socket may claim at once
+ * (a sendmsg's entry probe runs before the socket lock, a receive hook
+ * before the backlog): a socket with two entries would have packets that
+ * lookups, which return the first, never find. So the one that finds
+ * another entry of @sk gives its own back and takes that one (if both
+ * do, both go, and the next packet claims anew); NULL if @e stays.
+ */
+static notrace struct netlat_skt_ent *
+netlat_skt_settle(struct netlat_skt *t, const struct sock *sk,
+		  struct netlat_skt_ent *e)
+{
+	u32 h = hash_ptr(sk, t->ent_bits), mask = (1U << t->ent_bits) - 1, i;
+	struct netlat_skt_ent *o;
+	unsigned long flags;
+
+	for (i = 0; i < NETLAT_SKT_PROBE; i++) {
+		o = netlat_skt_ent_at(t, (h + i) & mask);
+		if (o != e && READ_ONCE(o->sk) == sk)
+			break;
+	}
+	if (i == NETLAT_SKT_PROBE)
+		return NULL;
+	if (netlat_skt_lock(e, sk, &flags)) {
+		netlat_skt_release(t, e);
+		netlat_skt_unlock(e, flags);
+	}
+	return o;
+}
+NOKPROBE_SYMBOL(netlat_skt_settle);
 
 /*
  * The entry of @sk if the table follows it, claiming one if @create
@@ -361,16 +392,12 @@ notrace struct netlat_skt_ent *netlat_skt_find(struct netlat_skt *t,
 					       bool create, bool *out)
 {
 	u32 gen = netlat_filter_gen_get(), mask, h, i;
-	struct netlat_skt_ent *e;
+	struct netlat_skt_ent *e, *o;
 	u64 v;
 
 	e = netlat_skt_lookup(t, sk);
-	if (e) {
-		v = READ_ONCE(e->verdict);
-		if (unlikely(v >> 32 != gen))
-			v = netlat_skt_refresh(t, e, sk, gen, false);
-		goto verdict;
-	}
+	if (e)
+		goto found;
 	if (!create && !out)
 		return NULL;
 	mask = (1U << t->ent_bits) - 1;
@@ -379,22 +406,29 @@ notrace struct netlat_skt_ent *netlat_skt_find(struct netlat_skt *t,
 		e = netlat_skt_ent_at(t, (h + i) & mask);
 		if (!READ_ONCE(e->sk) && !cmpxchg(&e->sk, NULL, sk)) {
 			WRITE_ONCE(e->used, jiffies);
-			v = netlat_skt_refresh(t, e, sk, gen, true);
-			goto verdict;
+			goto claimed;
 		}
 	}
-	if (create && netlat_skt_evict(t, sk, h)) {
-		e = netlat_skt_lookup(t, sk);
-		if (e) {
-			v = netlat_skt_refresh(t, e, sk, gen, true);
-			goto verdict;
-		}
-	}
+	e = create ? netlat_skt_evict(t, sk, h) : NULL;
+	if (e)
+		goto claimed;
 	/* one that would not be followed anyway is not missed */
 	v = t->type->verdict(sk, gen);
 	if (create && !(v & NETLAT_SKT_OUT))
 		netlat_hist_count(t->type->no_entry, 1);
 	e = NULL;
+	goto verdict;
+claimed:
+	o = netlat_skt_settle(t, sk, e);
+	if (!o) {
+		v = netlat_skt_refresh(t, e, sk, gen, true);
+		goto verdict;
+	}
+	e = o;
+found:
+	v = READ_ONCE(e->verdict);
+	if (unlikely(v >> 32 != gen))
+		v = netlat_skt_refresh(t, e, sk, gen, false);
 verdict:
 	if (v & NETLAT_SKT_OUT) {
 		if (out)

@@ -855,6 +855,9 @@ notrace void netlat_track_close(const struct sock *sk)
 		netlat_skt_pop(tbl->skt, &f->e);
 		netlat_track_who(f, &who);
 		netlat_track_unlock(f, flags);
+		/* followed, never acknowledged: counted, not lost */
+		netlat_hist_count(NETLAT_HC_CLOSED, p.merged +
+				  !(p.flags & NETLAT_TRACK_FIRST_DONE));
 		if (p.flags & NETLAT_TRACK_FIRST_DONE)
 			continue;
 		p.flags |= NETLAT_PKT_CLOSED;

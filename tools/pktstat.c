@@ -48,8 +48,9 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full),
 			ull(h->rx_wait_untracked));
 		fprintf(f, ",\"no_mem\":%llu,\"evicted\":%llu,\"rx_no_mem\":%llu,"
-			"\"rx_evicted\":%llu", ull(h->no_mem), ull(h->evicted),
-			ull(h->rx_no_mem), ull(h->rx_evicted));
+			"\"rx_evicted\":%llu,\"closed\":%llu,\"rx_closed\":%llu",
+			ull(h->no_mem), ull(h->evicted), ull(h->rx_no_mem),
+			ull(h->rx_evicted), ull(h->closed), ull(h->rx_closed));
 		fputs(",\"stages\":{", f);
 		for (s = 0; s < n; s++) {
 			fprintf(f, "%s\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
@@ -72,19 +73,21 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			ull(netlat_stage_quantile(&st[s], qs[1])),
 			ull(netlat_stage_quantile(&st[s], qs[2])), ull(st[s].max_ns),
 			st[s].count ? (double)st[s].sum_ns / (double)st[s].count : 0.0);
-	fprintf(f, "packets %llu, bytes %llu, segments %llu; not followed %llu "
-		"(%llu for memory); sockets %llu (%llu found no entry, %llu idle evicted)\n",
-		ull(h->packets), ull(h->bytes), ull(h->segs), ull(h->untracked),
-		ull(h->no_mem), ull(h->flows), ull(h->flows_full), ull(h->evicted));
+	fprintf(f, "packets %llu, bytes %llu, segments %llu; ended unacknowledged %llu; "
+		"not followed %llu (%llu for memory); sockets %llu (%llu found no entry, "
+		"%llu idle evicted)\n", ull(h->packets), ull(h->bytes), ull(h->segs),
+		ull(h->closed), ull(h->untracked), ull(h->no_mem), ull(h->flows),
+		ull(h->flows_full), ull(h->evicted));
 	fputs("retransmitted segments:", f);
 	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 		fprintf(f, " %s %llu", kind_names[k], ull(h->retrans_segs[k]));
 	fprintf(f, "; failed attempts %llu\n", ull(h->retrans_fail));
-	fprintf(f, "received packets %llu, bytes %llu, dropped %llu; not followed %llu "
-		"(%llu for memory); sockets %llu (%llu found no entry, %llu idle evicted)\n",
-		ull(h->rx_packets), ull(h->rx_bytes), ull(h->rx_dropped),
-		ull(h->rx_untracked), ull(h->rx_no_mem), ull(h->rx_flows),
-		ull(h->rx_flows_full), ull(h->rx_evicted));
+	fprintf(f, "received packets %llu, bytes %llu, dropped %llu; ended unread %llu; "
+		"not followed %llu (%llu for memory); sockets %llu (%llu found no entry, "
+		"%llu idle evicted)\n", ull(h->rx_packets), ull(h->rx_bytes),
+		ull(h->rx_dropped), ull(h->rx_closed), ull(h->rx_untracked),
+		ull(h->rx_no_mem), ull(h->rx_flows), ull(h->rx_flows_full),
+		ull(h->rx_evicted));
 	if (h->rx_wait_untracked)
 		fprintf(f, "blocked readers' waits not followed (no wait slot): %llu\n",
 			ull(h->rx_wait_untracked));

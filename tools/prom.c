@@ -253,6 +253,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_tcp_untracked_packets", NULL,
 		"TCP packets not followed: their socket had no entry or no slot was left.",
 		h->untracked);
+	counter(&o, "netlat_tcp_closed_packets", NULL,
+		"TCP packets followed that ended with their socket before an ACK.",
+		h->closed);
 	counter(&o, "netlat_tcp_no_memory_packets", NULL,
 		"TCP packets not followed or merged into a range: the table's memory was used up.",
 		h->no_mem);
@@ -283,6 +286,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_rx_untracked_packets", NULL,
 		"Received packets not followed: their socket had no entry or no slot was left.",
 		h->rx_untracked);
+	counter(&o, "netlat_rx_closed_packets", NULL,
+		"Received packets followed that ended with their socket, unread.",
+		h->rx_closed);
 	counter(&o, "netlat_rx_no_memory_packets", NULL,
 		"Received packets not followed: the receive table's memory was used up.",
 		h->rx_no_mem);

@@ -39,6 +39,11 @@ BASE_PKGS+=(chromium)
 # The tools tests check `netlat exporter` with promtool and a real
 # Prometheus server (tools/tests/test_exporter.c).
 BASE_PKGS+=(prometheus)
+# A real server and client for the busy-server tests (netlat_redis_test):
+# redis-tools has the server (as redis-check-rdb: one binary, its name
+# picks the program) and redis-benchmark, without a service to start;
+# copied into the VMs with their shared libraries (CHECK_DYN_BINS).
+BASE_PKGS+=(redis-tools)
 # make bench only: bpftrace, the peer its TCP bench runs on the same hooks
 # (it goes into the bench initramfs with its shared libraries, never into
 # the check one). Optional: without it the bench prints why and goes on.
@@ -420,8 +425,8 @@ add_module_file() {
 # <root>/bin with the shared libraries ldd names (and the loader), at the
 # host's paths.
 add_dynamic() {
-	local root=$1 b=$2 lib
-	cp "$b" "$root/bin/"
+	local root=$1 b=$2 name=${3:-} lib
+	cp "$b" "$root/bin/$name"
 	for lib in $(ldd "$b" | grep -oE '/[^ ]+'); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
@@ -430,11 +435,14 @@ add_dynamic() {
 
 # Dynamic binaries for the initramfs of make bench (see BENCH_PKGS).
 BENCH_DYN_BINS=(/usr/bin/bpftrace)
+# ... and of every VM: the real server and client (BASE_PKGS), as
+# <path>[:<name in /bin>].
+CHECK_DYN_BINS=(/usr/bin/redis-check-rdb:redis-server /usr/bin/redis-benchmark)
 
 # make_initramfs <kver> <out> <binary>...: busybox, /init, /netlat.ko, the
-# virtio modules and the given static binaries in /bin; for the bench,
-# BENCH_DYN_BINS that are installed too, and INITRAMFS_BASE_KO (if set)
-# as /netlat-base.ko.
+# virtio modules, the given static binaries in /bin and CHECK_DYN_BINS
+# that are installed; for the bench, BENCH_DYN_BINS that are installed
+# too, and INITRAMFS_BASE_KO (if set) as /netlat-base.ko.
 make_initramfs() {
 	local k=$1 out=$2 root b
 	shift 2
@@ -454,6 +462,10 @@ make_initramfs() {
 			die "$b is not statically linked (does its Makefile honour LDFLAGS?)"
 		fi
 		cp "$b" "$root/bin/"
+	done
+	for b in "${CHECK_DYN_BINS[@]}"; do
+		[[ $b == *:* ]] || b+=:
+		[[ -x ${b%%:*} ]] && add_dynamic "$root" "${b%%:*}" "${b#*:}"
 	done
 	if [[ -n $LANE_BENCH ]]; then
 		for b in "${BENCH_DYN_BINS[@]}"; do

@@ -1835,6 +1835,12 @@ struct netlat_filters {
  *	table's memory for packets used up (out).
  * @rx_evicted: sockets whose entry in the receive table went to another
  *	socket while they had no packet queued (out).
+ * @closed: sent packets followed that ended with their socket before an
+ *	ACK covered them (NETLAT_PKT_CLOSED; a range's packets included):
+ *	@packets + @closed + @untracked + the packets in flight are every
+ *	packet sent (out).
+ * @rx_closed: received packets followed that ended with their socket
+ *	before the application read them (NETLAT_RXP_CLOSED) (out).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1863,6 +1869,8 @@ struct netlat_hist {
 	__aligned_u64 evicted;
 	__aligned_u64 rx_no_mem;
 	__aligned_u64 rx_evicted;
+	__aligned_u64 closed;
+	__aligned_u64 rx_closed;
 };
 
 /*

@@ -336,6 +336,15 @@ static inline int nl_set_level(int fd, uint32_t level, uint64_t slow_ns)
 	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
 }
 
+/*
+ * The lane's debug kernel (KASAN, lockdep, kmemleak): the only one with
+ * kmemleak, which /init mounts debugfs for. Far slower under TCG.
+ */
+static inline bool nl_debug_kernel(void)
+{
+	return !access("/sys/kernel/debug/kmemleak", F_OK);
+}
+
 /* The packet tables' memory budget (netlat_config.table_bytes). */
 static inline int nl_set_table_bytes(int fd, uint64_t bytes)
 {

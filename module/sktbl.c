@@ -354,8 +354,9 @@ NOKPROBE_SYMBOL(netlat_skt_evict);
  * (a sendmsg's entry probe runs before the socket lock, a receive hook
  * before the backlog): a socket with two entries would have packets that
  * lookups, which return the first, never find. So the one that finds
- * another entry of @sk gives its own back and takes that one (if both
- * do, both go, and the next packet claims anew); NULL if @e stays.
+ * another entry of @sk gives its own back, unless a packet is in it
+ * already, and takes that one (if both do, both go, and the next packet
+ * claims anew); NULL if @e stays.
  */
 static notrace struct netlat_skt_ent *
 netlat_skt_settle(struct netlat_skt *t, const struct sock *sk,
@@ -364,7 +365,13 @@ netlat_skt_settle(struct netlat_skt *t, const struct sock *sk,
 	u32 h = hash_ptr(sk, t->ent_bits), mask = (1U << t->ent_bits) - 1, i;
 	struct netlat_skt_ent *o;
 	unsigned long flags;
+	bool mine = true;
 
+	/*
+	 * Our claim before the look at the others (an eviction's store is
+	 * only a release): of two racing claimers one sees the other.
+	 */
+	smp_mb();
 	for (i = 0; i < NETLAT_SKT_PROBE; i++) {
 		o = netlat_skt_ent_at(t, (h + i) & mask);
 		if (o != e && READ_ONCE(o->sk) == sk)
@@ -372,11 +379,16 @@ netlat_skt_settle(struct netlat_skt *t, const struct sock *sk,
 	}
 	if (i == NETLAT_SKT_PROBE)
 		return NULL;
+	/* a packet another hook put in @e meanwhile keeps it: the other goes */
 	if (netlat_skt_lock(e, sk, &flags)) {
-		netlat_skt_release(t, e);
+		mine = netlat_skt_len(e);
+		if (!mine)
+			netlat_skt_release(t, e);
 		netlat_skt_unlock(e, flags);
+	} else {
+		mine = false;	/* already another socket's */
 	}
-	return o;
+	return mine ? NULL : o;
 }
 NOKPROBE_SYMBOL(netlat_skt_settle);
 

@@ -381,9 +381,11 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 	EXPECT_LE((unsigned long long)(d1 - d0) - pkts, missed);
 	/*
 	 * Received: the same, but for a few in ten thousand that the debug
-	 * kernel (KASAN, under TCG) loses while idle sockets are evicted:
-	 * 2 and 3 of 22,600 and 4,600, neither followed nor counted, a
-	 * defect not found yet (the release kernels are exact).
+	 * kernel (slow under TCG) loses, with or without evictions: 1 to 3
+	 * of 4,600, neither followed nor counted, a defect not found yet
+	 * (the release kernels are exact). Suspect: a data segment that
+	 * completes a handshake goes through tcp_child_process(), which no
+	 * receive hook sees.
 	 */
 	EXPECT_LE(rx, msgs);
 	EXPECT_LE(msgs - rx, missed + msgs / 1000);

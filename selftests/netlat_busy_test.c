@@ -72,21 +72,6 @@ static void __attribute__((constructor)) busy_topology(void)
 		   sizeof(g_skip));
 }
 
-/* Write @val to the sysctl file @path in namespace @ns. */
-static int ns_sysctl(int ns, const char *path, const char *val)
-{
-	int ret = nl_ns_enter(ns), fd;
-
-	if (!ret) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -1 : 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	nl_ns_enter(nl_ns_home);
-	return ret;
-}
-
 /* ---- the echo server in B ---- */
 
 struct server {
@@ -215,14 +200,6 @@ static int request(int fd)
 	return 0;
 }
 
-static long long orig_data_sent(void)
-{
-	long long a = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPOrigDataSent");
-	long long b = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOrigDataSent");
-
-	return a < 0 || b < 0 ? -1 : a + b;
-}
-
 FIXTURE(busy) {
 	int fd;
 	struct netlat_probes pr;
@@ -261,10 +238,10 @@ FIXTURE_SETUP(busy)
 	self->fd = nl_open(0);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
-	ASSERT_EQ(0, ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096"));
-	ASSERT_EQ(0, ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096"));
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
 			       "4096"));
-	ASSERT_EQ(0, ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
 			       "10000 65000"));
 	ASSERT_EQ(0, server_start(&self->srv));
 	self->pool = calloc(variant->pool, sizeof(int));
@@ -306,7 +283,7 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 	ASSERT_EQ(0, nl_set_table_bytes(self->fd, variant->table_bytes));
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	nl_need_groups(self->fd, &self->pr, BUSY_GROUPS);
-	d0 = orig_data_sent();
+	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
 	ASSERT_LE(0, d0);
 	/* the pool: one request each, then idle */
 	for (i = 0; i < variant->pool; i++) {
@@ -349,7 +326,7 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 	 */
 	for (r = 0; r < 50; r++) {
 		nl_sleep_ms(200);
-		d1 = orig_data_sent();
+		d1 = nl_orig_data_sent(g_ns_a, g_ns_b);
 		ASSERT_EQ(0, nl_get_hist(self->fd, &h, NULL));
 		pkts = h.packets + h.closed + h.untracked;
 		rx = h.rx_packets + h.rx_closed + h.rx_untracked +

@@ -65,20 +65,6 @@ static void __attribute__((constructor)) redis_topology(void)
 		   sizeof(g_skip));
 }
 
-static int ns_sysctl(int ns, const char *path, const char *val)
-{
-	int ret = nl_ns_enter(ns), fd;
-
-	if (!ret) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -1 : 0;
-		if (fd >= 0)
-			close(fd);
-	}
-	nl_ns_enter(nl_ns_home);
-	return ret;
-}
-
 /* Run @argv in namespace @ns, its output to @out; the child's pid. */
 static pid_t spawn(int ns, char *const argv[], const char *out)
 {
@@ -124,14 +110,6 @@ static bool server_up(unsigned int secs)
 	return false;
 }
 
-static long long orig_data_sent(void)
-{
-	long long a = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPOrigDataSent");
-	long long b = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPOrigDataSent");
-
-	return a < 0 || b < 0 ? -1 : a + b;
-}
-
 FIXTURE(redis) {
 	int fd;
 	struct netlat_probes pr;
@@ -171,10 +149,10 @@ FIXTURE_SETUP(redis)
 	self->fd = nl_open(0);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
-	ASSERT_EQ(0, ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "16384"));
-	ASSERT_EQ(0, ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "16384"));
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
 			       "16384"));
-	ASSERT_EQ(0, ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
 			       "10000 65000"));
 	self->server = spawn(g_ns_b, server, "/tmp/redis-server.log");
 	ASSERT_LT(0, self->server);
@@ -215,7 +193,7 @@ TEST_F_TIMEOUT(redis, benchmark, 400)
 		SKIP(return, "10,000 connections: too slow for the debug kernel under TCG (the release kernels run them)");
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	nl_need_groups(self->fd, &self->pr, REDIS_GROUPS);
-	d0 = orig_data_sent();
+	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
 	ASSERT_LE(0, d0);
 	pid = spawn(g_ns_a, client, "/tmp/redis-benchmark.log");
 	ASSERT_LT(0, pid);
@@ -225,7 +203,7 @@ TEST_F_TIMEOUT(redis, benchmark, 400)
 	/* the last ACKs and FINs: until the counts settle */
 	for (i = 0; i < 50; i++) {
 		nl_sleep_ms(200);
-		d1 = orig_data_sent();
+		d1 = nl_orig_data_sent(g_ns_a, g_ns_b);
 		ASSERT_EQ(0, nl_get_hist(self->fd, &h, NULL));
 		sent = d1 - d0;
 		pkts = h.packets + h.closed + h.untracked;

@@ -247,6 +247,34 @@ static inline long long nl_mib(int ns, const char *file,
 	return out;
 }
 
+/*
+ * TcpExt TCPOrigDataSent of @ns_a and @ns_b together: segments (data or
+ * FIN) each sent for the first time, the packet table's oracle; -1 if
+ * unreadable.
+ */
+static inline long long nl_orig_data_sent(int ns_a, int ns_b)
+{
+	long long a = nl_mib(ns_a, "netstat", "TcpExt", "TCPOrigDataSent");
+	long long b = nl_mib(ns_b, "netstat", "TcpExt", "TCPOrigDataSent");
+
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* Write @val to the sysctl file @path in namespace @ns. */
+static inline int nl_ns_sysctl(int ns, const char *path, const char *val)
+{
+	int ret = nl_ns_enter(ns), fd;
+
+	if (!ret) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -1 : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
 /* ---- the module around a test ---------------------------------------- */
 
 /* The groups the packet level follows a sent packet with (track.c). */

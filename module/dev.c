@@ -411,7 +411,7 @@ static long netlat_ioc_set_config(void __user *uarg)
 	struct netlat_config cfg;
 	bool new_mode;
 	u32 usize, mode;
-	u64 bytes, table_bytes;
+	u64 bytes, table_bytes, old_table_bytes;
 	int err;
 
 	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
@@ -483,6 +483,9 @@ static long netlat_ioc_set_config(void __user *uarg)
 		WRITE_ONCE(netlat_flush_ms, cfg.flush_ms);
 	if (cfg.flags & NETLAT_CONFIG_TABLE_BYTES)
 		table_bytes = cfg.table_bytes;
+	/* first: a group going on meanwhile builds its table within it */
+	old_table_bytes = READ_ONCE(netlat_table_bytes);
+	WRITE_ONCE(netlat_table_bytes, table_bytes);
 	if (cfg.flags & (NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
 			 NETLAT_CONFIG_TABLE_BYTES))
 		err = netlat_track_set(cfg.flags & NETLAT_CONFIG_LEVEL ?
@@ -493,8 +496,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	if (!err)
 		err = netlat_rxtrack_set(READ_ONCE(netlat_track_level),
 					 table_bytes);
-	if (!err)
-		WRITE_ONCE(netlat_table_bytes, table_bytes);
+	if (err)
+		WRITE_ONCE(netlat_table_bytes, old_table_bytes);
 	/* hooks that only one level needs are armed for the new one */
 	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
 		netlat_probes_set_level(cfg.level);

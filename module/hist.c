@@ -83,6 +83,17 @@ static void netlat_hist_sum(struct netlat_stage_hist *st, u64 *counter)
 	}
 }
 
+/* One counter, summed (process context). */
+u64 netlat_hist_counter(enum netlat_hist_counter c)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&netlat_hist_cpu, cpu)->counter[c]);
+	return n;
+}
+
 /* @flows, @rx_flows: sockets the packet and receive tables follow now. */
 long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 {

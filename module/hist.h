@@ -31,6 +31,8 @@ enum netlat_hist_counter {
 	NETLAT_HC_RX_EVICTED,
 	NETLAT_HC_CLOSED,
 	NETLAT_HC_RX_CLOSED,
+	/* of NETLAT_HC_UNTRACKED, a socket's without an entry (not in uapi) */
+	NETLAT_HC_UNTRACKED_NO_ENTRY,
 	NETLAT_HC_NR,
 };
 
@@ -45,6 +47,7 @@ static __always_inline unsigned int netlat_hist_bucket(u64 ns)
 void netlat_hist_add(enum netlat_stage stage, u64 ns);
 void netlat_hist_count(enum netlat_hist_counter c, u64 n);
 void netlat_hist_reset(void);
+u64 netlat_hist_counter(enum netlat_hist_counter c);
 long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows);
 u64 netlat_hist_mem_bytes(void);
 

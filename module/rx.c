@@ -192,7 +192,11 @@ static notrace void netlat_do_rcv(struct pt_regs *regs)
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 
-	if (sock_owned_by_user_nocheck(sk))
+	/*
+	 * Owned: tcp_add_backlog saw it. A listener's segment is a
+	 * handshake's: tcp_child_process gives it to the new socket.
+	 */
+	if (sock_owned_by_user_nocheck(sk) || sk->sk_state == TCP_LISTEN)
 		return;
 	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0);
 }
@@ -230,6 +234,31 @@ static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_backlog_pre);
+
+/*
+ * tcp_child_process(parent, child, skb): the segment that completes a
+ * handshake goes to the new socket without tcp_v4_do_rcv, and may carry
+ * data (the bare ACK before it was lost, or dropped by a full accept
+ * queue or TCP_DEFER_ACCEPT): to the child's backlog if a process owns
+ * it, else processed at once.
+ */
+static notrace int netlat_child_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sock *child = (void *)regs_get_kernel_argument(regs, 1);
+	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 2);
+
+	if (!netlat_group_on(NETLAT_PROBE_RX))
+		return 0;
+	if (!sock_owned_by_user_nocheck(child)) {
+		netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_TRANSPORT, 0);
+		return 0;
+	}
+	netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_TRANSPORT,
+			  NETLAT_RX_Q_BACKLOG);
+	netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_BACKLOG);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_child_pre);
 
 /* tcp_queue_rcv(sk, skb, fragstolen): in order onto the receive queue */
 static notrace int netlat_queue_rcv_pre(struct kprobe *p, struct pt_regs *regs)
@@ -741,7 +770,7 @@ static void netlat_rx_groups_off(u64 groups)
 		net_disable_timestamp();
 		netlat_rx_stamps = false;
 	}
-	/* every packet still followed is dropped with the table */
+	/* what is still followed is counted as not followed, its table gone */
 	if (groups & NETLAT_PROBE_RX)
 		netlat_rxtrack_stop();
 }
@@ -751,6 +780,7 @@ static struct netlat_probe netlat_rx_probes[] = {
 	NETLAT_KP("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre),
 	NETLAT_KP("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
+	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),
 	NETLAT_KP("tcp_queue_rcv", NETLAT_PROBE_RX, netlat_queue_rcv_pre),
 	NETLAT_KRP("tcp_recvmsg", NETLAT_PROBE_RX, netlat_recvmsg_entry,
@@ -801,4 +831,5 @@ int netlat_rx_init(void)
 void netlat_rx_exit(void)
 {
 	netlat_family_remove(&netlat_rx_family);
+	netlat_rxtrack_exit();
 }

@@ -10,7 +10,8 @@
  * skb is dereferenced from the table: their addresses are only keys. A
  * socket's entry is freed when it is destroyed (tcp:tcp_destroy_sock,
  * udp_destroy_sock, udpv6_destroy_sock), at a level or budget change and
- * when the group goes off; an idle one may go to a new socket (evicted).
+ * when the group goes on again; an idle one may go to a new socket
+ * (evicted). The table's lifetime is the core's (struct netlat_skt_home).
  * The rules are asked once per socket (and again after they change): a
  * socket they keep out keeps its entry so that its hooks stop there, and
  * its packets count as filtered, not followed.
@@ -27,8 +28,8 @@
  *
  * Concurrency: the entry's raw spinlock, taken with interrupts off for a
  * bounded scan; records are written outside it. The table is replaced
- * only under netlat_rxtrack_mutex and freed after a grace period
- * (handlers run non-preemptible: RCU-sched).
+ * only under its home's mutex and freed after a grace period (handlers
+ * run non-preemptible: RCU-sched, and read the table once).
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -75,9 +76,10 @@ struct netlat_rxt_pkt {
  */
 #define NETLAT_RXT_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
 
-/* A socket's entry: the core's alone (its packets in the core's FIFO). */
+/* A socket's entry; its packets are in the core's FIFO. */
 struct netlat_rxt_flow {
 	struct netlat_skt_ent e;
+	u32 next_q;		/* after the last one queued in order: a guess */
 };
 
 /* The last arrival this CPU saw: what a drop right after it ends. */
@@ -100,16 +102,7 @@ struct netlat_rxt_end {
 static const struct netlat_rxt_wake netlat_rxt_no_wake;
 
 u32 netlat_rxtrack_level;
-static u64 netlat_rxt_bytes;		/* the budget of the table in force */
-static struct netlat_skt __rcu *netlat_rxt_tbl;	/* RCU-sched */
-static DEFINE_MUTEX(netlat_rxtrack_mutex);
 static DEFINE_PER_CPU(struct netlat_rxt_hint, netlat_rxt_hint);
-
-static notrace struct netlat_skt *netlat_rxt_tbl_get(void)
-{
-	return rcu_dereference_sched(netlat_rxt_tbl);
-}
-NOKPROBE_SYMBOL(netlat_rxt_tbl_get);
 
 /*
  * What the rules of generation @gen say of @sk's receive records, asked
@@ -136,13 +129,27 @@ static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
 }
 NOKPROBE_SYMBOL(netlat_rxt_verdict);
 
+static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e);
+
 static const struct netlat_skt_type netlat_rxt_type = {
 	.ent_size = sizeof(struct netlat_rxt_flow),
 	.max_pkts = NETLAT_RXT_PKTS,
 	.verdict = netlat_rxt_verdict,
+	.left = netlat_rxt_left,
 	.no_entry = NETLAT_HC_RX_FLOWS_FULL,
 	.evicted = NETLAT_HC_RX_EVICTED,
+	.untracked = NETLAT_HC_RX_UNTRACKED,
 };
+
+/* The receive table's share of the budget: 3/8. */
+static NETLAT_SKT_HOME(netlat_rxt_home, &netlat_rxt_type, 3);
+
+/* The table in force (a handler reads it once), NULL if none. */
+static notrace struct netlat_skt *netlat_rxt_tbl_get(void)
+{
+	return netlat_skt_home_get(&netlat_rxt_home);
+}
+NOKPROBE_SYMBOL(netlat_rxt_tbl_get);
 
 /*
  * The entry of @sk if the table follows it, claiming one if @create;
@@ -188,6 +195,9 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	unsigned long flags;
 	bool out = false;
 
+	/* no table: the group is going off */
+	if (!t)
+		return;
 	f = netlat_rxt_find_out(t, sk, true, &out);
 	if (out) {
 		/* kept out by the filters: its record counts as filtered */
@@ -227,50 +237,108 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
 
+/* Is @p the packet queued (a UDP one by its skb, a TCP one by its start)? */
+static notrace bool netlat_rxt_is(const struct netlat_rxt_pkt *p,
+				  const struct sk_buff *skb, u8 proto, u32 seq)
+{
+	return !p->done && (proto == NETLAT_RX_UDP ?
+			    p->skb == (unsigned long)skb : p->seq == seq);
+}
+NOKPROBE_SYMBOL(netlat_rxt_is);
+
+/* The packet at position @pos of @f if it is the one queued; else NULL. */
+static notrace struct netlat_rxt_pkt *
+netlat_rxt_queued_at(struct netlat_skt *t, struct netlat_skt_ent *f, u32 pos,
+		     const struct sk_buff *skb, u8 proto, u32 seq)
+{
+	struct netlat_rxt_pkt *p = netlat_skt_at(t, f, pos);
+
+	return p && netlat_rxt_is(p, skb, proto, seq) ? p : NULL;
+}
+NOKPROBE_SYMBOL(netlat_rxt_queued_at);
+
+/*
+ * The packet of @f being queued (@where). Queueing follows the arrival
+ * closely: on this CPU it is the last arrival (its hint, no walk); a
+ * backlog drained later queues in order, the one after the last queued in
+ * order; else one of the newest packets.
+ */
+static notrace struct netlat_rxt_pkt *
+netlat_rxt_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
+		  const struct netlat_rxt_hint *hint, const struct sk_buff *skb,
+		  u8 proto, u32 seq, u8 where)
+{
+	struct netlat_rxt_flow *rf = container_of(f, struct netlat_rxt_flow, e);
+	struct netlat_rxt_pkt *p;
+	struct netlat_skt_cur c;
+	bool more;
+	u32 n;
+
+	c.pos = hint ? hint->idx : rf->next_q;
+	p = netlat_rxt_queued_at(t, f, c.pos, skb, proto, seq);
+	if (!p && hint) {
+		c.pos = rf->next_q;
+		p = netlat_rxt_queued_at(t, f, c.pos, skb, proto, seq);
+	}
+	for (more = !p && netlat_skt_last(f, &c), n = 0;
+	     more && n < NETLAT_RXT_QUEUE_SCAN;
+	     more = netlat_skt_prev(t, f, &c), n++) {
+		p = netlat_rxt_at(t, &c);
+		if (netlat_rxt_is(p, skb, proto, seq))
+			break;
+		p = NULL;
+	}
+	if (p && where == NETLAT_RX_Q_IN_ORDER)
+		rf->next_q = c.pos + 1;
+	return p;
+}
+NOKPROBE_SYMBOL(netlat_rxt_queued);
+
 /* The packet is queued to its socket (@where: NETLAT_RX_Q_*). */
 notrace void netlat_rxtrack_queue(const struct sock *sk,
 				  const struct sk_buff *skb, u8 proto,
 				  u32 seq, u8 where)
 {
+	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
 	struct netlat_skt *t = netlat_rxt_tbl_get();
-	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
-	struct netlat_skt_cur c;
+	struct netlat_skt_ent *f;
+	struct netlat_rxt_pkt *p;
 	unsigned long flags;
-	bool more;
-	u32 n;
 
-	if (!f || !netlat_skt_lock(f, sk, &flags))
+	if (!t)
 		return;
-	/* queueing follows the arrival closely: the newest packets */
-	for (more = netlat_skt_last(f, &c), n = 0;
-	     more && n < NETLAT_RXT_QUEUE_SCAN;
-	     more = netlat_skt_prev(t, f, &c), n++) {
-		struct netlat_rxt_pkt *p = netlat_rxt_at(t, &c);
-
-		if (p->done || (proto == NETLAT_RX_UDP ?
-				p->skb != (unsigned long)skb : p->seq != seq))
-			continue;
-		if (where == NETLAT_RX_Q_OFO)
-			p->flags |= NETLAT_RXP_OFO;
-		else if (where == NETLAT_RX_Q_BACKLOG)
-			p->flags |= NETLAT_RXP_BACKLOG;
-		/* the first queue is where the wait for the reader begins */
-		/*
-		 * In order, TCP drops it no more, and may free its skb into
-		 * the one before: no later free of that address is its drop.
-		 */
-		if (proto == NETLAT_RX_TCP && where == NETLAT_RX_Q_IN_ORDER &&
-		    __this_cpu_read(netlat_rxt_hint.skb) == p->skb)
-			__this_cpu_write(netlat_rxt_hint.skb, 0);
-		if (!(p->flags & NETLAT_RXP_QUEUED)) {
-			p->flags |= NETLAT_RXP_QUEUED;
-			p->where = where;
-			p->queue_ns = ktime_get_mono_fast_ns();
-			p->rmem = atomic_read(&sk->sk_rmem_alloc);
-			p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
-		}
-		break;
+	/* the arrival on this CPU names the entry: no lookup */
+	f = hint->tbl == t && hint->sk == sk ? netlat_skt_ent(t, hint->flow) :
+					       NULL;
+	if (!f || !netlat_skt_lock(f, sk, &flags)) {
+		hint = NULL;
+		f = netlat_skt_find(t, sk, false, NULL);
+		if (!f || !netlat_skt_lock(f, sk, &flags))
+			return;
 	}
+	p = netlat_rxt_queued(t, f, hint, skb, proto, seq, where);
+	if (!p)
+		goto unlock;
+	if (where == NETLAT_RX_Q_OFO)
+		p->flags |= NETLAT_RXP_OFO;
+	else if (where == NETLAT_RX_Q_BACKLOG)
+		p->flags |= NETLAT_RXP_BACKLOG;
+	/*
+	 * In order, TCP drops it no more, and may free its skb into the one
+	 * before: no later free of that address is its drop.
+	 */
+	if (proto == NETLAT_RX_TCP && where == NETLAT_RX_Q_IN_ORDER &&
+	    __this_cpu_read(netlat_rxt_hint.skb) == p->skb)
+		__this_cpu_write(netlat_rxt_hint.skb, 0);
+	/* the first queue is where the wait for the reader begins */
+	if (!(p->flags & NETLAT_RXP_QUEUED)) {
+		p->flags |= NETLAT_RXP_QUEUED;
+		p->where = where;
+		p->queue_ns = ktime_get_mono_fast_ns();
+		p->rmem = atomic_read(&sk->sk_rmem_alloc);
+		p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	}
+unlock:
 	netlat_skt_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
@@ -605,72 +673,60 @@ NOKPROBE_SYMBOL(netlat_rxtrack_wait_untracked);
 
 /* ---- process context ---- */
 
-/*
- * Replace the table by a new one of @bytes (0: none). Packets in the old
- * one are not followed to their end and leave no record. Under the mutex.
- */
-static int netlat_rxt_replace(u64 bytes)
+/* A packet not ended yet counts (netlat_skt_type.left). */
+static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 {
-	struct netlat_skt *old, *tbl = NULL;
+	struct netlat_skt_cur c;
+	bool more;
+	u64 n = 0;
 
-	lockdep_assert_held(&netlat_rxtrack_mutex);
-	if (bytes) {
-		BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
-		tbl = netlat_skt_alloc(&netlat_rxt_type, bytes);
-		if (!tbl)
-			return -ENOMEM;
-	}
-	old = rcu_dereference_protected(netlat_rxt_tbl,
-					lockdep_is_held(&netlat_rxtrack_mutex));
-	rcu_assign_pointer(netlat_rxt_tbl, tbl);
-	netlat_rxt_bytes = bytes;
-	if (!old)
-		return 0;
-	/* no handler is inside the old table once this returns */
-	synchronize_rcu();
-	netlat_skt_free(old);
+	for (more = netlat_skt_first(e, &c); more;
+	     more = netlat_skt_next(t, e, &c))
+		n += !netlat_rxt_at(t, &c)->done;
+	return n;
+}
+
+/*
+ * The table's lifetime is the core's (struct netlat_skt_home); it is
+ * wanted while the group is on, at either level (the event level's
+ * RX_COPY records read their oldest byte's queueing from it).
+ */
+
+/* Under the registry mutex, before its hooks: the group goes on. */
+void netlat_rxtrack_start(void)
+{
+	netlat_skt_home_set(&netlat_rxt_home, true,
+			    READ_ONCE(netlat_table_bytes), true, true);
+}
+
+/* Under the registry mutex: the group went off, no handler runs. */
+void netlat_rxtrack_stop(void)
+{
+	netlat_skt_home_set(&netlat_rxt_home, false, 0, false, true);
+}
+
+/* Under netlat_lock: a change of level or budget empties the table. */
+int netlat_rxtrack_set(u32 level, u64 table_bytes)
+{
+	bool change = level != READ_ONCE(netlat_rxtrack_level);
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
+	lockdep_assert_held(&netlat_lock);
+	ret = netlat_skt_home_set(&netlat_rxt_home,
+				  netlat_group_on(NETLAT_PROBE_RX), table_bytes,
+				  change, false);
+	if (ret < 0)
+		return ret;
+	WRITE_ONCE(netlat_rxtrack_level, level);
 	return 0;
 }
 
-/* The table's share of the budget. */
-static u64 netlat_rxt_share(u64 table_bytes)
+/* The receive family is gone: no handler runs. */
+void netlat_rxtrack_exit(void)
 {
-	return table_bytes / 8 * 3;
-}
-
-/* The group goes on: a table to follow packets in (none if no memory). */
-void netlat_rxtrack_start(void)
-{
-	mutex_lock(&netlat_rxtrack_mutex);
-	if (!rcu_access_pointer(netlat_rxt_tbl))
-		netlat_rxt_replace(netlat_rxt_share(READ_ONCE(netlat_table_bytes)));
-	mutex_unlock(&netlat_rxtrack_mutex);
-}
-
-void netlat_rxtrack_stop(void)
-{
-	mutex_lock(&netlat_rxtrack_mutex);
-	netlat_rxt_replace(0);
-	mutex_unlock(&netlat_rxtrack_mutex);
-}
-
-int netlat_rxtrack_set(u32 level, u64 table_bytes)
-{
-	u64 bytes = netlat_rxt_share(table_bytes);
-	int err = 0;
-
-	lockdep_assert_held(&netlat_lock);
-	mutex_lock(&netlat_rxtrack_mutex);
-	if (level != READ_ONCE(netlat_rxtrack_level) ||
-	    bytes != netlat_rxt_bytes) {
-		/* nothing followed at one level ends at the other */
-		if (rcu_access_pointer(netlat_rxt_tbl))
-			err = netlat_rxt_replace(bytes);
-		if (!err)
-			WRITE_ONCE(netlat_rxtrack_level, level);
-	}
-	mutex_unlock(&netlat_rxtrack_mutex);
-	return err;
+	WRITE_ONCE(netlat_rxtrack_level, 0);
+	netlat_skt_home_set(&netlat_rxt_home, false, 0, false, false);
 }
 
 /* Sockets followed now (a racy count, for reports). */

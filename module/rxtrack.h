@@ -52,7 +52,7 @@ void netlat_rxtrack_close(const struct sock *sk);
 /* A blocked reader's wait that could not be followed (no wait slot). */
 void netlat_rxtrack_wait_untracked(void);
 
-/* Process context: the RX group goes on / went off (no handler runs). */
+/* Process context: the RX group goes on (before its hooks) or went off. */
 void netlat_rxtrack_start(void);
 void netlat_rxtrack_stop(void);
 /*
@@ -60,6 +60,8 @@ void netlat_rxtrack_stop(void);
  * (netlat_config.table_bytes) empties the table.
  */
 int netlat_rxtrack_set(u32 level, u64 table_bytes);
+/* The receive family is gone. */
+void netlat_rxtrack_exit(void);
 u64 netlat_rxtrack_flows(void);
 u64 netlat_rxtrack_mem_bytes(void);
 u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts);

@@ -26,46 +26,8 @@
 #define NETLAT_SKT_PROBE	8	/* entries looked at from the hash */
 #define NETLAT_SKT_MIN_ENTS	16
 #define NETLAT_SKT_MAX_ENTS	(1U << 16)
-#define NETLAT_SKT_AT_STEPS	4	/* blocks netlat_skt_at() walks back */
-
-/* A block: the next and previous of its FIFO, its entry and first slot. */
-struct netlat_skt_link {
-	u32 next;
-	u32 prev;
-	u32 owner;
-	u32 pos;
-};
-
-struct netlat_skt {
-	const struct netlat_skt_type *type;
-	u32 ent_bits;
-	u32 nblk;
-	u64 bytes;
-	raw_spinlock_t pool_lock;
-	u32 free_blk;		/* free list through link[].next */
-	struct netlat_skt_link *link;
-	char *ents;
-	char *blks;
-};
 
 u64 netlat_table_bytes = NETLAT_TABLE_BYTES_DEFAULT;
-
-#define NETLAT_SKT_BLK_BYTES	(NETLAT_SKT_SLOT * NETLAT_SKT_BLK_SLOTS)
-#define NETLAT_SKT_MASK		(NETLAT_SKT_BLK_SLOTS - 1)
-
-static notrace struct netlat_skt_ent *netlat_skt_ent_at(struct netlat_skt *t,
-							u32 i)
-{
-	return (struct netlat_skt_ent *)(t->ents + (size_t)i * t->type->ent_size);
-}
-NOKPROBE_SYMBOL(netlat_skt_ent_at);
-
-notrace u32 netlat_skt_index(struct netlat_skt *t,
-			     const struct netlat_skt_ent *e)
-{
-	return ((const char *)e - t->ents) / t->type->ent_size;
-}
-NOKPROBE_SYMBOL(netlat_skt_index);
 
 /* The entry @sk holds, followed or not; NULL if none. */
 notrace struct netlat_skt_ent *netlat_skt_lookup(struct netlat_skt *t,
@@ -112,21 +74,12 @@ NOKPROBE_SYMBOL(netlat_skt_blk_get);
 
 static notrace void netlat_skt_blk_put(struct netlat_skt *t, u32 b)
 {
-	t->link[b].owner = NETLAT_SKT_NONE;
 	raw_spin_lock(&t->pool_lock);
 	t->link[b].next = t->free_blk;
 	t->free_blk = b;
 	raw_spin_unlock(&t->pool_lock);
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_put);
-
-notrace void *netlat_skt_slot(struct netlat_skt *t,
-			      const struct netlat_skt_cur *c)
-{
-	return t->blks + (size_t)c->blk * NETLAT_SKT_BLK_BYTES +
-	       (c->pos & NETLAT_SKT_MASK) * NETLAT_SKT_SLOT;
-}
-NOKPROBE_SYMBOL(netlat_skt_slot);
 
 /*
  * A zeroed slot at the FIFO's tail, NULL if the socket has its most in
@@ -152,8 +105,6 @@ notrace void *netlat_skt_push(struct netlat_skt *t, struct netlat_skt_ent *e,
 		}
 		t->link[b].next = NETLAT_SKT_NONE;
 		t->link[b].prev = c.blk;
-		t->link[b].owner = netlat_skt_index(t, e);
-		t->link[b].pos = c.pos & ~NETLAT_SKT_MASK;
 		if (c.blk == NETLAT_SKT_NONE)
 			e->head_blk = b;
 		else
@@ -214,73 +165,6 @@ notrace void netlat_skt_release(struct netlat_skt *t, struct netlat_skt_ent *e)
 }
 NOKPROBE_SYMBOL(netlat_skt_release);
 
-notrace bool netlat_skt_first(const struct netlat_skt_ent *e,
-			      struct netlat_skt_cur *c)
-{
-	c->pos = e->head;
-	c->blk = e->head_blk;
-	return e->head != e->tail;
-}
-NOKPROBE_SYMBOL(netlat_skt_first);
-
-notrace bool netlat_skt_last(const struct netlat_skt_ent *e,
-			     struct netlat_skt_cur *c)
-{
-	c->pos = e->tail - 1;
-	c->blk = e->tail_blk;
-	return e->head != e->tail;
-}
-NOKPROBE_SYMBOL(netlat_skt_last);
-
-notrace bool netlat_skt_next(struct netlat_skt *t,
-			     const struct netlat_skt_ent *e,
-			     struct netlat_skt_cur *c)
-{
-	if (c->pos + 1 == e->tail)
-		return false;
-	c->pos++;
-	if (!(c->pos & NETLAT_SKT_MASK))
-		c->blk = t->link[c->blk].next;
-	return true;
-}
-NOKPROBE_SYMBOL(netlat_skt_next);
-
-notrace bool netlat_skt_prev(struct netlat_skt *t,
-			     const struct netlat_skt_ent *e,
-			     struct netlat_skt_cur *c)
-{
-	if (c->pos == e->head)
-		return false;
-	if (!(c->pos & NETLAT_SKT_MASK))
-		c->blk = t->link[c->blk].prev;
-	c->pos--;
-	return true;
-}
-NOKPROBE_SYMBOL(netlat_skt_prev);
-
-/*
- * The slot of position @pos of @e if it is in the FIFO and near its tail
- * (a packet that just arrived); NULL if not.
- */
-notrace void *netlat_skt_at(struct netlat_skt *t, struct netlat_skt_ent *e,
-			    u32 pos)
-{
-	struct netlat_skt_cur c;
-	u32 steps;
-
-	if (!netlat_skt_last(e, &c) || pos - e->head >= e->tail - e->head)
-		return NULL;
-	steps = ((c.pos & ~NETLAT_SKT_MASK) - (pos & ~NETLAT_SKT_MASK)) /
-		NETLAT_SKT_BLK_SLOTS;
-	if (steps > NETLAT_SKT_AT_STEPS)
-		return NULL;
-	while (steps--)
-		c.blk = t->link[c.blk].prev;
-	c.pos = pos;
-	return netlat_skt_slot(t, &c);
-}
-NOKPROBE_SYMBOL(netlat_skt_at);
-
 /* ---- claim, verdict, eviction ---- */
 
 /*
@@ -337,7 +221,7 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 		return NULL;
 	}
 	if (t->type->evict)
-		t->type->evict(victim);
+		t->type->evict(t, victim);
 	netlat_skt_clear(t, victim);
 	WRITE_ONCE(victim->verdict, 0);
 	victim->used = jiffies;
@@ -393,15 +277,13 @@ netlat_skt_settle(struct netlat_skt *t, const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_skt_settle);
 
 /*
- * The entry of @sk if the table follows it, claiming one if @create
- * (a free one, else an idle one's); NULL if none. A socket the filters
- * keep out keeps its entry (so that its hooks stop here) but is not
- * returned: *@out says so, if asked (for a socket without an entry too).
- * The rules are read once per socket and again after they change.
+ * netlat_skt_find() past its first look: the whole probe, a claim, a
+ * verdict to ask. The rules are read once per socket and again after
+ * they change.
  */
-notrace struct netlat_skt_ent *netlat_skt_find(struct netlat_skt *t,
-					       const struct sock *sk,
-					       bool create, bool *out)
+notrace struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
+						    const struct sock *sk,
+						    bool create, bool *out)
 {
 	u32 gen = netlat_filter_gen_get(), mask, h, i;
 	struct netlat_skt_ent *e, *o;
@@ -449,7 +331,7 @@ verdict:
 	}
 	return e;
 }
-NOKPROBE_SYMBOL(netlat_skt_find);
+NOKPROBE_SYMBOL(netlat_skt_find_slow);
 
 /* Entry @i, NULL past the last (handlers and process context). */
 notrace struct netlat_skt_ent *netlat_skt_ent(struct netlat_skt *t, u32 i)
@@ -481,7 +363,9 @@ u64 netlat_skt_capacity(const struct netlat_skt *t, u32 *ents, u32 *slots)
 struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 				    u64 bytes)
 {
-	size_t hdr = ALIGN(sizeof(struct netlat_skt), SMP_CACHE_BYTES);
+	/* the type's state after the header, in the budget too */
+	size_t hdr = ALIGN(sizeof(struct netlat_skt) + type->priv_size,
+			   SMP_CACHE_BYTES);
 	u64 ents, rest, nblk, link_bytes;
 	struct netlat_skt *t;
 	u32 i, bits;
@@ -512,6 +396,13 @@ struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	t = (struct netlat_skt *)mem;
 	memset(t, 0, sizeof(*t));
 	t->type = type;
+	if (type->priv_size) {
+		t->priv = mem + sizeof(*t);
+		memset(t->priv, 0, type->priv_size);
+		if (type->priv_init)
+			type->priv_init(t->priv);
+	}
+	t->ent_size = type->ent_size;
 	t->ent_bits = bits;
 	t->nblk = nblk;
 	t->bytes = hdr + link_bytes + ents * type->ent_size +
@@ -528,10 +419,8 @@ struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 		e->head_blk = e->tail_blk = NETLAT_SKT_NONE;
 	}
 	/* the free list in order: the first blocks are used most */
-	for (i = 0; i < nblk; i++) {
+	for (i = 0; i < nblk; i++)
 		t->link[i].next = i + 1 < nblk ? i + 1 : NETLAT_SKT_NONE;
-		t->link[i].owner = NETLAT_SKT_NONE;
-	}
 	t->free_blk = 0;
 	return t;
 }
@@ -539,4 +428,66 @@ struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 void netlat_skt_free(struct netlat_skt *t)
 {
 	vfree(t);
+}
+
+/* Packets still in @t, which no handler is inside: not followed. */
+static u64 netlat_skt_count_left(struct netlat_skt *t)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < netlat_skt_nr_ents(t); i++) {
+		struct netlat_skt_ent *e = netlat_skt_ent_at(t, i);
+
+		if (!e->sk || !netlat_skt_len(e))
+			continue;
+		n += t->type->left ? t->type->left(t, e) : netlat_skt_len(e);
+	}
+	if (n)
+		netlat_hist_count(t->type->untracked, n);
+	return n;
+}
+
+/*
+ * Process context. @want: the table should exist (the packet level, a
+ * group of it on), within its share of @table_bytes; @renew: replaced
+ * even if it does (a group of it went off, or the level was set again);
+ * @count_left: its packets in flight count as not followed (not when the
+ * histograms are reset with it). A table that exists as wanted stays.
+ * Returns 1 if a table came or went, 0 if not, -ENOMEM (the old one kept).
+ */
+int netlat_skt_home_set(struct netlat_skt_home *h, bool want, u64 table_bytes,
+			bool renew, bool count_left)
+{
+	u64 bytes = want ? table_bytes / 8 * h->share : 0;
+	struct netlat_skt *old, *t = NULL;
+
+	mutex_lock(&h->lock);
+	old = rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
+	if (!renew && !!old == want && bytes == h->bytes) {
+		mutex_unlock(&h->lock);
+		return 0;
+	}
+	if (want) {
+		t = netlat_skt_alloc(h->type, bytes);
+		if (!t) {
+			mutex_unlock(&h->lock);
+			return -ENOMEM;
+		}
+	}
+	rcu_assign_pointer(h->tbl, t);
+	h->bytes = bytes;
+	if (old) {
+		/* no handler is inside the old table once this returns */
+		synchronize_rcu();
+		if (count_left) {
+			u64 left = netlat_skt_count_left(old);
+
+			if (t && h->type->carry)
+				h->type->carry(old, t, left);
+		}
+		netlat_skt_free(old);
+	}
+	mutex_unlock(&h->lock);
+	return old || t;
 }

@@ -18,7 +18,11 @@
 
 #include <linux/types.h>
 #include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/hash.h>
 #include "hist.h"
+#include "filter.h"
 
 struct sock;
 struct netlat_skt;
@@ -54,7 +58,23 @@ struct netlat_skt_type {
 	void (*refresh)(struct netlat_skt_ent *e, const struct sock *sk, u64 v,
 			bool claimed);
 	/* Entry locked, no packet: another socket takes it. May be NULL. */
-	void (*evict)(struct netlat_skt_ent *e);
+	void (*evict)(struct netlat_skt *t, struct netlat_skt_ent *e);
+	/*
+	 * The table is going, no handler inside: the packets of @e in flight
+	 * that it counts as not followed. May be NULL (then its FIFO's
+	 * length).
+	 */
+	u64 (*left)(struct netlat_skt *t, struct netlat_skt_ent *e);
+	/*
+	 * @t replaces @old (no handler in it any more) with the histograms
+	 * kept: what the type keeps of @old goes on in @t, @left of its
+	 * packets not followed. May be NULL.
+	 */
+	void (*carry)(struct netlat_skt *old, struct netlat_skt *t, u64 left);
+	/* The type's state of a table, zeroed with it: netlat_skt_priv(). */
+	size_t priv_size;
+	void (*priv_init)(void *priv);		/* may be NULL */
+	enum netlat_hist_counter untracked;	/* packets left at a renewal */
 	enum netlat_hist_counter no_entry;	/* a socket found no entry */
 	enum netlat_hist_counter evicted;	/* an idle entry was taken */
 };
@@ -71,8 +91,71 @@ enum netlat_skt_full {
 	NETLAT_SKT_FULL_MEM,	/* the table's pool is empty */
 };
 
+/* A block's neighbours in its FIFO (kept beside the blocks, not in them). */
+struct netlat_skt_link {
+	u32 next;
+	u32 prev;
+};
+
+/*
+ * A table. Its layout is here only for the inline FIFO walk below, which
+ * every packet's hooks take several times: the rest is sktbl.c's.
+ */
+struct netlat_skt {
+	const struct netlat_skt_type *type;
+	size_t ent_size;	/* type->ent_size, one load nearer */
+	u32 ent_bits;
+	u32 nblk;
+	u64 bytes;
+	raw_spinlock_t pool_lock;
+	u32 free_blk;		/* free list through link[].next */
+	struct netlat_skt_link *link;
+	char *ents;
+	char *blks;
+	void *priv;		/* type->priv_size bytes, or NULL */
+};
+
+#define NETLAT_SKT_BLK_BYTES	(NETLAT_SKT_SLOT * NETLAT_SKT_BLK_SLOTS)
+#define NETLAT_SKT_MASK		(NETLAT_SKT_BLK_SLOTS - 1)
+
 /* The budget of both tables (netlat_config.table_bytes), under netlat_lock. */
 extern u64 netlat_table_bytes;
+
+/*
+ * Where a table of a type lives, and when: the lifetime of both tables.
+ * A table exists while its owner wants it (the send table at the packet
+ * level; the receive table while its group is on), within its share of
+ * the budget. A change of level or budget replaces it by an empty one,
+ * and so does a group that feeds it going on again: while it was off,
+ * ends of packets and of sockets went unseen (a socket destroyed then
+ * would leave its entry to whoever gets its address). The packets left
+ * in a table replaced or freed count as not followed (the type's
+ * untracked) unless the histograms are reset with it (a change of level
+ * or budget); the type may carry its counters over (carry).
+ */
+struct netlat_skt_home {
+	const struct netlat_skt_type *type;
+	u32 share;			/* eighths of the budget */
+	struct mutex lock;
+	struct netlat_skt __rcu *tbl;	/* RCU-sched */
+	u64 bytes;			/* the budget of the table in force */
+};
+
+#define NETLAT_SKT_HOME(name, t, eighths) \
+	struct netlat_skt_home name = { \
+		.type = (t), .share = (eighths), \
+		.lock = __MUTEX_INITIALIZER(name.lock), \
+	}
+
+/* The table in force, NULL if none (a handler: preemption off). */
+static __always_inline struct netlat_skt *
+netlat_skt_home_get(struct netlat_skt_home *h)
+{
+	return rcu_dereference_sched(h->tbl);
+}
+
+int netlat_skt_home_set(struct netlat_skt_home *h, bool want, u64 table_bytes,
+			bool renew, bool count_left);
 
 /* Process context. */
 struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
@@ -85,9 +168,9 @@ struct netlat_skt_ent *netlat_skt_ent(struct netlat_skt *t, u32 i);
 /* Handlers (any context, preemption off). */
 struct netlat_skt_ent *netlat_skt_lookup(struct netlat_skt *t,
 					 const struct sock *sk);
-struct netlat_skt_ent *netlat_skt_find(struct netlat_skt *t,
-				       const struct sock *sk, bool create,
-				       bool *out);
+struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
+					    const struct sock *sk, bool create,
+					    bool *out);
 bool netlat_skt_lock(struct netlat_skt_ent *e, const struct sock *sk,
 		     unsigned long *flags);
 
@@ -108,14 +191,123 @@ void *netlat_skt_push(struct netlat_skt *t, struct netlat_skt_ent *e,
 void netlat_skt_pop(struct netlat_skt *t, struct netlat_skt_ent *e);
 void netlat_skt_clear(struct netlat_skt *t, struct netlat_skt_ent *e);
 void netlat_skt_release(struct netlat_skt *t, struct netlat_skt_ent *e);
-void *netlat_skt_slot(struct netlat_skt *t, const struct netlat_skt_cur *c);
-bool netlat_skt_first(const struct netlat_skt_ent *e, struct netlat_skt_cur *c);
-bool netlat_skt_last(const struct netlat_skt_ent *e, struct netlat_skt_cur *c);
-bool netlat_skt_next(struct netlat_skt *t, const struct netlat_skt_ent *e,
-		     struct netlat_skt_cur *c);
-bool netlat_skt_prev(struct netlat_skt *t, const struct netlat_skt_ent *e,
-		     struct netlat_skt_cur *c);
-void *netlat_skt_at(struct netlat_skt *t, struct netlat_skt_ent *e, u32 pos);
-u32 netlat_skt_index(struct netlat_skt *t, const struct netlat_skt_ent *e);
+
+/*
+ * The FIFO walk (entry locked): inline, as the hooks take it several
+ * times a packet.
+ */
+static __always_inline void *netlat_skt_slot(struct netlat_skt *t,
+					     const struct netlat_skt_cur *c)
+{
+	return t->blks + (size_t)c->blk * NETLAT_SKT_BLK_BYTES +
+	       (c->pos & NETLAT_SKT_MASK) * NETLAT_SKT_SLOT;
+}
+
+static __always_inline bool netlat_skt_first(const struct netlat_skt_ent *e,
+					     struct netlat_skt_cur *c)
+{
+	c->pos = e->head;
+	c->blk = e->head_blk;
+	return e->head != e->tail;
+}
+
+static __always_inline bool netlat_skt_last(const struct netlat_skt_ent *e,
+					    struct netlat_skt_cur *c)
+{
+	c->pos = e->tail - 1;
+	c->blk = e->tail_blk;
+	return e->head != e->tail;
+}
+
+static __always_inline bool netlat_skt_next(struct netlat_skt *t,
+					    const struct netlat_skt_ent *e,
+					    struct netlat_skt_cur *c)
+{
+	if (c->pos + 1 == e->tail)
+		return false;
+	c->pos++;
+	if (!(c->pos & NETLAT_SKT_MASK))
+		c->blk = t->link[c->blk].next;
+	return true;
+}
+
+static __always_inline bool netlat_skt_prev(struct netlat_skt *t,
+					    const struct netlat_skt_ent *e,
+					    struct netlat_skt_cur *c)
+{
+	if (c->pos == e->head)
+		return false;
+	if (!(c->pos & NETLAT_SKT_MASK))
+		c->blk = t->link[c->blk].prev;
+	c->pos--;
+	return true;
+}
+
+#define NETLAT_SKT_AT_STEPS	4	/* blocks netlat_skt_at() walks back */
+
+/*
+ * The slot of position @pos of @e if it is in the FIFO and near its tail
+ * (a packet that just arrived); NULL if not.
+ */
+static __always_inline void *netlat_skt_at(struct netlat_skt *t,
+					   struct netlat_skt_ent *e, u32 pos)
+{
+	struct netlat_skt_cur c;
+	u32 steps;
+
+	if (!netlat_skt_last(e, &c) || pos - e->head >= e->tail - e->head)
+		return NULL;
+	steps = ((c.pos & ~NETLAT_SKT_MASK) - (pos & ~NETLAT_SKT_MASK)) /
+		NETLAT_SKT_BLK_SLOTS;
+	if (steps > NETLAT_SKT_AT_STEPS)
+		return NULL;
+	while (steps--)
+		c.blk = t->link[c.blk].prev;
+	c.pos = pos;
+	return netlat_skt_slot(t, &c);
+}
+
+static __always_inline struct netlat_skt_ent *
+netlat_skt_ent_at(struct netlat_skt *t, u32 i)
+{
+	return (struct netlat_skt_ent *)(t->ents + (size_t)i * t->ent_size);
+}
+
+/* The table type's own state of @t (netlat_skt_type.priv_size). */
+static __always_inline void *netlat_skt_priv(struct netlat_skt *t)
+{
+	return t->priv;
+}
+
+/*
+ * The entry of @sk if the table follows it, claiming one if @create (a
+ * free one, else an idle one's); NULL if none. A socket the filters keep
+ * out keeps its entry (so that its hooks stop here) but is not returned:
+ * *@out says so, if asked (for a socket without an entry too). Inline:
+ * every hook of every packet asks, and a socket is nearly always in the
+ * entry its hash names, its verdict current.
+ */
+static __always_inline struct netlat_skt_ent *
+netlat_skt_find(struct netlat_skt *t, const struct sock *sk, bool create,
+		bool *out)
+{
+	struct netlat_skt_ent *e = netlat_skt_ent_at(t,
+						     hash_ptr(sk, t->ent_bits));
+	u64 v;
+
+	if (likely(READ_ONCE(e->sk) == sk)) {
+		v = READ_ONCE(e->verdict);
+		if (likely(v >> 32 == netlat_filter_gen_get() &&
+			   !(v & NETLAT_SKT_OUT)))
+			return e;
+	}
+	return netlat_skt_find_slow(t, sk, create, out);
+}
+
+static __always_inline u32 netlat_skt_index(struct netlat_skt *t,
+					    const struct netlat_skt_ent *e)
+{
+	return ((const char *)e - t->ents) / t->ent_size;
+}
 
 #endif /* _NETLAT_SKTBL_H */

@@ -79,6 +79,7 @@ static void netlat_tcp_groups_on(u64 groups)
 {
 	if (groups & NETLAT_PROBE_TCP_SENDMSG)
 		memset(netlat_slots, 0, sizeof(netlat_slots));
+	netlat_track_groups_on(groups);
 }
 
 /*

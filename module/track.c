@@ -9,14 +9,16 @@
  * the data path never waits for the table. An idle socket's entry may go
  * to a new socket (evicted): its counters then end as a closed socket's.
  * Entries free when their socket is destroyed (tcp:tcp_destroy_sock),
- * when the level or budget changes and at unload.
+ * when the level or budget changes, when a group of the table goes on
+ * again and at unload: the table's lifetime is the core's (struct
+ * netlat_skt_home), the receive table's too.
  *
  * Concurrency: transmit, ACK and retransmit of one socket are serialised
  * by the socket lock, but the qdisc and driver stamps of its segments may
  * come from any CPU; the entry's spinlock, taken with interrupts off for
- * a few loads and stores, orders them. The table itself is replaced only
- * with the level off and every handler gone (synchronize_rcu: handlers
- * run non-preemptible).
+ * a few loads and stores, orders them. The table itself is freed only
+ * once every handler that might be inside it is gone (synchronize_rcu:
+ * handlers run non-preemptible, and read the table once).
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -124,26 +126,22 @@ struct netlat_track_flow {
 };
 
 /*
- * The table: the sockets, and the last NETLAT_FLOWS_CLOSED_MAX sockets
- * destroyed or evicted (their final counters, oldest overwritten).
+ * The table's own state (netlat_skt_priv): the last NETLAT_FLOWS_CLOSED_MAX
+ * sockets destroyed or evicted (their final counters); an older one's
+ * counters are summed in @gone, and so are those of the tables this one
+ * replaced with the histograms kept, so that every socket's are somewhere.
  */
-struct netlat_track_tbl {
-	struct netlat_skt *skt;
-	raw_spinlock_t closed_lock;
-	u64 closed;			/* sockets destroyed or evicted, ever */
-	struct netlat_flow_stats closed_ring[NETLAT_FLOWS_CLOSED_MAX];
+struct netlat_track_closed {
+	raw_spinlock_t lock;
+	u64 closed;			/* sockets destroyed or evicted here */
+	u64 closed_before;		/* ... in the tables it replaced */
+	u64 carried;			/* sockets in @gone from those */
+	struct netlat_flow_stats ring[NETLAT_FLOWS_CLOSED_MAX];
+	struct netlat_flow_stats gone;	/* closed ones out of the ring */
 };
 
 u32 netlat_track_level;
 static u64 netlat_track_slow;
-static u64 netlat_track_bytes;
-static struct netlat_track_tbl __rcu *netlat_track_tbl;	/* RCU-sched */
-
-static notrace struct netlat_track_tbl *netlat_track_tbl_get(void)
-{
-	return rcu_dereference_sched(netlat_track_tbl);
-}
-NOKPROBE_SYMBOL(netlat_track_tbl_get);
 
 static notrace struct netlat_track_flow *
 netlat_track_flow_of(struct netlat_skt_ent *e)
@@ -215,12 +213,14 @@ static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
 }
 NOKPROBE_SYMBOL(netlat_track_refresh);
 
-static void netlat_track_closed(const struct netlat_flow_stats *e);
+static void netlat_track_closed(struct netlat_skt *t,
+				const struct netlat_flow_stats *e);
 static void netlat_track_stats(const struct netlat_track_flow *f,
 			       struct netlat_flow_stats *e);
 
 /* An idle socket's entry goes to another: its counters end here. */
-static notrace void netlat_track_evict(struct netlat_skt_ent *e)
+static notrace void netlat_track_evict(struct netlat_skt *t,
+				       struct netlat_skt_ent *e)
 {
 	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	struct netlat_flow_stats s;
@@ -230,10 +230,21 @@ static notrace void netlat_track_evict(struct netlat_skt_ent *e)
 	netlat_track_stats(f, &s);
 	s.end_ns = ktime_get_mono_fast_ns();
 	s.flags = NETLAT_FLOW_EVICTED;
-	netlat_track_closed(&s);
+	netlat_track_closed(t, &s);
 	f->ident = false;
 }
 NOKPROBE_SYMBOL(netlat_track_evict);
+
+static u64 netlat_track_left(struct netlat_skt *t, struct netlat_skt_ent *e);
+static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
+			       u64 left);
+
+static void netlat_track_closed_init(void *priv)
+{
+	struct netlat_track_closed *cl = priv;
+
+	raw_spin_lock_init(&cl->lock);
+}
 
 static const struct netlat_skt_type netlat_track_type = {
 	.ent_size = sizeof(struct netlat_track_flow),
@@ -241,29 +252,43 @@ static const struct netlat_skt_type netlat_track_type = {
 	.verdict = netlat_track_verdict,
 	.refresh = netlat_track_refresh,
 	.evict = netlat_track_evict,
+	.left = netlat_track_left,
+	.carry = netlat_track_carry,
+	.priv_size = sizeof(struct netlat_track_closed),
+	.priv_init = netlat_track_closed_init,
 	.no_entry = NETLAT_HC_FLOWS_FULL,
 	.evicted = NETLAT_HC_EVICTED,
+	.untracked = NETLAT_HC_UNTRACKED,
 };
 
+/* The send table's share of the budget: 5/8. */
+static NETLAT_SKT_HOME(netlat_track_home, &netlat_track_type, 5);
+
+/* The table in force (a handler reads it once), NULL if none. */
+static notrace struct netlat_skt *netlat_track_skt(void)
+{
+	return netlat_skt_home_get(&netlat_track_home);
+}
+NOKPROBE_SYMBOL(netlat_track_skt);
+
 /*
- * The entry of @sk if the table follows it, claiming one if @create; NULL
- * if none. *@out, if asked: the filters keep @sk out.
+ * The entry of @sk if table @t (may be NULL) follows it, claiming one if
+ * @create; NULL if none. *@out, if asked: the filters keep @sk out.
  */
 static notrace struct netlat_track_flow *
-netlat_track_find_out(const struct sock *sk, bool create, bool *out)
+netlat_track_find_out(struct netlat_skt *t, const struct sock *sk,
+		      bool create, bool *out)
 {
-	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
-
-	if (unlikely(!tbl))
+	if (unlikely(!t))
 		return NULL;
-	return netlat_track_flow_of(netlat_skt_find(tbl->skt, sk, create, out));
+	return netlat_track_flow_of(netlat_skt_find(t, sk, create, out));
 }
 NOKPROBE_SYMBOL(netlat_track_find_out);
 
 static notrace struct netlat_track_flow *
-netlat_track_find(const struct sock *sk, bool create)
+netlat_track_find(struct netlat_skt *t, const struct sock *sk, bool create)
 {
-	return netlat_track_find_out(sk, create, NULL);
+	return netlat_track_find_out(t, sk, create, NULL);
 }
 NOKPROBE_SYMBOL(netlat_track_find);
 
@@ -285,7 +310,8 @@ NOKPROBE_SYMBOL(netlat_track_unlock);
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, true);
+	struct netlat_track_flow *f = netlat_track_find(netlat_track_skt(), sk,
+							 true);
 	unsigned long flags;
 	unsigned int i;
 
@@ -338,11 +364,19 @@ static notrace bool netlat_track_merge(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_track_merge);
 
+/* A packet of a socket without an entry (no counters of its own). */
+static notrace void netlat_track_untracked(void)
+{
+	netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+	netlat_hist_count(NETLAT_HC_UNTRACKED_NO_ENTRY, 1);
+}
+NOKPROBE_SYMBOL(netlat_track_untracked);
+
 /* __tcp_transmit_skb of new data: a packet begins. */
 notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
-	struct netlat_track_tbl *tbl;
+	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f;
 	struct netlat_track_pkt *p;
 	enum netlat_skt_full why;
@@ -355,29 +389,28 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	 */
 	if (cb->tcp_flags & TCPHDR_SYN) {
 		if (!(cb->tcp_flags & TCPHDR_ACK))
-			netlat_track_find(sk, true);
+			netlat_track_find(t, sk, true);
 		return;
 	}
 	/* data or FIN sent for the first time: it starts at snd_nxt */
 	if (cb->end_seq == cb->seq || cb->seq != READ_ONCE(tcp_sk(sk)->snd_nxt))
 		return;
-	f = netlat_track_find_out(sk, true, &out);
+	f = netlat_track_find_out(t, sk, true, &out);
 	if (!f) {
 		/* kept out by the filters: its record counts as filtered */
 		if (out)
 			netlat_filter_kept_out();
 		else
-			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+			netlat_track_untracked();
 		return;
 	}
 	if (!netlat_track_lock(f, sk, &flags)) {
-		netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+		netlat_track_untracked();
 		return;
 	}
-	tbl = netlat_track_tbl_get();
-	p = netlat_skt_push(tbl->skt, &f->e, &why);
+	p = netlat_skt_push(t, &f->e, &why);
 	if (!p) {
-		bool merged = netlat_track_merge(tbl->skt, f, cb->seq,
+		bool merged = netlat_track_merge(t, f, cb->seq,
 						 cb->end_seq,
 						 tcp_skb_pcount(skb));
 
@@ -432,7 +465,8 @@ NOKPROBE_SYMBOL(netlat_track_starting);
  * once: now, as nanoseconds after its transmit, into the u32 at @off of
  * it. Returns true with the entry locked (*@flags) and the packet in *@pp.
  */
-static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
+static notrace bool netlat_track_stamp(struct netlat_skt *t,
+				       struct netlat_track_flow *f,
 				       const struct sock *sk, u32 seq, u8 bit,
 				       size_t off, struct netlat_track_pkt **pp,
 				       unsigned long *flags)
@@ -442,7 +476,7 @@ static notrace bool netlat_track_stamp(struct netlat_track_flow *f,
 
 	if (!netlat_track_lock(f, sk, flags))
 		return false;
-	p = netlat_track_starting(netlat_track_tbl_get()->skt, f, seq);
+	p = netlat_track_starting(t, f, seq);
 	if (!p || (p->flags & bit))
 		goto out;
 	now = ktime_get_mono_fast_ns();
@@ -486,7 +520,8 @@ NOKPROBE_SYMBOL(netlat_track_no_start);
 notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 			      bool driver)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
 	struct netlat_track_pkt *p;
 	struct netlat_tcp_seg seg;
 	unsigned long flags;
@@ -495,7 +530,7 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 		return;
 	if (netlat_track_no_start(f, &seg))
 		return;
-	if (!netlat_track_stamp(f, sk, seg.seq,
+	if (!netlat_track_stamp(t, f, sk, seg.seq,
 				driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
 				driver ? offsetof(struct netlat_track_pkt, driver_d)
 				       : offsetof(struct netlat_track_pkt, qdisc_d),
@@ -510,7 +545,8 @@ NOKPROBE_SYMBOL(netlat_track_dev);
 notrace bool netlat_track_starts(const struct sock *sk,
 				const struct sk_buff *skb, u32 *seq)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_track_flow *f = netlat_track_find(netlat_track_skt(), sk,
+							 false);
 	struct netlat_tcp_seg seg;
 
 	if (!f || !netlat_parse_tcp_out(skb, &seg) ||
@@ -525,11 +561,12 @@ NOKPROBE_SYMBOL(netlat_track_starts);
 notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 			     const struct netlat_track_vq_state *st)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
 	struct netlat_track_pkt *p;
 	unsigned long flags;
 
-	if (!f || !netlat_track_stamp(f, sk, seq, NETLAT_PKT_VQ,
+	if (!f || !netlat_track_stamp(t, f, sk, seq, NETLAT_PKT_VQ,
 				      offsetof(struct netlat_track_pkt, vq_d),
 				      &p, &flags))
 		return;
@@ -674,18 +711,17 @@ NOKPROBE_SYMBOL(netlat_track_range_done);
 /* tcp_ack returned with snd_una at @una: every packet below it is done. */
 notrace void netlat_track_ack(const struct sock *sk, u32 una)
 {
-	struct netlat_track_flow *f = netlat_track_find(sk, false);
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
 	struct netlat_track_pkt done[4];
 	struct netlat_track_who who;
 	struct netlat_skt_cur c;
-	struct netlat_skt *t;
 	unsigned long flags;
 	unsigned int n, i;
 	u64 now;
 
 	if (!f)
 		return;
-	t = netlat_track_tbl_get()->skt;
 	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
@@ -741,14 +777,14 @@ NOKPROBE_SYMBOL(netlat_track_errno);
 notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 				  u32 segs, int ret)
 {
+	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f;
 	struct netlat_skt_cur c;
-	struct netlat_skt *t;
 	unsigned long flags;
 	bool out = false, more;
 
 	/* the totals count every socket but one the filters keep out */
-	f = netlat_track_find_out(sk, false, &out);
+	f = netlat_track_find_out(t, sk, false, &out);
 	if (out)
 		return;
 	if (segs)
@@ -760,7 +796,6 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 	f->c.retrans_segs[kind & 7] += segs;
 	if (ret)
 		f->c.retrans_fail[netlat_track_errno(ret)]++;
-	t = netlat_track_tbl_get()->skt;
 	for (more = netlat_skt_first(&f->e, &c); more;
 	     more = netlat_skt_next(t, &f->e, &c)) {
 		struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
@@ -798,17 +833,42 @@ static notrace void netlat_track_stats(const struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_stats);
 
-/* A destroyed socket's final counters into the ring of closed ones. */
-static notrace void netlat_track_closed(const struct netlat_flow_stats *e)
+/* @to gets @e's counts (a sum of sockets, netlat_flows' rest). */
+static notrace void netlat_flow_stats_add(struct netlat_flow_stats *to,
+					  const struct netlat_flow_stats *e)
 {
-	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	unsigned int i;
+
+	to->packets += e->packets;
+	to->bytes += e->bytes;
+	to->segs += e->segs;
+	to->untracked += e->untracked;
+	to->merged += e->merged;
+	for (i = 0; i < ARRAY_SIZE(to->retrans_segs); i++)
+		to->retrans_segs[i] += e->retrans_segs[i];
+	for (i = 0; i < ARRAY_SIZE(to->retrans_fail); i++)
+		to->retrans_fail[i] += e->retrans_fail[i];
+}
+NOKPROBE_SYMBOL(netlat_flow_stats_add);
+
+/*
+ * A destroyed socket's final counters into the ring of closed ones; the
+ * one they overwrite is summed with the others gone before it.
+ */
+static notrace void netlat_track_closed(struct netlat_skt *t,
+					const struct netlat_flow_stats *e)
+{
+	struct netlat_track_closed *cl = netlat_skt_priv(t);
+	struct netlat_flow_stats *slot;
 	unsigned long flags;
 
-	if (!tbl)
-		return;
-	raw_spin_lock_irqsave(&tbl->closed_lock, flags);
-	tbl->closed_ring[tbl->closed++ % NETLAT_FLOWS_CLOSED_MAX] = *e;
-	raw_spin_unlock_irqrestore(&tbl->closed_lock, flags);
+	raw_spin_lock_irqsave(&cl->lock, flags);
+	slot = &cl->ring[cl->closed % NETLAT_FLOWS_CLOSED_MAX];
+	if (cl->closed >= NETLAT_FLOWS_CLOSED_MAX)
+		netlat_flow_stats_add(&cl->gone, slot);
+	*slot = *e;
+	cl->closed++;
+	raw_spin_unlock_irqrestore(&cl->lock, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_closed);
 
@@ -818,7 +878,7 @@ NOKPROBE_SYMBOL(netlat_track_closed);
  */
 notrace void netlat_track_close(const struct sock *sk)
 {
-	struct netlat_track_tbl *tbl = netlat_track_tbl_get();
+	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f;
 	struct netlat_track_who who;
 	struct netlat_flow_stats e;
@@ -828,7 +888,7 @@ notrace void netlat_track_close(const struct sock *sk)
 	u64 now = ktime_get_mono_fast_ns();
 	bool ident;
 
-	f = tbl ? netlat_track_flow_of(netlat_skt_lookup(tbl->skt, sk)) : NULL;
+	f = t ? netlat_track_flow_of(netlat_skt_lookup(t, sk)) : NULL;
 	if (!f)
 		return;
 	for (;;) {
@@ -842,17 +902,17 @@ notrace void netlat_track_close(const struct sock *sk)
 			f->send_next = 0;
 			WRITE_ONCE(f->driver_range, 0);
 			/* a new socket may take the entry from now on */
-			netlat_skt_release(tbl->skt, &f->e);
+			netlat_skt_release(t, &f->e);
 			netlat_track_unlock(f, flags);
 			if (ident) {
 				e.end_ns = now;
 				e.flags = NETLAT_FLOW_CLOSED;
-				netlat_track_closed(&e);
+				netlat_track_closed(t, &e);
 			}
 			return;
 		}
-		p = *(struct netlat_track_pkt *)netlat_skt_slot(tbl->skt, &c);
-		netlat_skt_pop(tbl->skt, &f->e);
+		p = *(struct netlat_track_pkt *)netlat_skt_slot(t, &c);
+		netlat_skt_pop(t, &f->e);
 		netlat_track_who(f, &who);
 		netlat_track_unlock(f, flags);
 		/* followed, never acknowledged: counted, not lost */
@@ -868,65 +928,98 @@ NOKPROBE_SYMBOL(netlat_track_close);
 
 /* ---- process context ---- */
 
-static struct netlat_track_tbl *netlat_track_alloc(u64 bytes)
+/*
+ * A packet of a range entry counts with the packets merged into it; one
+ * whose own end was seen counts only those (netlat_skt_type.left).
+ */
+static u64 netlat_track_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 {
-	struct netlat_track_tbl *tbl;
+	struct netlat_skt_cur c;
+	bool more;
+	u64 n = 0;
 
-	BUILD_BUG_ON(sizeof(struct netlat_track_pkt) > NETLAT_SKT_SLOT);
-	tbl = vzalloc(sizeof(*tbl));
-	if (!tbl)
-		return NULL;
-	/* the ring of closed sockets is part of the budget */
-	bytes -= min_t(u64, bytes, PAGE_ALIGN(sizeof(*tbl)));
-	tbl->skt = netlat_skt_alloc(&netlat_track_type, bytes);
-	if (!tbl->skt) {
-		vfree(tbl);
-		return NULL;
+	for (more = netlat_skt_first(e, &c); more;
+	     more = netlat_skt_next(t, e, &c)) {
+		const struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
+
+		n += p->merged + !(p->flags & NETLAT_TRACK_FIRST_DONE);
 	}
-	raw_spin_lock_init(&tbl->closed_lock);
-	return tbl;
-}
-
-static void netlat_track_free(struct netlat_track_tbl *tbl)
-{
-	if (!tbl)
-		return;
-	netlat_skt_free(tbl->skt);
-	vfree(tbl);
+	return n;
 }
 
 /*
- * Under netlat_lock. The table exists only at the packet level, in its
- * share of @table_bytes; a change of level or budget empties it and
- * zeroes the histograms. Packets in flight at the change are not followed
- * (they end in no record).
+ * @t replaced @old, the histograms kept (a group went on again): the
+ * counters of every socket @old knew, and its @left packets not followed,
+ * go on summed in @t, so that the per-socket counters still add up.
+ */
+static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
+			       u64 left)
+{
+	struct netlat_track_closed *o = netlat_skt_priv(old);
+	struct netlat_track_closed *n = netlat_skt_priv(t);
+	struct netlat_flow_stats sum, one;
+	unsigned long flags;
+	u64 socks = 0, c;
+	u32 i;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < netlat_skt_nr_ents(old); i++) {
+		struct netlat_track_flow *f =
+			netlat_track_flow_of(netlat_skt_ent(old, i));
+
+		if (!f->e.sk || !f->ident)
+			continue;
+		netlat_track_stats(f, &one);
+		netlat_flow_stats_add(&sum, &one);
+		socks++;
+	}
+	for (c = o->closed > NETLAT_FLOWS_CLOSED_MAX ?
+		 o->closed - NETLAT_FLOWS_CLOSED_MAX : 0; c < o->closed; c++)
+		netlat_flow_stats_add(&sum, &o->ring[c % NETLAT_FLOWS_CLOSED_MAX]);
+	netlat_flow_stats_add(&sum, &o->gone);
+	sum.untracked += left;
+	raw_spin_lock_irqsave(&n->lock, flags);
+	netlat_flow_stats_add(&n->gone, &sum);
+	n->carried += socks + o->closed + o->carried;
+	n->closed_before += o->closed + o->closed_before;
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+}
+
+/*
+ * Under netlat_lock. The table's lifetime is the core's (struct
+ * netlat_skt_home): it exists at the packet level. A change of level or
+ * budget empties it and zeroes the histograms; packets in flight then are
+ * not followed (they end in no record).
  */
 int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes)
 {
-	/* the send table's share of the budget */
-	u64 bytes = table_bytes / 8 * 5;
-	struct netlat_track_tbl *old, *tbl = NULL;
+	bool change = level != READ_ONCE(netlat_track_level);
+	int ret;
 
+	BUILD_BUG_ON(sizeof(struct netlat_track_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
 	WRITE_ONCE(netlat_track_slow, slow_ns);
-	if (level == READ_ONCE(netlat_track_level) &&
-	    (!level || bytes == netlat_track_bytes))
-		return 0;
-	if (level) {
-		tbl = netlat_track_alloc(bytes);
-		if (!tbl)
-			return -ENOMEM;
-	}
-	WRITE_ONCE(netlat_track_level, 0);
-	/* no handler is inside the table once this returns */
-	synchronize_rcu();
-	old = rcu_dereference_protected(netlat_track_tbl, true);
-	rcu_assign_pointer(netlat_track_tbl, tbl);
-	netlat_track_free(old);
-	netlat_track_bytes = bytes;
-	netlat_hist_reset();
+	ret = netlat_skt_home_set(&netlat_track_home, level, table_bytes,
+				  change, false);
+	if (ret < 0)
+		return ret;
+	if (ret || change)
+		netlat_hist_reset();
 	WRITE_ONCE(netlat_track_level, level);
 	return 0;
+}
+
+/*
+ * Under the registry mutex, before their hooks: groups @on go on. One
+ * that feeds the table empties it, what is in flight counted as not
+ * followed: while it was off, ends went unseen.
+ */
+void netlat_track_groups_on(u64 on)
+{
+	if (on & NETLAT_TRACK_GROUPS)
+		netlat_skt_home_set(&netlat_track_home,
+				    READ_ONCE(netlat_track_level),
+				    READ_ONCE(netlat_table_bytes), true, true);
 }
 
 u64 netlat_track_slow_ns(void)
@@ -937,15 +1030,15 @@ u64 netlat_track_slow_ns(void)
 /* Sockets followed now (a racy count, for reports). */
 u64 netlat_track_flows(void)
 {
-	struct netlat_track_tbl *tbl;
+	struct netlat_skt *t;
 	u64 n = 0;
 	u32 i;
 
 	rcu_read_lock_sched();
-	tbl = netlat_track_tbl_get();
-	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl->skt); i++) {
+	t = netlat_track_skt();
+	for (i = 0; t && i < netlat_skt_nr_ents(t); i++) {
 		struct netlat_track_flow *f =
-			netlat_track_flow_of(netlat_skt_ent(tbl->skt, i));
+			netlat_track_flow_of(netlat_skt_ent(t, i));
 
 		n += READ_ONCE(f->e.sk) && READ_ONCE(f->ident);
 	}
@@ -966,60 +1059,110 @@ u64 netlat_track_mem_bytes(void)
  */
 u64 netlat_track_capacity(u32 *flows, u32 *pkts)
 {
-	struct netlat_track_tbl *tbl;
 	u64 n = netlat_hist_mem_bytes();
 
 	rcu_read_lock_sched();
-	tbl = netlat_track_tbl_get();
-	n += netlat_skt_capacity(tbl ? tbl->skt : NULL, flows, pkts);
-	if (tbl)
-		n += PAGE_ALIGN(sizeof(*tbl));
+	n += netlat_skt_capacity(netlat_track_skt(), flows, pkts);
 	rcu_read_unlock_sched();
 	return n;
 }
 
-/*
- * Copy the live (and, if asked, the recently closed) sockets into @e, at
- * most @cap of them; returns how many there are.
- */
-static u32 netlat_track_snap(struct netlat_flow_stats *e, u32 cap,
-			     bool closed, u64 *nclosed)
+/* What one NETLAT_IOC_FLOWS call copies: entries, and the rest summed. */
+struct netlat_track_snap {
+	struct netlat_flow_stats *e;
+	u32 cap;		/* room at @e */
+	u32 n;			/* entries there are (or written, with rest) */
+	bool rest;		/* NETLAT_FLOWS_REST: the last of @cap sums */
+	u64 summed;		/* sockets in the sum */
+};
+
+/* One socket's counters: an entry while there is room, else the sum. */
+static void netlat_track_snap_one(struct netlat_track_snap *s,
+				  const struct netlat_flow_stats *e)
 {
-	struct netlat_track_tbl *tbl;
+	if (s->rest && s->n + 1 >= s->cap) {
+		netlat_flow_stats_add(&s->e[s->cap - 1], e);
+		s->summed++;
+		return;
+	}
+	if (s->n < s->cap)
+		s->e[s->n] = *e;
+	s->n++;
+}
+
+/*
+ * Copy the live (and, if asked, the recently closed) sockets into @s;
+ * with @s->rest, what does not fit, the closed ones not asked for or no
+ * longer kept, and the packets of sockets that had no entry are summed
+ * in the last entry.
+ */
+static void netlat_track_snap(struct netlat_track_snap *s, bool closed,
+			      u64 *nclosed)
+{
+	struct netlat_flow_stats *rest = s->rest ? &s->e[s->cap - 1] : NULL;
+	struct netlat_track_closed *cl;
+	struct netlat_flow_stats one;
+	struct netlat_skt *t;
 	unsigned long flags;
-	u32 n = 0, i;
+	u32 i;
 	u64 c;
 
 	*nclosed = 0;
 	rcu_read_lock_sched();
-	tbl = netlat_track_tbl_get();
-	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl->skt); i++) {
+	t = netlat_track_skt();
+	for (i = 0; t && i < netlat_skt_nr_ents(t); i++) {
 		struct netlat_track_flow *f =
-			netlat_track_flow_of(netlat_skt_ent(tbl->skt, i));
+			netlat_track_flow_of(netlat_skt_ent(t, i));
+		bool ident;
 
 		if (!READ_ONCE(f->e.sk))
 			continue;
 		raw_spin_lock_irqsave(&f->e.lock, flags);
-		if (f->e.sk && f->ident) {
-			if (n < cap)
-				netlat_track_stats(f, &e[n]);
-			n++;
-		}
+		ident = f->e.sk && f->ident;
+		if (ident)
+			netlat_track_stats(f, &one);
 		netlat_track_unlock(f, flags);
+		if (ident)
+			netlat_track_snap_one(s, &one);
 	}
-	if (tbl) {
-		raw_spin_lock_irqsave(&tbl->closed_lock, flags);
-		*nclosed = tbl->closed;
+	if (t) {
+		cl = netlat_skt_priv(t);
+		raw_spin_lock_irqsave(&cl->lock, flags);
+		*nclosed = cl->closed + cl->closed_before;
 		/* oldest first */
-		for (c = tbl->closed > NETLAT_FLOWS_CLOSED_MAX ?
-			 tbl->closed - NETLAT_FLOWS_CLOSED_MAX : 0;
-		     closed && c < tbl->closed; c++, n++)
-			if (n < cap)
-				e[n] = tbl->closed_ring[c % NETLAT_FLOWS_CLOSED_MAX];
-		raw_spin_unlock_irqrestore(&tbl->closed_lock, flags);
+		for (c = cl->closed > NETLAT_FLOWS_CLOSED_MAX ?
+			 cl->closed - NETLAT_FLOWS_CLOSED_MAX : 0;
+		     c < cl->closed; c++) {
+			const struct netlat_flow_stats *e =
+				&cl->ring[c % NETLAT_FLOWS_CLOSED_MAX];
+
+			if (closed) {
+				netlat_track_snap_one(s, e);
+			} else if (rest) {
+				netlat_flow_stats_add(rest, e);
+				s->summed++;
+			}
+		}
+		if (rest) {
+			netlat_flow_stats_add(rest, &cl->gone);
+			s->summed += cl->closed -
+				     min_t(u64, cl->closed,
+					   NETLAT_FLOWS_CLOSED_MAX) +
+				     cl->carried;
+		}
+		raw_spin_unlock_irqrestore(&cl->lock, flags);
 	}
 	rcu_read_unlock_sched();
-	return n;
+	if (!rest)
+		return;
+	rest->untracked += netlat_hist_counter(NETLAT_HC_UNTRACKED_NO_ENTRY);
+	rest->flags = NETLAT_FLOW_REST;
+	/* the sum right after the entries */
+	if (s->n < s->cap - 1) {
+		s->e[s->n] = *rest;
+		memset(rest, 0, sizeof(*rest));
+	}
+	s->n++;
 }
 
 /* A bound on what one call copies out (a table's most sockets). */
@@ -1027,41 +1170,45 @@ static u32 netlat_track_snap(struct netlat_flow_stats *e, u32 cap,
 
 long netlat_track_ioc_flows(void __user *uarg)
 {
-	struct netlat_flow_stats *e = NULL;
+	struct netlat_track_snap s = {};
 	struct netlat_flows a;
-	u32 usize, cap, n;
+	u32 usize;
 	int err;
 
 	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FLOWS_SIZE_VER0, uarg,
 			      &usize);
 	if (err)
 		return err;
-	if ((a.flags & ~NETLAT_FLOWS_CLOSED) || a.reserved)
+	if ((a.flags & ~(NETLAT_FLOWS_CLOSED | NETLAT_FLOWS_REST)) ||
+	    a.rest)
 		return -EINVAL;
 	if (a.nr && (a.entry_size < NETLAT_FLOW_STATS_SIZE_VER0 ||
 		     a.entry_size > PAGE_SIZE || !a.entries))
 		return -EINVAL;
-	cap = min_t(u32, a.nr, NETLAT_TRACK_SNAP_MAX);
-	if (cap) {
-		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL);
-		if (!e)
+	/* the sum needs its entry */
+	if ((a.flags & NETLAT_FLOWS_REST) && !a.nr)
+		return -EINVAL;
+	s.cap = min_t(u32, a.nr, NETLAT_TRACK_SNAP_MAX);
+	s.rest = a.flags & NETLAT_FLOWS_REST;
+	if (s.cap) {
+		s.e = kvcalloc(s.cap, sizeof(*s.e), GFP_KERNEL);
+		if (!s.e)
 			return -ENOMEM;
 	}
-	n = netlat_track_snap(e, cap, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
-	err = netlat_copy_array_out(a.entries, a.entry_size, e, sizeof(*e),
-				    min(cap, n));
-	kvfree(e);
+	netlat_track_snap(&s, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
+	err = netlat_copy_array_out(a.entries, a.entry_size, s.e,
+				    sizeof(*s.e), min(s.cap, s.n));
+	kvfree(s.e);
 	if (err)
 		return err;
-	a.nr = n;
+	a.nr = s.n;
+	a.rest = s.summed;
 	return netlat_copy_out(uarg, &a, sizeof(a), usize);
 }
 
-/* The TCP family is gone: no handler runs. */
+/* The TCP family is gone (its groups went off): no handler runs. */
 void netlat_track_exit(void)
 {
 	WRITE_ONCE(netlat_track_level, 0);
-	synchronize_rcu();
-	netlat_track_free(rcu_dereference_protected(netlat_track_tbl, true));
-	RCU_INIT_POINTER(netlat_track_tbl, NULL);
+	netlat_skt_home_set(&netlat_track_home, false, 0, false, false);
 }

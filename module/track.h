@@ -63,6 +63,8 @@ bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
  * of both packet tables (netlat_config.table_bytes).
  */
 int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes);
+/* Under the registry mutex, before their hooks: groups @on go on. */
+void netlat_track_groups_on(u64 on);
 /* Any context: a load of what the last netlat_track_set() left. */
 u64 netlat_track_slow_ns(void);
 /* Process context, no lock: racy figures for reports, and the ioctl. */

@@ -20,6 +20,13 @@
  * small_budget: the least budget, far fewer entries than sockets: idle
  *	sockets are evicted, what finds no room is counted, the counts still
  *	add up, and nothing stalls.
+ * churn: 5,000 connections (10,000 sockets) opened, used and closed
+ *	while another thread switches the level, the groups and the budget:
+ *	every answer comes, the tables stay within their budget each time,
+ *	and (the debug kernel) no KASAN, lockdep or kmemleak report.
+ * In each, the records (every one read, none lost) give the histograms
+ * bucket by bucket, and the per-socket counters (NETLAT_IOC_FLOWS, a
+ * bounded answer with the rest summed) add up to the totals.
  *
  * Needs root, the module and veth; skips otherwise.
  */
@@ -203,6 +210,7 @@ static int request(int fd)
 FIXTURE(busy) {
 	int fd;
 	struct netlat_probes pr;
+	struct nl_log log;
 	struct server srv;
 	int *pool;
 	unsigned int npool;
@@ -235,9 +243,9 @@ FIXTURE_SETUP(busy)
 	self->srv.lfd = -1;
 	if (g_skip[0])
 		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
-	self->fd = nl_open(0);
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	/* every record is read: the histograms are checked against them */
+	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
+				g_def.nr_cpus));
 	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096"));
 	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
 			       "4096"));
@@ -262,7 +270,28 @@ FIXTURE_TEARDOWN(busy)
 		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
 						NETLAT_TABLE_BYTES_DEFAULT));
+		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
+					    g_def.watermark, g_def.flush_ms,
+					    true));
 		close(self->fd);
+	}
+	nl_log_free(&self->log);
+}
+
+/* The packet records in @l that the histograms count: ACKed, copied. */
+static void records_counted(const struct nl_log *l, uint64_t *tx,
+			    uint64_t *rx)
+{
+	const struct netlat_rec_hdr *h;
+
+	*tx = *rx = 0;
+	nl_log_for_each(l, h) {
+		if (h->type == NETLAT_REC_TCP_PKT)
+			*tx += !!(((const struct netlat_rec_tcp_pkt *)h)->flags &
+				  NETLAT_PKT_ACKED);
+		else if (h->type == NETLAT_REC_RX_PKT)
+			*rx += !!(((const struct netlat_rec_rx_pkt *)h)->flags &
+				  NETLAT_RXP_COPIED);
 	}
 }
 
@@ -271,9 +300,12 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 {
 	const unsigned int active = 20, rounds = 50, shorts = 300;
 	unsigned long long msgs = 0, pkts, rx;
+	struct netlat_stage_hist st[NETLAT_NR_STAGES], mine[NETLAT_NR_STAGES];
 	struct netlat_probes after;
 	struct netlat_hist h;
 	struct netlat_info info;
+	uint64_t rec_tx, rec_rx;
+	char why[256];
 	long long d0, d1;
 	uint64_t missed;
 	unsigned int i, r;
@@ -294,6 +326,10 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 		self->pool[self->npool++] = fd;
 		ASSERT_EQ(0, request(fd));
 		msgs += 2;
+		/* the rings hold a few thousand connections' records */
+		if (i % 1000 == 999)
+			ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+				TH_LOG("%s", self->log.why);
 	}
 	/* the load, on new connections */
 	{
@@ -335,8 +371,11 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 			break;
 	}
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
-	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &after));
+	/* probes off, every record read: none lost */
+	ASSERT_EQ(0, nl_collect_drain(self->fd, &self->log, &after))
+		TH_LOG("%s", self->log.why);
 	missed = nl_missed_in(&self->pr, &after, BUSY_GROUPS);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &h, st));
 	TH_LOG("pool %u, %u short, %llu messages, settled after %u ms; sent segments %lld: followed %llu, not %llu (no entry %llu lookups, no memory %llu, evicted %llu); received: followed %llu, not %llu (no memory %llu, evicted %llu); table %u sockets, %u packets; %u kprobe misses",
 	       variant->pool, shorts, msgs, (r + 1) * 200, d1 - d0,
 	       (unsigned long long)h.packets, (unsigned long long)h.untracked,
@@ -357,15 +396,13 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 	EXPECT_LE(pkts, (unsigned long long)(d1 - d0));
 	EXPECT_LE((unsigned long long)(d1 - d0) - pkts, missed);
 	/*
-	 * Received: the same, but for a few in ten thousand that the debug
-	 * kernel (slow under TCG) loses, with or without evictions: 1 to 3
-	 * of 4,600, neither followed nor counted, a defect not found yet
-	 * (the release kernels are exact). Suspect: a data segment that
-	 * completes a handshake goes through tcp_child_process(), which no
-	 * receive hook sees.
+	 * Received: the same. (The debug kernel, slow under TCG, once lost
+	 * 1 to 3 of 4,600 here: data in the segment that completes a
+	 * handshake, whose own ACK a full accept queue dropped, reaches the
+	 * socket through tcp_child_process(), hooked since.)
 	 */
 	EXPECT_LE(rx, msgs);
-	EXPECT_LE(msgs - rx, missed + msgs / 1000);
+	EXPECT_LE(msgs - rx, missed);
 	if (variant->table_bytes == NETLAT_TABLE_BYTES_DEFAULT) {
 		EXPECT_LE(pkts * 99, (h.packets + h.closed) * 100ull);
 		EXPECT_LE(rx * 99, (h.rx_packets + h.rx_closed) * 100ull);
@@ -376,6 +413,151 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 		EXPECT_LT(0ull, h.evicted);
 		EXPECT_LT(0ull, h.rx_evicted);
 	}
+	/* the histograms are the records', bucket by bucket */
+	records_counted(&self->log, &rec_tx, &rec_rx);
+	/* a range's record is one packet's (small_budget may merge) */
+	EXPECT_EQ(h.packets - h.merged, rec_tx);
+	EXPECT_EQ(h.rx_packets, rec_rx);
+	nl_hist_of_log(&self->log, mine);
+	EXPECT_EQ(0, nl_hist_diff(mine, st, why, sizeof(why))) TH_LOG("%s", why);
+	/* every socket's counters somewhere, and they add up */
+	EXPECT_EQ(0, nl_flows_add_up(self->fd, &h, why, sizeof(why)))
+		TH_LOG("%s", why);
+}
+
+/* ---- churn: sockets come and go while everything switches ---- */
+
+FIXTURE(churn) {
+	int fd;
+	struct netlat_probes pr;
+	struct server srv;
+	pthread_t thr;
+	volatile bool stop;
+	unsigned int switches;
+	char why[256];		/* the switcher's first failure */
+};
+
+FIXTURE_SETUP(churn)
+{
+	self->fd = -1;
+	self->srv.lfd = -1;
+	if (g_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
+	self->fd = nl_open(0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, &self->pr));
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096"));
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
+			       "10000 65000"));
+	/* closed sockets' ports come back at once */
+	ASSERT_EQ(0, nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/tcp_tw_reuse", "1"));
+	ASSERT_EQ(0, server_start(&self->srv));
+}
+
+FIXTURE_TEARDOWN(churn)
+{
+	if (self->srv.lfd >= 0)
+		server_stop(&self->srv);
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
+						NETLAT_TABLE_BYTES_DEFAULT));
+		close(self->fd);
+	}
+}
+
+/* The tables within the budget: their bytes, the histograms' aside. */
+static int within_budget(int fd, char *why, size_t len)
+{
+	struct netlat_info info;
+	uint64_t hist = (uint64_t)g_def.nr_cpus * 16384;
+
+	if (nl_get_info(fd, &info))
+		return nl_fail(why, len, "GET_INFO: %s", strerror(errno));
+	if (info.pkt_mem_bytes + info.rx_mem_bytes > info.table_bytes + hist)
+		return nl_fail(why, len, "tables %llu + %llu bytes, budget %llu",
+			       (unsigned long long)info.pkt_mem_bytes,
+			       (unsigned long long)info.rx_mem_bytes,
+			       (unsigned long long)info.table_bytes);
+	return 0;
+}
+
+/* Level, groups and budget in turn, every few milliseconds. */
+static void *switcher_main(void *arg)
+{
+	FIXTURE_DATA(churn) *self = arg;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !self->stop && !ret; i++) {
+		switch (i % 6) {
+		case 0:
+			ret = nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0);
+			break;
+		case 1:
+			ret = nl_probes(self->fd, true, BUSY_GROUPS &
+					self->pr.available, NULL);
+			break;
+		case 2:
+			ret = nl_probes(self->fd, true, NETLAT_PROBE_RX &
+					self->pr.available, NULL);
+			break;
+		case 3:
+			ret = nl_set_table_bytes(self->fd, i % 12 == 3 ?
+						 NETLAT_TABLE_BYTES_MIN :
+						 NETLAT_TABLE_BYTES_DEFAULT);
+			break;
+		case 4:
+			ret = nl_probes(self->fd, true, 0, NULL);
+			break;
+		case 5:
+			ret = nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0);
+			break;
+		}
+		if (ret)
+			nl_fail(self->why, sizeof(self->why), "step %u: %d",
+				i % 6, ret);
+		else if (within_budget(self->fd, self->why, sizeof(self->why)))
+			ret = -1;
+		self->switches++;
+		nl_sleep_ms(5);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(churn, sockets_while_switching, 900)
+{
+	/* each switch waits for a grace period: slow under TCG */
+	const unsigned int conns = 5000, cycles = 2;
+	uint64_t until = nl_mono_ns() + 600ull * 1000000000;
+	unsigned int i, t, failed = 0;
+
+	nl_need_groups(self->fd, &self->pr, BUSY_GROUPS);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, pthread_create(&self->thr, NULL, switcher_main, self));
+	/* 10,000 sockets at least, and every switch twice meanwhile */
+	for (i = 0; (i < conns || self->switches < cycles * 6) &&
+		    nl_mono_ns() < until; i++) {
+		int fd = client_open();
+
+		if (fd < 0 || request(fd))
+			failed++;
+		if (fd >= 0)
+			close(fd);
+	}
+	self->stop = true;
+	pthread_join(self->thr, NULL);
+	TH_LOG("%u connections, %u failed; %u switches", i, failed,
+	       self->switches);
+	EXPECT_EQ(0u, failed);
+	EXPECT_EQ('\0', self->why[0]) TH_LOG("%s", self->why);
+	EXPECT_LE(conns, i);
+	EXPECT_LE(cycles * 6, self->switches);
+	/* the server saw them all */
+	for (t = 0; t < 50 && self->srv.accepted < i; t++)
+		nl_sleep_ms(100);
+	EXPECT_EQ(i, self->srv.accepted);
 }
 
 TEST_HARNESS_MAIN

@@ -220,7 +220,7 @@ static int fuzz_ioctl(struct fuzz *f)
 			 (uint32_t)rnd_below(1 << 13);		/* entry_size */
 		/* entries: into the writable pages, or anywhere */
 		u64[2] = one_in(2) ? (uintptr_t)(f->area + f->page) : rnd();
-		u64[4] = one_in(4) ? rnd() : 0;			/* reserved */
+		u64[4] = one_in(4) ? rnd() : 0;			/* rest: in, zero */
 		if (u64[2] == (uintptr_t)(f->area + f->page) && u32[2] > 4)
 			u32[2] = 4;	/* at most one page of entries */
 	}

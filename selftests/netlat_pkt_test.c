@@ -32,6 +32,10 @@
  * small_budget: the same at the least table budget: what found no slot is
  *	followed in a range and counted (no_mem); the records with
  *	their ranges cover every byte once, and the segments add up.
+ * groups_flip: the table's lifetime. The ACK group off with packets in
+ *	flight leaves the table (the socket's counters still readable); on
+ *	again it empties it, what was in flight counted as not followed:
+ *	followed + not followed = TCPOrigDataSent of both namespaces.
  *
  * Topology: namespaces A and B joined by a veth pair (npa0 192.0.2.1 in
  * A, npb0 192.0.2.2 in B); GSO on, so a 64 KiB send is a handful of
@@ -106,31 +110,6 @@ static int one_segment_per_skb(void)
 		ret = nlr_gso_max_segs(DEV_A, 1);
 	nl_ns_enter(nl_ns_home);
 	return ret;
-}
-
-/* The two points of each stage in a record; 0 if not seen. */
-static void stage_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
-			 uint64_t *from, uint64_t *to)
-{
-	static const size_t pts[NETLAT_NR_STAGES][2] = {
-		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, xmit_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, qdisc_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, qdisc_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, driver_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
-		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
-		  offsetof(struct netlat_rec_tcp_pkt, vq_ns) },
-	};
-
-	memcpy(from, (const char *)p + pts[s][0], sizeof(*from));
-	memcpy(to, (const char *)p + pts[s][1], sizeof(*to));
 }
 
 FIXTURE(pkt) {
@@ -286,7 +265,7 @@ TEST_F(pkt, hist_equals_records)
 		for (s = 0; s < TX_STAGES; s++) {
 			uint64_t from, to, d;
 
-			stage_points(p, s, &from, &to);
+			nl_pkt_points(p, s, &from, &to);
 			if (!from || to < from)
 				continue;
 			d = to - from;
@@ -526,14 +505,25 @@ TEST_F(pkt, bad_input)
 		fl.entry_size = sizeof(e[0]);
 		fl.entries = (uintptr_t)e;
 		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)));
-		fl.flags = 2;
+		fl.flags = 4;
 		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
 					    sizeof(fl)));
 		fl.flags = 0;
-		fl.reserved = 1;
+		fl.rest = 1;	/* out only */
 		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
 					    sizeof(fl)));
-		fl.reserved = 0;
+		fl.rest = 0;
+		/* the sum needs an entry of its own */
+		fl.flags = NETLAT_FLOWS_REST;
+		fl.nr = 0;
+		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+					    sizeof(fl)));
+		fl.nr = 1;
+		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
+				      sizeof(fl)));
+		EXPECT_EQ(1u, fl.nr);
+		EXPECT_EQ((uint32_t)NETLAT_FLOW_REST, e[0].flags);
+		fl.flags = 0;
 		fl.entry_size = NETLAT_FLOW_STATS_SIZE_VER0 - 8;
 		fl.nr = 2;
 		EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl,
@@ -765,6 +755,63 @@ TEST_F_TIMEOUT(pkt, over_256_in_flight, 150)
 TEST_F_TIMEOUT(pkt, small_budget, 150)
 {
 	in_flight(_metadata, self, true);
+}
+
+TEST_F_TIMEOUT(pkt, groups_flip, 90)
+{
+	const uint64_t acks = NETLAT_PROBE_TCP_ACK;
+	struct netlat_probes before, after;
+	struct netlat_flow_stats fs;
+	struct netlat_hist h;
+	unsigned long long pkts = 0;
+	long long d0, d1 = 0;
+	uint64_t missed;
+	char *buf = malloc(BYTES);
+	char why[256];
+	unsigned int r;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x3c, BYTES);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &before));
+	/* the ACKs' path slow: packets stay in flight */
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, 100));
+	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
+	ASSERT_LE(0, d0);
+	ASSERT_EQ(0, nl_conn_open(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, BYTES / 2));
+	/* off with packets in flight: the table stays, readable */
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS & ~acks, NULL));
+	EXPECT_TRUE(nl_get_flow(self->fd, &self->conn, false, &fs));
+	ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, BYTES / 2));
+	nl_sleep_ms(50);
+	/* on again: emptied, what was in flight counted */
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, NULL));
+	free(buf);
+	ASSERT_TRUE(nl_conn_finish(&self->conn, 60));
+	for (r = 0; r < 50; r++) {
+		d1 = nl_orig_data_sent(g_ns_a, g_ns_b);
+		ASSERT_EQ(0, nl_get_hist(self->fd, &h, NULL));
+		pkts = h.packets + h.closed + h.untracked;
+		if (pkts == (unsigned long long)(d1 - d0))
+			break;
+		nl_sleep_ms(100);
+	}
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &after));
+	missed = nl_missed_in(&before, &after, PKT_GROUPS);
+	TH_LOG("sent segments %lld: followed %llu, closed %llu, not followed %llu; %llu kprobe misses",
+	       d1 - d0, (unsigned long long)h.packets,
+	       (unsigned long long)h.closed, (unsigned long long)h.untracked,
+	       (unsigned long long)missed);
+	EXPECT_LE(pkts, (unsigned long long)(d1 - d0));
+	EXPECT_LE((unsigned long long)(d1 - d0) - pkts, missed);
+	/* the packets in flight at the flip */
+	EXPECT_LT(0ull, h.untracked);
+	EXPECT_LT(0ull, h.packets);
+	/* the old table's sockets carried on: the counters still add up */
+	EXPECT_EQ(0, nl_flows_add_up(self->fd, &h, why, sizeof(why)))
+		TH_LOG("%s", why);
 }
 
 /* The table's memory is held only at the packet level, and reported. */

@@ -336,11 +336,15 @@ TEST_F_TIMEOUT(pm, flow_kept_out, 120)
 	EXPECT_GE(data + 1, fs.segs);
 
 	/*
-	 * Closed (the ports stay in c[]), with the groups back on (the
-	 * collection turned them off): the kept one in the ring of closed
-	 * sockets, not the other.
+	 * Closed (the ports stay in c[]): the kept one in the ring of closed
+	 * sockets, not the other. The collection turned the groups off; on
+	 * again they start the table afresh (its sockets' ends went
+	 * unseen), so two new connections on the same ports.
 	 */
 	ASSERT_EQ(0, nl_probes(self->fd, true, NL_PKT_GROUPS, NULL));
+	nl_conn_close(&self->c[0]);
+	nl_conn_close(&self->c[1]);
+	two_transfers(_metadata, self);
 	nl_conn_close(&self->c[0]);
 	nl_conn_close(&self->c[1]);
 	nl_sleep_ms(200);

@@ -28,6 +28,10 @@
  *	RX_WAIT, and RX_WAIT from a caller of the first struct size: -EINVAL.
  * untracked: a socket with more unread datagrams than the table holds per
  *	socket: followed + not followed = datagrams read.
+ * handshake_data: a listener deferring accept drops the handshake's bare
+ *	ACK (TcpExt TCPDeferAcceptDrop of B says so); the client's data then
+ *	completes it (tcp_child_process, no tcp_v4_do_rcv): followed like any
+ *	other, the bytes read are its copied records'.
  * udp_drops: a full receive buffer: the packets ended as dropped are
  *	those RcvbufErrors counted, with a reason.
  * tcp_wakeups: with rx_sched on, a reader blocked before each message has
@@ -137,52 +141,7 @@ static int set_int(int fd, int level, int opt, int val)
 	return setsockopt(fd, level, opt, &val, sizeof(val));
 }
 
-/* ---- histograms ---------------------------------------------------------- */
-
-
-/*
- * The sample a record gives stage @s, as the uapi defines the stages:
- * copied packets, both points seen, in order. False if none.
- */
-static bool rx_sample(const struct netlat_rec_rx_pkt *p, unsigned int s,
-		      uint64_t *d)
-{
-	uint64_t from, to;
-
-	if (!(p->flags & NETLAT_RXP_COPIED))
-		return false;
-	switch (s) {
-	case NETLAT_STAGE_RX_NETIF_TCP:
-	case NETLAT_STAGE_RX_NETIF_UDP:
-		if ((s == NETLAT_STAGE_RX_NETIF_TCP) != (p->proto == NETLAT_RX_TCP))
-			return false;
-		from = p->netif_ns, to = p->transport_ns;
-		break;
-	case NETLAT_STAGE_RX_TCP_QUEUE:
-		if (p->proto != NETLAT_RX_TCP)
-			return false;
-		from = p->transport_ns, to = p->queue_ns;
-		break;
-	case NETLAT_STAGE_RX_QUEUE_USER:
-		from = p->queue_ns, to = p->end_ns;
-		break;
-	case NETLAT_STAGE_RX_NETIF_USER:
-		from = p->netif_ns, to = p->end_ns;
-		break;
-	case NETLAT_STAGE_RX_READY_WAKEUP:
-		from = p->ready_ns, to = p->wakeup_ns;
-		break;
-	case NETLAT_STAGE_RX_WAKEUP_RUN:
-		from = p->wakeup_ns, to = p->run_ns;
-		break;
-	default:
-		return false;
-	}
-	if (!from || to < from)
-		return false;
-	*d = to - from;
-	return true;
-}
+/* ---- records ------------------------------------------------------------- */
 
 static bool is_rx_pkt(const struct netlat_rec_hdr *h)
 {
@@ -381,7 +340,7 @@ TEST_F(rxpkt, hist_equals_records)
 		for (s = RX_STAGE0; s < NETLAT_NR_STAGES; s++) {
 			uint64_t d;
 
-			if (!rx_sample(p, s, &d))
+			if (!nl_rx_sample(p, s, &d))
 				continue;
 			mine[s].count++;
 			mine[s].sum_ns += d;
@@ -511,7 +470,7 @@ static unsigned int stage_samples(const struct nl_log *l, const struct nl_conn *
 		const struct netlat_rec_rx_pkt *p = (const void *)h;
 
 		n += is_rx_pkt(h) && (!c || rx_of(&p->flow, c)) &&
-		     rx_sample(p, s, &d);
+		     nl_rx_sample(p, s, &d);
 	}
 	return n;
 }
@@ -952,6 +911,92 @@ TEST_F(rxpkt, untracked)
 	EXPECT_LT((uint64_t)info.rx_pkts - 8, hist.rx_packets);
 	EXPECT_EQ(hist.rx_untracked, hist.rx_no_mem);
 	EXPECT_EQ((uint64_t)got, hist.rx_packets + hist.rx_untracked);
+}
+
+/*
+ * A listener in B deferring accept (TCP_DEFER_ACCEPT: it drops the bare
+ * ACK of a handshake), a client from A connected to it; c describes the
+ * pair for the records.
+ */
+static int deferred_pair(int *lfd, int *cli, struct nl_conn *c)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int secs = 5, ret = -1;
+
+	*lfd = *cli = -1;
+	memset(c, 0, sizeof(*c));
+	c->cli = c->srv = -1;
+	c->family = AF_INET;
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	if (nl_ns_enter(g_ns_b))
+		return -1;
+	*lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*lfd < 0 || bind(*lfd, (void *)&a, len) ||
+	    setsockopt(*lfd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+		       sizeof(secs)) ||
+	    listen(*lfd, 8) || getsockname(*lfd, (void *)&a, &len))
+		goto out;
+	c->dport = ntohs(a.sin_port);
+	if (nl_ns_enter(g_ns_a))
+		goto out;
+	*cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*cli < 0 || connect(*cli, (void *)&a, len))
+		goto out;
+	len = sizeof(a);
+	if (getsockname(*cli, (void *)&a, &len))
+		goto out;
+	c->sport = ntohs(a.sin_port);
+	ret = 0;
+out:
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
+TEST_F_TIMEOUT(rxpkt, handshake_data, 60)
+{
+	static char buf[MSG_LEN];
+	int lfd, cli, srv = -1, ret;
+	struct netlat_probes after;
+	struct netlat_hist hist;
+	long long dr0, dr1;
+	struct nl_conn c;
+	uint64_t n, b;
+	ssize_t got = 0, r;
+
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	nl_need_groups(self->fd, &self->pr, NETLAT_PROBE_RX);
+	dr0 = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPDeferAcceptDrop");
+	ASSERT_LE(0, dr0);
+	ret = deferred_pair(&lfd, &cli, &c);
+	/* the data completes the handshake: no tcp_v4_do_rcv for it */
+	if (!ret && send(cli, buf, MSG_LEN, 0) != MSG_LEN)
+		ret = -1;
+	if (!ret)
+		srv = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	while (srv >= 0 && got < MSG_LEN &&
+	       (r = recv(srv, buf, MSG_LEN - got, 0)) > 0)
+		got += r;
+	dr1 = nl_mib(g_ns_b, "netstat", "TcpExt", "TCPDeferAcceptDrop");
+	ASSERT_EQ(0, nl_collect_drain(self->fd, &self->log, &after))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, NULL));
+	copied_of(&self->log, &c, NETLAT_RX_TCP, &n, &b);
+	TH_LOG("TCPDeferAcceptDrop +%lld; read %zd; records: %llu packets, %llu bytes; rx_untracked %llu",
+	       dr1 - dr0, got, (unsigned long long)n, (unsigned long long)b,
+	       (unsigned long long)hist.rx_untracked);
+	if (srv >= 0)
+		close(srv);
+	if (cli >= 0)
+		close(cli);
+	if (lfd >= 0)
+		close(lfd);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(MSG_LEN, got);
+	/* the handshake's bare ACK was dropped: the data completed it */
+	ASSERT_LT(dr0, dr1);
+	EXPECT_EQ((uint64_t)MSG_LEN, b);
+	EXPECT_EQ(0ull, hist.rx_untracked);
 }
 
 TEST_F(rxpkt, udp_drops)

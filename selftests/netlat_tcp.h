@@ -704,4 +704,201 @@ static inline bool nl_flow_of(const struct netlat_tcp_flow *f,
 		(f->sport == c->dport && f->dport == c->sport));
 }
 
+/* ---- packet records and the histograms ------------------------------ */
+
+/* The two points of each stage in a record; 0 if not seen. */
+static inline void nl_pkt_points(const struct netlat_rec_tcp_pkt *p, unsigned int s,
+			  uint64_t *from, uint64_t *to)
+{
+	static const size_t pts[NETLAT_NR_STAGES][2] = {
+		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, xmit_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, qdisc_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, qdisc_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, driver_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, end_ns) },
+		{ offsetof(struct netlat_rec_tcp_pkt, driver_ns),
+		  offsetof(struct netlat_rec_tcp_pkt, vq_ns) },
+	};
+
+	memcpy(from, (const char *)p + pts[s][0], sizeof(*from));
+	memcpy(to, (const char *)p + pts[s][1], sizeof(*to));
+}
+
+/*
+ * The sample a sent packet's record gives stage @s: ACKed packets, both
+ * points seen, in order. False if none.
+ */
+static inline bool nl_pkt_sample(const struct netlat_rec_tcp_pkt *p,
+				 unsigned int s, uint64_t *d)
+{
+	uint64_t from, to;
+
+	if (s > NETLAT_STAGE_DRIVER_VQ || !(p->flags & NETLAT_PKT_ACKED))
+		return false;
+	nl_pkt_points(p, s, &from, &to);
+	if (!from || to < from)
+		return false;
+	*d = to - from;
+	return true;
+}
+
+/*
+ * The sample a record gives stage @s, as the uapi defines the stages:
+ * copied packets, both points seen, in order. False if none.
+ */
+static inline bool nl_rx_sample(const struct netlat_rec_rx_pkt *p,
+				unsigned int s, uint64_t *d)
+{
+	uint64_t from, to;
+
+	if (!(p->flags & NETLAT_RXP_COPIED))
+		return false;
+	switch (s) {
+	case NETLAT_STAGE_RX_NETIF_TCP:
+	case NETLAT_STAGE_RX_NETIF_UDP:
+		if ((s == NETLAT_STAGE_RX_NETIF_TCP) != (p->proto == NETLAT_RX_TCP))
+			return false;
+		from = p->netif_ns, to = p->transport_ns;
+		break;
+	case NETLAT_STAGE_RX_TCP_QUEUE:
+		if (p->proto != NETLAT_RX_TCP)
+			return false;
+		from = p->transport_ns, to = p->queue_ns;
+		break;
+	case NETLAT_STAGE_RX_QUEUE_USER:
+		from = p->queue_ns, to = p->end_ns;
+		break;
+	case NETLAT_STAGE_RX_NETIF_USER:
+		from = p->netif_ns, to = p->end_ns;
+		break;
+	case NETLAT_STAGE_RX_READY_WAKEUP:
+		from = p->ready_ns, to = p->wakeup_ns;
+		break;
+	case NETLAT_STAGE_RX_WAKEUP_RUN:
+		from = p->wakeup_ns, to = p->run_ns;
+		break;
+	default:
+		return false;
+	}
+	if (!from || to < from)
+		return false;
+	*d = to - from;
+	return true;
+}
+
+/* @d into a stage histogram, as the kernel adds it. */
+static inline void nl_hist_add(struct netlat_stage_hist *h, uint64_t d)
+{
+	h->count++;
+	h->sum_ns += d;
+	if (d > h->max_ns)
+		h->max_ns = d;
+	h->bucket[nl_hist_bucket(d)]++;
+}
+
+/* The histograms of every packet record in @l (sent and received). */
+static inline void nl_hist_of_log(const struct nl_log *l,
+				  struct netlat_stage_hist *st)
+{
+	const struct netlat_rec_hdr *h;
+	unsigned int s;
+	uint64_t d;
+
+	memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
+	nl_log_for_each(l, h) {
+		for (s = 0; s < NETLAT_NR_STAGES; s++) {
+			if (h->type == NETLAT_REC_TCP_PKT &&
+			    nl_pkt_sample((const void *)h, s, &d))
+				nl_hist_add(&st[s], d);
+			else if (h->type == NETLAT_REC_RX_PKT &&
+				 nl_rx_sample((const void *)h, s, &d))
+				nl_hist_add(&st[s], d);
+		}
+	}
+}
+
+/* The first difference of two sets of histograms, in @why; 0 if none. */
+static inline int nl_hist_diff(const struct netlat_stage_hist *a,
+			       const struct netlat_stage_hist *b, char *why,
+			       size_t len)
+{
+	unsigned int s, k;
+
+	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		if (a[s].count != b[s].count || a[s].sum_ns != b[s].sum_ns ||
+		    a[s].max_ns != b[s].max_ns)
+			return nl_fail(why, len, "stage %u: count %llu/%llu sum %llu/%llu max %llu/%llu",
+				       s, (unsigned long long)a[s].count,
+				       (unsigned long long)b[s].count,
+				       (unsigned long long)a[s].sum_ns,
+				       (unsigned long long)b[s].sum_ns,
+				       (unsigned long long)a[s].max_ns,
+				       (unsigned long long)b[s].max_ns);
+		for (k = 0; k < NETLAT_HIST_BUCKETS; k++)
+			if (a[s].bucket[k] != b[s].bucket[k])
+				return nl_fail(why, len, "stage %u bucket %u: %llu/%llu",
+					       s, k,
+					       (unsigned long long)a[s].bucket[k],
+					       (unsigned long long)b[s].bucket[k]);
+	}
+	return 0;
+}
+
+/*
+ * The per-socket counters, in a bounded answer (fewer entries than
+ * sockets): with the rest's sum they add up to the totals in @h.
+ */
+static inline int nl_flows_add_up(int fd, const struct netlat_hist *h,
+				  char *why, size_t len)
+{
+	static struct netlat_flow_stats e[128];
+	struct netlat_flow_stats sum;
+	struct netlat_flows fl;
+	unsigned int i;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.flags = NETLAT_FLOWS_CLOSED | NETLAT_FLOWS_REST;
+	fl.nr = NL_ARRAY_SIZE(e);
+	fl.entry_size = sizeof(e[0]);
+	fl.entries = (uintptr_t)e;
+	if (nl_ioctl(fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)))
+		return nl_fail(why, len, "FLOWS: %s", strerror(errno));
+	if (!fl.nr || fl.nr > NL_ARRAY_SIZE(e) ||
+	    !(e[fl.nr - 1].flags & NETLAT_FLOW_REST))
+		return nl_fail(why, len, "%u entries, the last no sum", fl.nr);
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < fl.nr; i++) {
+		sum.packets += e[i].packets;
+		sum.bytes += e[i].bytes;
+		sum.segs += e[i].segs;
+		sum.untracked += e[i].untracked;
+		sum.merged += e[i].merged;
+	}
+	fprintf(stderr, "# flows: %u entries, %llu sockets summed, %llu closed\n",
+		fl.nr, (unsigned long long)fl.rest,
+		(unsigned long long)fl.closed);
+	if (sum.packets != h->packets || sum.bytes != h->bytes ||
+	    sum.segs != h->segs || sum.untracked != h->untracked ||
+	    sum.merged != h->merged)
+		return nl_fail(why, len, "flows: packets %llu/%llu bytes %llu/%llu segs %llu/%llu untracked %llu/%llu merged %llu/%llu",
+			       (unsigned long long)sum.packets,
+			       (unsigned long long)h->packets,
+			       (unsigned long long)sum.bytes,
+			       (unsigned long long)h->bytes,
+			       (unsigned long long)sum.segs,
+			       (unsigned long long)h->segs,
+			       (unsigned long long)sum.untracked,
+			       (unsigned long long)h->untracked,
+			       (unsigned long long)sum.merged,
+			       (unsigned long long)h->merged);
+	return 0;
+}
+
 #endif /* NETLAT_TCP_H */

@@ -111,16 +111,25 @@ static uint64_t sum8(const __u64 *v)
 	return s;
 }
 
+static const char *flow_state(const struct netlat_flow_stats *e)
+{
+	return e->flags & NETLAT_FLOW_REST ? "rest" :
+	       e->flags & NETLAT_FLOW_CLOSED ? "closed" :
+	       e->flags & NETLAT_FLOW_EVICTED ? "evict" : "live";
+}
+
 void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
-			 unsigned int n, uint64_t closed, bool json)
+			 unsigned int n, uint64_t closed, uint64_t summed,
+			 bool json)
 {
 	unsigned int i, k;
 
 	if (json) {
-		fprintf(f, "{\"closed\":%llu,\"flows\":[", ull(closed));
+		fprintf(f, "{\"closed\":%llu,\"summed\":%llu,\"flows\":[",
+			ull(closed), ull(summed));
 		for (i = 0; i < n; i++) {
 			fprintf(f, "%s{\"state\":\"%s\"", i ? "," : "",
-				e[i].flags & NETLAT_FLOW_CLOSED ? "closed" : "live");
+				flow_state(&e[i]));
 			print_flow(f, &e[i].flow, true);
 			fprintf(f, ",\"packets\":%llu,\"bytes\":%llu,\"segs\":%llu,"
 				"\"untracked\":%llu,\"merged\":%llu,\"retrans_segs\":{",
@@ -141,7 +150,7 @@ void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
 	fprintf(f, "%-5s %-44s %10s %12s %10s %8s %8s %8s %8s\n", "state", "flow",
 		"packets", "bytes", "segs", "rtx_segs", "rtx_fail", "unfollow", "merged");
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%-5s ", e[i].flags & NETLAT_FLOW_CLOSED ? "closed" : "live");
+		fprintf(f, "%-5s ", flow_state(&e[i]));
 		print_flow(f, &e[i].flow, false);
 		fprintf(f, " %10llu %12llu %10llu %8llu %8llu %8llu %8llu\n",
 			ull(e[i].packets), ull(e[i].bytes), ull(e[i].segs),
@@ -164,8 +173,8 @@ void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
 			fputc('\n', f);
 		}
 	}
-	fprintf(f, "%u sockets; %llu closed since the level was set\n", n,
-		ull(closed));
+	fprintf(f, "%u entries; %llu sockets summed in rest (and the packets of sockets without an entry); %llu closed since the level was set\n",
+		n, ull(summed), ull(closed));
 }
 
 static double now_s(void)
@@ -218,12 +227,15 @@ static int pktstat_loop(const char *path, double interval_s, double duration_s,
 static int flows_once(int fd, bool json, void *ctx)
 {
 	struct netlat_flow_stats *e = ctx;
-	uint64_t closed = 0;
-	int r = netlat_flows(fd, true, e, FLOWS_ROOM, &closed);
+	uint64_t closed = 0, summed = 0;
+	int r = netlat_flows_bounded(fd, true, e, FLOWS_ROOM, &closed, &summed);
 
+	/* a module without the sum: as many as fit */
+	if (r == -EINVAL)
+		r = netlat_flows(fd, true, e, FLOWS_ROOM, &closed);
 	if (r >= 0)
 		pktstat_print_flows(stdout, e, r < FLOWS_ROOM ? (unsigned int)r :
-				    FLOWS_ROOM, closed, json);
+				    FLOWS_ROOM, closed, summed, json);
 	return r < 0 ? r : 0;
 }
 

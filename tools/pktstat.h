@@ -23,10 +23,12 @@ int pktstat_run(const char *path, double interval_s, double duration_s,
 
 /*
  * `netlat stat --flows`: the per-socket counters (NETLAT_IOC_FLOWS), live
- * and recently closed, one table or one JSON object per read, same loop.
+ * and recently closed, and the rest summed (@summed sockets), one table
+ * or one JSON object per read, same loop.
  */
 void pktstat_print_flows(FILE *f, const struct netlat_flow_stats *e,
-			 unsigned int n, uint64_t closed, bool json);
+			 unsigned int n, uint64_t closed, uint64_t summed,
+			 bool json);
 int pktstat_flows_run(const char *path, double interval_s, double duration_s,
 		      bool json);
 

@@ -577,7 +577,11 @@ console_filter() {
 # check VM keeps two ftrace probes on each tracepoint netlat uses
 # (init.sh, pin_tracepoints), so that netlat's groups going on and off
 # there rewrite no text at those sites; kprobes still do.
-SINGLE_TCG_TESTS=(netlat_probe_stress_test netlat_rxpkt_test)
+# netlat_busy_test too: its churn test switches the groups every few
+# milliseconds while 10,000 sockets come and go on the other vCPU; under
+# MTTCG 6.12 died in its first run, the third way above ("RIP: 0010:0x0"
+# from tcp_write_xmit, the call into __tcp_transmit_skb's ftrace kprobe).
+SINGLE_TCG_TESTS=(netlat_probe_stress_test netlat_rxpkt_test netlat_busy_test)
 #
 # On 7.x every VM runs under thread=single (check included): 7.3 met the
 # race where no test of the list above runs. Once at boot (see

@@ -1452,15 +1452,16 @@ const struct netlat_rec_tcp_pkt *netlat_pkt_rec(const struct netlat_rec_hdr *h,
 	return buf;
 }
 
-int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
-		 unsigned int room, uint64_t *nclosed)
+static int netlat_flows_call(int fd, uint32_t flags,
+			     struct netlat_flow_stats *e, unsigned int room,
+			     uint64_t *nclosed, uint64_t *summed)
 {
 	struct netlat_flows a;
 	int r;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.flags = closed ? NETLAT_FLOWS_CLOSED : 0;
+	a.flags = flags;
 	a.nr = e ? room : 0;
 	a.entry_size = sizeof(*e);
 	a.entries = (uintptr_t)e;
@@ -1469,7 +1470,27 @@ int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
 		return r;
 	if (nclosed)
 		*nclosed = a.closed;
+	if (summed)
+		*summed = a.rest;
 	return (int)a.nr;
+}
+
+int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
+		 unsigned int room, uint64_t *nclosed)
+{
+	return netlat_flows_call(fd, closed ? NETLAT_FLOWS_CLOSED : 0, e, room,
+				 nclosed, NULL);
+}
+
+int netlat_flows_bounded(int fd, bool closed, struct netlat_flow_stats *e,
+			 unsigned int room, uint64_t *nclosed,
+			 uint64_t *summed)
+{
+	if (!e || !room)
+		return -EINVAL;
+	return netlat_flows_call(fd, NETLAT_FLOWS_REST |
+				 (closed ? NETLAT_FLOWS_CLOSED : 0), e, room,
+				 nclosed, summed);
 }
 
 const char *netlat_stage_name(unsigned int stage)

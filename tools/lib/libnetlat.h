@@ -339,6 +339,17 @@ const struct netlat_rec_tcp_pkt *netlat_pkt_rec(const struct netlat_rec_hdr *h,
  */
 int netlat_flows(int fd, bool closed, struct netlat_flow_stats *e,
 		 unsigned int room, uint64_t *nclosed);
+/*
+ * The same, bounded by @room (at least 1) and accounting for every
+ * socket: the last entry written (NETLAT_FLOW_REST) sums the counters of
+ * the sockets that did not fit, of the closed ones not listed and the
+ * packets of sockets the table had no room for. Returns the entries
+ * written, the sum included, or -errno; *@summed (may be NULL) gets the
+ * sockets in the sum.
+ */
+int netlat_flows_bounded(int fd, bool closed, struct netlat_flow_stats *e,
+			 unsigned int room, uint64_t *nclosed,
+			 uint64_t *summed);
 /* The same for a received packet's record (the NETLAT_STAGE_RX_* stages). */
 bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
 			 uint64_t *from, uint64_t *to);

@@ -346,7 +346,8 @@ struct netlat_rec_snap_cpu {
  * Receive path (bit 8), see struct netlat_rec_rx_netif and the others:
  *  NETLAT_PROBE_RX           tracepoints net:netif_receive_skb and
  *                            skb:kfree_skb; kprobes tcp_v4_do_rcv,
- *                            tcp_v6_do_rcv, tcp_add_backlog, tcp_data_queue,
+ *                            tcp_v6_do_rcv, tcp_add_backlog,
+ *                            tcp_child_process, tcp_data_queue,
  *                            tcp_queue_rcv, udp_queue_rcv_one_skb,
  *                            udpv6_queue_rcv_one_skb,
  *                            __udp_enqueue_schedule_skb, skb_consume_udp;
@@ -733,8 +734,10 @@ struct netlat_rec_rx_netif {
  * @tstamp_mono_ns: @tstamp_ns on CLOCK_MONOTONIC (as in
  *	netlat_rec_rx_netif); 0 if none.
  *
- * NETLAT_REC_RX_TRANSPORT (TCP: tcp_v4_do_rcv, tcp_v6_do_rcv or
- * tcp_add_backlog; UDP: udp_queue_rcv_one_skb, udpv6_queue_rcv_one_skb)
+ * NETLAT_REC_RX_TRANSPORT (TCP: tcp_v4_do_rcv, tcp_v6_do_rcv,
+ * tcp_add_backlog, or tcp_child_process for data in the segment that
+ * completes a handshake; UDP: udp_queue_rcv_one_skb,
+ * udpv6_queue_rcv_one_skb)
  * is written for segments with payload and every datagram.
  * NETLAT_REC_RX_QUEUE: TCP in order (tcp_queue_rcv: the fast path and
  * tcp_data_queue; segments that wait in the out-of-order queue move to the
@@ -1159,7 +1162,7 @@ struct netlat_rec_tcp_pkt {
  * @netif_ns: the skb's receive stamp (taken in the receive core, before
  *	GRO) on CLOCK_MONOTONIC (NETLAT_RXP_NETIF), else 0.
  * @transport_ns: arrival at TCP (tcp_v4_do_rcv, tcp_v6_do_rcv,
- *	tcp_add_backlog) or UDP (udp_queue_rcv_one_skb,
+ *	tcp_add_backlog, tcp_child_process) or UDP (udp_queue_rcv_one_skb,
  *	udpv6_queue_rcv_one_skb): where the packet begins; always set.
  * @queue_ns: first queued to the socket (NETLAT_RXP_QUEUED): its receive
  *	queue, out-of-order queue or backlog, as NETLAT_REC_RX_QUEUE.
@@ -1817,8 +1820,8 @@ struct netlat_filters {
  * @rx_bytes: their payload bytes (out).
  * @rx_dropped: followed received packets that were dropped (out).
  * @rx_untracked: received packets not followed: their socket's slot was
- *	full (netlat_info.rx_pkts), no slot was free, or the table was not
- *	there (out).
+ *	full (netlat_info.rx_pkts), no slot was free, or they were in the
+ *	table when NETLAT_PROBE_RX went off (out).
  * @rx_flows_full: lookups of a socket that found no free slot (out).
  * @rx_flows: sockets the receive table follows now (out).
  * @rx_wait_untracked: waits of readers blocked on a socket (with
@@ -1891,6 +1894,8 @@ struct netlat_hist {
 #define NETLAT_FLOW_CLOSED	(1U << 0)	/* the socket was destroyed */
 #define NETLAT_FLOW_EVICTED	(1U << 1)	/* idle, its entry taken: a
 						 * later entry counts on */
+#define NETLAT_FLOW_REST	(1U << 2)	/* the sum of the sockets not
+						 * listed (NETLAT_FLOWS_REST) */
 
 /**
  * struct netlat_flow_stats - one socket's counters at the packet level
@@ -1929,6 +1934,7 @@ struct netlat_flow_stats {
 
 /* Flags of netlat_flows.flags */
 #define NETLAT_FLOWS_CLOSED	(1U << 0)	/* the recently closed ones too */
+#define NETLAT_FLOWS_REST	(1U << 1)	/* the last entry sums the rest */
 
 /**
  * struct netlat_flows - NETLAT_IOC_FLOWS: per-socket counters of the
@@ -1937,16 +1943,26 @@ struct netlat_flow_stats {
  * @flags: NETLAT_FLOWS_CLOSED also copies the sockets destroyed most
  *	recently (kept in a ring of NETLAT_FLOWS_CLOSED_MAX, oldest
  *	overwritten; reading does not remove them), after the live ones.
- * @nr: in: room at @entries in entries; out: the entries there are (live,
- *	plus closed with NETLAT_FLOWS_CLOSED). Entries up to the smaller of
- *	the two are written.
+ *	NETLAT_FLOWS_REST bounds the answer by @nr and accounts for every
+ *	socket: the last entry written (NETLAT_FLOW_REST, no flow) sums the
+ *	counters of the sockets that did not fit, of the closed ones not
+ *	listed (not asked for, or overwritten in the ring), and the
+ *	@untracked packets of sockets that found no entry in the table. The
+ *	entries' sums then equal NETLAT_IOC_HIST's packets, bytes, segs,
+ *	untracked and merged (but for packets ending meanwhile).
+ * @nr: in: room at @entries in entries (at least 1 with
+ *	NETLAT_FLOWS_REST); out: the entries there are (live, plus closed
+ *	with NETLAT_FLOWS_CLOSED), or with NETLAT_FLOWS_REST the entries
+ *	written, the sum included. Entries up to the smaller of the two are
+ *	written.
  * @entry_size: sizeof(struct netlat_flow_stats), set by the caller: at
  *	least NETLAT_FLOW_STATS_SIZE_VER0, at most a page; a larger entry's
  *	tail is zeroed.
  * @entries: user pointer to the array; 0 with @nr 0 only counts.
  * @closed: sockets destroyed since the level was set (out); their counts
  *	stay in NETLAT_IOC_HIST's totals.
- * @reserved: zero.
+ * @rest: in: zero; out: the sockets summed in the NETLAT_FLOW_REST entry
+ *	(not counting sockets that found no entry: they have no identity).
  */
 struct netlat_flows {
 	__u32 size;
@@ -1955,7 +1971,7 @@ struct netlat_flows {
 	__u32 entry_size;
 	__aligned_u64 entries;
 	__aligned_u64 closed;
-	__aligned_u64 reserved;
+	__aligned_u64 rest;
 };
 
 #define NETLAT_FLOWS_CLOSED_MAX	64

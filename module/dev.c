@@ -491,11 +491,9 @@ static long netlat_ioc_set_config(void __user *uarg)
 		err = netlat_track_set(cfg.flags & NETLAT_CONFIG_LEVEL ?
 				       cfg.level : READ_ONCE(netlat_track_level),
 				       cfg.flags & NETLAT_CONFIG_SLOW_NS ?
-				       cfg.slow_ns : netlat_track_slow_ns(),
-				       table_bytes);
+				       cfg.slow_ns : netlat_track_slow_ns());
 	if (!err)
-		err = netlat_rxtrack_set(READ_ONCE(netlat_track_level),
-					 table_bytes);
+		err = netlat_rxtrack_set(READ_ONCE(netlat_track_level));
 	if (err)
 		WRITE_ONCE(netlat_table_bytes, old_table_bytes);
 	/* hooks that only one level needs are armed for the new one */

@@ -227,7 +227,8 @@ static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 
-	if (!netlat_group_on(NETLAT_PROBE_RX))
+	/* a listener's backlog holds handshakes, not its own data */
+	if (!netlat_group_on(NETLAT_PROBE_RX) || sk->sk_state == TCP_LISTEN)
 		return 0;
 	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, NETLAT_RX_Q_BACKLOG);
 	netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_BACKLOG);

@@ -695,27 +695,29 @@ static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 /* Under the registry mutex, before its hooks: the group goes on. */
 void netlat_rxtrack_start(void)
 {
-	netlat_skt_home_set(&netlat_rxt_home, true,
-			    READ_ONCE(netlat_table_bytes), true, true);
+	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_WANT, true, true);
 }
 
 /* Under the registry mutex: the group went off, no handler runs. */
 void netlat_rxtrack_stop(void)
 {
-	netlat_skt_home_set(&netlat_rxt_home, false, 0, false, true);
+	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_DROP, false, true);
 }
 
-/* Under netlat_lock: a change of level or budget empties the table. */
-int netlat_rxtrack_set(u32 level, u64 table_bytes)
+/*
+ * Under netlat_lock: a change of level or budget empties the table. The
+ * group's state is the home's to know (a group going on at the same time
+ * builds it under the registry's mutex, not this one).
+ */
+int netlat_rxtrack_set(u32 level)
 {
 	bool change = level != READ_ONCE(netlat_rxtrack_level);
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
-	ret = netlat_skt_home_set(&netlat_rxt_home,
-				  netlat_group_on(NETLAT_PROBE_RX), table_bytes,
-				  change, false);
+	ret = netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_AS_IS, change,
+				  false);
 	if (ret < 0)
 		return ret;
 	WRITE_ONCE(netlat_rxtrack_level, level);
@@ -726,7 +728,7 @@ int netlat_rxtrack_set(u32 level, u64 table_bytes)
 void netlat_rxtrack_exit(void)
 {
 	WRITE_ONCE(netlat_rxtrack_level, 0);
-	netlat_skt_home_set(&netlat_rxt_home, false, 0, false, false);
+	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_DROP, false, false);
 }
 
 /* Sockets followed now (a racy count, for reports). */

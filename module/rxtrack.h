@@ -59,7 +59,7 @@ void netlat_rxtrack_stop(void);
  * Under netlat_lock (checked): a change of level or of the budget
  * (netlat_config.table_bytes) empties the table.
  */
-int netlat_rxtrack_set(u32 level, u64 table_bytes);
+int netlat_rxtrack_set(u32 level);
 /* The receive family is gone. */
 void netlat_rxtrack_exit(void);
 u64 netlat_rxtrack_flows(void);

@@ -449,26 +449,31 @@ static u64 netlat_skt_count_left(struct netlat_skt *t)
 }
 
 /*
- * Process context. @want: the table should exist (the packet level, a
- * group of it on), within its share of @table_bytes; @renew: replaced
- * even if it does (a group of it went off, or the level was set again);
- * @count_left: its packets in flight count as not followed (not when the
- * histograms are reset with it). A table that exists as wanted stays.
+ * Process context. @want: whether the table should exist, within its
+ * share of netlat_table_bytes; NETLAT_SKT_AS_IS leaves that to the table
+ * in force, so that callers that race (the level set under netlat_lock, a
+ * group going on under the registry's mutex) never decide it from a stale
+ * reading. @renew: replaced even if it exists as wanted (a group of it went
+ * off, or the level was set again); @count_left: its packets in flight
+ * count as not followed (not when the histograms are reset with it).
  * Returns 1 if a table came or went, 0 if not, -ENOMEM (the old one kept).
  */
-int netlat_skt_home_set(struct netlat_skt_home *h, bool want, u64 table_bytes,
+int netlat_skt_home_set(struct netlat_skt_home *h, enum netlat_skt_want want,
 			bool renew, bool count_left)
 {
-	u64 bytes = want ? table_bytes / 8 * h->share : 0;
 	struct netlat_skt *old, *t = NULL;
+	bool exists;
+	u64 bytes;
 
 	mutex_lock(&h->lock);
 	old = rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
-	if (!renew && !!old == want && bytes == h->bytes) {
+	exists = want == NETLAT_SKT_AS_IS ? !!old : want == NETLAT_SKT_WANT;
+	bytes = exists ? READ_ONCE(netlat_table_bytes) / 8 * h->share : 0;
+	if (!renew && !!old == exists && bytes == h->bytes) {
 		mutex_unlock(&h->lock);
 		return 0;
 	}
-	if (want) {
+	if (exists) {
 		t = netlat_skt_alloc(h->type, bytes);
 		if (!t) {
 			mutex_unlock(&h->lock);

@@ -118,7 +118,10 @@ struct netlat_skt {
 #define NETLAT_SKT_BLK_BYTES	(NETLAT_SKT_SLOT * NETLAT_SKT_BLK_SLOTS)
 #define NETLAT_SKT_MASK		(NETLAT_SKT_BLK_SLOTS - 1)
 
-/* The budget of both tables (netlat_config.table_bytes), under netlat_lock. */
+/*
+ * The budget of both tables (netlat_config.table_bytes), written under
+ * netlat_lock before the tables are rebuilt; read under each home's lock.
+ */
 extern u64 netlat_table_bytes;
 
 /*
@@ -154,7 +157,14 @@ netlat_skt_home_get(struct netlat_skt_home *h)
 	return rcu_dereference_sched(h->tbl);
 }
 
-int netlat_skt_home_set(struct netlat_skt_home *h, bool want, u64 table_bytes,
+/* What a caller of netlat_skt_home_set() wants of the table. */
+enum netlat_skt_want {
+	NETLAT_SKT_DROP,	/* none */
+	NETLAT_SKT_WANT,	/* one */
+	NETLAT_SKT_AS_IS,	/* one if one exists now (decided under h->lock) */
+};
+
+int netlat_skt_home_set(struct netlat_skt_home *h, enum netlat_skt_want want,
 			bool renew, bool count_left);
 
 /* Process context. */

@@ -991,7 +991,7 @@ static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
  * budget empties it and zeroes the histograms; packets in flight then are
  * not followed (they end in no record).
  */
-int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes)
+int netlat_track_set(u32 level, u64 slow_ns)
 {
 	bool change = level != READ_ONCE(netlat_track_level);
 	int ret;
@@ -999,7 +999,8 @@ int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes)
 	BUILD_BUG_ON(sizeof(struct netlat_track_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
 	WRITE_ONCE(netlat_track_slow, slow_ns);
-	ret = netlat_skt_home_set(&netlat_track_home, level, table_bytes,
+	ret = netlat_skt_home_set(&netlat_track_home,
+				  level ? NETLAT_SKT_WANT : NETLAT_SKT_DROP,
 				  change, false);
 	if (ret < 0)
 		return ret;
@@ -1017,9 +1018,8 @@ int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes)
 void netlat_track_groups_on(u64 on)
 {
 	if (on & NETLAT_TRACK_GROUPS)
-		netlat_skt_home_set(&netlat_track_home,
-				    READ_ONCE(netlat_track_level),
-				    READ_ONCE(netlat_table_bytes), true, true);
+		netlat_skt_home_set(&netlat_track_home, NETLAT_SKT_AS_IS, true,
+				    true);
 }
 
 u64 netlat_track_slow_ns(void)
@@ -1210,5 +1210,5 @@ long netlat_track_ioc_flows(void __user *uarg)
 void netlat_track_exit(void)
 {
 	WRITE_ONCE(netlat_track_level, 0);
-	netlat_skt_home_set(&netlat_track_home, false, 0, false, false);
+	netlat_skt_home_set(&netlat_track_home, NETLAT_SKT_DROP, false, false);
 }

@@ -59,10 +59,10 @@ bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
 			 u32 *seq);
 
 /*
- * Process context, under netlat_lock (checked): @table_bytes, the budget
- * of both packet tables (netlat_config.table_bytes).
+ * Process context, under netlat_lock (checked), after netlat_table_bytes
+ * was set: a change of level or budget empties the table.
  */
-int netlat_track_set(u32 level, u64 slow_ns, u64 table_bytes);
+int netlat_track_set(u32 level, u64 slow_ns);
 /* Under the registry mutex, before their hooks: groups @on go on. */
 void netlat_track_groups_on(u64 on);
 /* Any context: a load of what the last netlat_track_set() left. */

@@ -256,6 +256,22 @@ FIXTURE_SETUP(busy)
 	ASSERT_NE(NULL, self->pool);
 }
 
+/*
+ * The device as the next test expects it: probes off, the events level,
+ * the default budget (and ring, if @ring). Stops at the first error.
+ */
+static int device_restore(int fd, bool ring)
+{
+	if (nl_probes(fd, true, 0, NULL) ||
+	    nl_set_level(fd, NETLAT_LEVEL_EVENTS, 0) ||
+	    nl_set_table_bytes(fd, NETLAT_TABLE_BYTES_DEFAULT))
+		return -1;
+	if (ring)
+		return nl_reconfigure(fd, g_def.ring_bytes, g_def.watermark,
+				      g_def.flush_ms, true);
+	return 0;
+}
+
 FIXTURE_TEARDOWN(busy)
 {
 	unsigned int i;
@@ -266,13 +282,7 @@ FIXTURE_TEARDOWN(busy)
 	if (self->srv.lfd >= 0)
 		server_stop(&self->srv);
 	if (self->fd >= 0) {
-		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
-		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
-						NETLAT_TABLE_BYTES_DEFAULT));
-		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
-					    g_def.watermark, g_def.flush_ms,
-					    true));
+		EXPECT_EQ(0, device_restore(self->fd, true));
 		close(self->fd);
 	}
 	nl_log_free(&self->log);
@@ -459,10 +469,7 @@ FIXTURE_TEARDOWN(churn)
 	if (self->srv.lfd >= 0)
 		server_stop(&self->srv);
 	if (self->fd >= 0) {
-		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
-		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
-						NETLAT_TABLE_BYTES_DEFAULT));
+		EXPECT_EQ(0, device_restore(self->fd, false));
 		close(self->fd);
 	}
 }

@@ -29,7 +29,7 @@ fi
 # file) and the plugin refuses arguments it does not know. -S: the machine
 # never runs; it is stopped once the plugin had its time to load.
 qemu_none() {
-	qemu-system-x86_64 -accel tcg -M none -display none -monitor none \
+	exec qemu-system-x86_64 -accel tcg -M none -display none -monitor none \
 		-serial none -nodefaults -S -plugin "$1" </dev/null
 }
 rm -f "$dir/load.out"

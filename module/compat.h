@@ -7,6 +7,8 @@
 #ifndef _NETLAT_COMPAT_H
 #define _NETLAT_COMPAT_H
 
+#include <linux/ftrace.h>
+#include <linux/fprobe.h>
 #include <linux/mm.h>
 #include <linux/skbuff.h>
 #include <net/net_namespace.h>
@@ -106,6 +108,59 @@ static inline u64 netlat_skb_rx_stamp(const struct sk_buff *skb)
 #else
 #define NETLAT_KFREE_SKB_PROTO	void *data, struct sk_buff *skb, \
 				void *location, enum skb_drop_reason reason
+#endif
+
+/*
+ * The arguments an ftrace callback sees (module/fentry.c). With
+ * DYNAMIC_FTRACE_WITH_ARGS, x86-64's ftrace_regs is a pt_regs whose
+ * argument registers are always saved: a kprobe handler reads them
+ * through regs_get_kernel_argument() as it would its own. 6.1 names it
+ * fregs->regs; from 6.12 on it is behind arch_ftrace_regs().
+ */
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
+static __always_inline bool netlat_fregs_have_args(void)
+{
+	return true;
+}
+
+#ifdef arch_ftrace_regs
+#define netlat_fregs_regs(fregs)	(&arch_ftrace_regs(fregs)->regs)
+#else
+#define netlat_fregs_regs(fregs)	(&(fregs)->regs)
+#endif
+#else
+static __always_inline bool netlat_fregs_have_args(void)
+{
+	return false;
+}
+
+#define netlat_fregs_regs(fregs)	((struct pt_regs *)NULL)
+#endif
+
+/*
+ * Return probes through fprobe (module/probes.c), where the kernel has it
+ * with handlers that can skip the return (6.12 and later): its ftrace
+ * recursion guard is per context, as fentry.c's, where a kretprobe's
+ * handler takes the CPU's kprobe slot. 6.12 gives the handlers a pt_regs,
+ * 7.x an ftrace_regs; 6.12 sizes the return pool (nr_maxactive), 7.x
+ * keeps returns on the function graph's shadow stack.
+ */
+#if defined(CONFIG_FPROBE) && defined(NETLAT_HAVE_FPROBE_CB) && \
+	defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
+#define NETLAT_FPROBE
+#ifdef NETLAT_HAVE_FPROBE_FREGS
+#define NETLAT_FPROBE_REGS		struct ftrace_regs
+#define netlat_fprobe_regs(r)		netlat_fregs_regs(r)
+#else
+#define NETLAT_FPROBE_REGS		struct pt_regs
+#define netlat_fprobe_regs(r)		(r)
+#endif
+static inline void netlat_fprobe_maxactive(struct fprobe *fp, int n)
+{
+#ifdef NETLAT_HAVE_FPROBE_MAXACTIVE
+	fp->nr_maxactive = n;
+#endif
+}
 #endif
 
 #endif /* _NETLAT_COMPAT_H */

@@ -22,6 +22,8 @@
 #include <linux/kprobes.h>
 #include <linux/netlat.h>
 #include "probes.h"
+#include "fentry.h"
+#include "compat.h"
 
 u64 netlat_probes_on;
 static DEFINE_MUTEX(netlat_probes_lock);
@@ -39,27 +41,117 @@ static void netlat_find_tp(struct tracepoint *tp, void *priv)
 		p->tp = tp;
 }
 
+/* Blocked senders hold an instance while they sleep in sendmsg. */
+static int netlat_maxactive(void)
+{
+	return max_t(int, 256, 32 * num_possible_cpus());
+}
+
+/* Kretprobe and fprobe callbacks: the probe's handlers, given its data. */
+static notrace int netlat_krp_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct netlat_probe *p =
+		container_of(get_kretprobe(ri), struct netlat_probe, krp);
+
+	return p->entry(ri->data, regs);
+}
+NOKPROBE_SYMBOL(netlat_krp_entry);
+
+static notrace int netlat_krp_ret(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct netlat_probe *p =
+		container_of(get_kretprobe(ri), struct netlat_probe, krp);
+
+	return p->ret(ri->data, regs);
+}
+NOKPROBE_SYMBOL(netlat_krp_ret);
+
+#ifdef NETLAT_FPROBE
+static notrace int netlat_fp_entry(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip,
+				   NETLAT_FPROBE_REGS *regs, void *data)
+{
+	struct netlat_probe *p = container_of(fp, struct netlat_probe, fp);
+
+	return p->entry(data, netlat_fprobe_regs(regs));
+}
+NOKPROBE_SYMBOL(netlat_fp_entry);
+
+static notrace void netlat_fp_exit(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip,
+				   NETLAT_FPROBE_REGS *regs, void *data)
+{
+	struct netlat_probe *p = container_of(fp, struct netlat_probe, fp);
+
+	p->ret(data, netlat_fprobe_regs(regs));
+}
+NOKPROBE_SYMBOL(netlat_fp_exit);
+
+/*
+ * A return probe is an fprobe while on: registered then, gone when off
+ * (a registered fprobe, even disabled, is called at its site). Its
+ * kretprobe stays registered, disabled: it found the symbol.
+ */
+static bool netlat_use_fprobe(const struct netlat_probe *p)
+{
+	return netlat_fentry_usable(&p->krp.kp);
+}
+
+static int netlat_fprobe_switch(struct netlat_probe *p, bool on)
+{
+	unsigned long addr = (unsigned long)p->krp.kp.addr;
+	int err;
+
+	if (!on) {
+		p->missed_gone += p->fp.nmissed;
+		return unregister_fprobe(&p->fp);
+	}
+	memset(&p->fp, 0, sizeof(p->fp));
+	p->fp.entry_handler = netlat_fp_entry;
+	p->fp.exit_handler = netlat_fp_exit;
+	p->fp.entry_data_size = p->data_size;
+	netlat_fprobe_maxactive(&p->fp, netlat_maxactive());
+	err = register_fprobe_ips(&p->fp, &addr, 1);
+	return err;
+}
+#else
+static bool netlat_use_fprobe(const struct netlat_probe *p)
+{
+	return false;
+}
+
+static int netlat_fprobe_switch(struct netlat_probe *p, bool on)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int netlat_probe_register(struct netlat_probe *p)
 {
-	/* Blocked senders hold an instance while they sleep in sendmsg. */
-	int maxactive = max_t(int, 256, 32 * num_possible_cpus());
+	int err;
 
 	/* a probe struct is registered afresh after every detach */
 	memset(&p->kp, 0, sizeof(p->kp));
 	memset(&p->krp, 0, sizeof(p->krp));
+	p->fentry = NULL;
 	switch (p->kind) {
 	case NETLAT_KPROBE:
 		p->kp.symbol_name = p->name;
 		p->kp.pre_handler = p->pre;
 		p->kp.flags = KPROBE_FLAG_DISABLED;
-		return register_kprobe(&p->kp);
+		err = register_kprobe(&p->kp);
+		if (!err)
+			p->fentry = netlat_fentry_add(&p->kp);
+		return err;
 	case NETLAT_KRETPROBE:
 		p->krp.kp.symbol_name = p->name;
 		p->krp.kp.flags = KPROBE_FLAG_DISABLED;
-		p->krp.entry_handler = p->entry;
-		p->krp.handler = p->ret;
+		p->krp.entry_handler = netlat_krp_entry;
+		p->krp.handler = netlat_krp_ret;
 		p->krp.data_size = p->data_size;
-		p->krp.maxactive = maxactive;
+		p->krp.maxactive = netlat_maxactive();
 		return register_kretprobe(&p->krp);
 	case NETLAT_TRACEPOINT:
 		if (!p->tp)
@@ -77,11 +169,18 @@ static int netlat_probe_switch(struct netlat_probe *p, bool on)
 		return 0;
 	switch (p->kind) {
 	case NETLAT_KPROBE:
-		err = on ? enable_kprobe(&p->kp) : disable_kprobe(&p->kp);
+		if (p->fentry)
+			err = netlat_fentry_switch(p->fentry, on);
+		else
+			err = on ? enable_kprobe(&p->kp) :
+				   disable_kprobe(&p->kp);
 		break;
 	case NETLAT_KRETPROBE:
-		err = on ? enable_kretprobe(&p->krp) :
-			   disable_kretprobe(&p->krp);
+		if (netlat_use_fprobe(p))
+			err = netlat_fprobe_switch(p, on);
+		else
+			err = on ? enable_kretprobe(&p->krp) :
+				   disable_kretprobe(&p->krp);
 		break;
 	case NETLAT_TRACEPOINT:
 		err = on ? tracepoint_probe_register(p->tp, p->tp_fn, NULL) :
@@ -101,9 +200,11 @@ static u64 netlat_probe_missed(const struct netlat_probe *p)
 	if (!p->avail)
 		return 0;
 	if (p->kind == NETLAT_KPROBE)
-		return p->kp.nmissed;
+		return p->kp.nmissed +
+		       (p->fentry ? netlat_fentry_missed(p->fentry) : 0);
 	if (p->kind == NETLAT_KRETPROBE)
-		return p->krp.nmissed + p->krp.kp.nmissed;
+		return p->krp.nmissed + p->krp.kp.nmissed +
+		       (p->on && netlat_use_fprobe(p) ? p->fp.nmissed : 0);
 	return 0;
 }
 
@@ -113,9 +214,15 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 		return;
 	switch (p->kind) {
 	case NETLAT_KPROBE:
+		/* before: unregistering waits for handlers of both */
+		if (p->fentry)
+			netlat_fentry_del(p->fentry);
+		p->fentry = NULL;
 		unregister_kprobe(&p->kp);
 		break;
 	case NETLAT_KRETPROBE:
+		if (p->on && netlat_use_fprobe(p))
+			netlat_fprobe_switch(p, false);
 		unregister_kretprobe(&p->krp);
 		break;
 	case NETLAT_TRACEPOINT:

@@ -12,6 +12,7 @@
 #define _NETLAT_PROBES_H
 
 #include <linux/kprobes.h>
+#include <linux/fprobe.h>
 #include <linux/tracepoint.h>
 #include <linux/list.h>
 
@@ -20,6 +21,12 @@ enum netlat_probe_kind {
 	NETLAT_KRETPROBE,
 	NETLAT_TRACEPOINT,
 };
+
+/*
+ * A return probe's handlers. A kretprobe or, where the kernel has them, an
+ * fprobe (which nests across contexts like fentry.h's hooks) calls them.
+ */
+typedef int (*netlat_ret_handler_t)(void *data, struct pt_regs *regs);
 
 struct netlat_probe {
 	const char *name;	/* symbol ("module:symbol") or tracepoint */
@@ -37,16 +44,18 @@ struct netlat_probe {
 	 * at once).
 	 */
 	u8 levels;
-	/* NETLAT_KRETPROBE */
-	kretprobe_handler_t entry;
-	kretprobe_handler_t ret;
+	/* NETLAT_KRETPROBE: @data, data_size bytes of the call's own */
+	netlat_ret_handler_t entry;	/* nonzero: no return handler */
+	netlat_ret_handler_t ret;
 	size_t data_size;
 	/* NETLAT_TRACEPOINT */
 	void *tp_fn;
 
 	/* registry state, under its mutex */
 	struct kprobe kp;
+	struct netlat_fentry *fentry;	/* kp's site hooked through ftrace */
 	struct kretprobe krp;
+	struct fprobe fp;		/* krp's site, if netlat_use_fprobe() */
 	struct tracepoint *tp;
 	u64 missed_gone;	/* nmissed of its registrations detached */
 	bool avail;

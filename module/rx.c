@@ -313,10 +313,9 @@ struct netlat_recvmsg_data {
 	bool peek;
 };
 
-static notrace int netlat_recvmsg_entry(struct kretprobe_instance *ri,
-					struct pt_regs *regs)
+static notrace int netlat_recvmsg_entry(void *data, struct pt_regs *regs)
 {
-	struct netlat_recvmsg_data *d = (void *)ri->data;
+	struct netlat_recvmsg_data *d = data;
 
 	/* nonzero: no return handler, nothing more to pay for this call */
 	if (!netlat_group_on(NETLAT_PROBE_RX))
@@ -328,10 +327,9 @@ static notrace int netlat_recvmsg_entry(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_recvmsg_entry);
 
-static notrace int netlat_recvmsg_ret(struct kretprobe_instance *ri,
-				      struct pt_regs *regs)
+static notrace int netlat_recvmsg_ret(void *data, struct pt_regs *regs)
 {
-	struct netlat_recvmsg_data *d = (void *)ri->data;
+	struct netlat_recvmsg_data *d = data;
 	int ret = (int)regs_return_value(regs);
 	struct netlat_rec_rx_copy *r;
 	struct netlat_rxt_wake wk;
@@ -591,8 +589,7 @@ static notrace bool netlat_rx_sock(const struct sock *sk)
 NOKPROBE_SYMBOL(netlat_rx_sock);
 
 /* sk_wait_data(sk, timeo, skb), __skb_wait_for_more_packets(sk, ...) */
-static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
-				     struct pt_regs *regs)
+static notrace int netlat_wait_entry(void *data, struct pt_regs *regs)
 {
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct netlat_wait_slot *s;
@@ -625,8 +622,7 @@ static notrace int netlat_wait_entry(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_wait_entry);
 
-static notrace int netlat_wait_ret(struct kretprobe_instance *ri,
-				   struct pt_regs *regs)
+static notrace int netlat_wait_ret(void *data, struct pt_regs *regs)
 {
 	struct netlat_wait_slot *s = netlat_wait_slot(current);
 

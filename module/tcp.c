@@ -116,10 +116,9 @@ struct netlat_sendmsg_data {
 	bool slot;
 };
 
-static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
-					struct pt_regs *regs)
+static notrace int netlat_sendmsg_entry(void *data, struct pt_regs *regs)
 {
-	struct netlat_sendmsg_data *d = (void *)ri->data;
+	struct netlat_sendmsg_data *d = data;
 	struct msghdr *msg = (void *)regs_get_kernel_argument(regs, 1);
 	struct netlat_slot *s = netlat_slot();
 
@@ -139,10 +138,9 @@ static notrace int netlat_sendmsg_entry(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_entry);
 
-static notrace int netlat_sendmsg_ret(struct kretprobe_instance *ri,
-				      struct pt_regs *regs)
+static notrace int netlat_sendmsg_ret(void *data, struct pt_regs *regs)
 {
-	struct netlat_sendmsg_data *d = (void *)ri->data;
+	struct netlat_sendmsg_data *d = data;
 	struct netlat_rec_tcp_sendmsg *r;
 	struct netlat_writer w;
 
@@ -337,22 +335,19 @@ static notrace int netlat_timer_enter(struct pt_regs *regs, u8 kind)
 }
 NOKPROBE_SYMBOL(netlat_timer_enter);
 
-static notrace int netlat_rto_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
+static notrace int netlat_rto_entry(void *data, struct pt_regs *regs)
 {
 	return netlat_timer_enter(regs, NETLAT_RETRANS_RTO);
 }
 NOKPROBE_SYMBOL(netlat_rto_entry);
 
-static notrace int netlat_tlp_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
+static notrace int netlat_tlp_entry(void *data, struct pt_regs *regs)
 {
 	return netlat_timer_enter(regs, NETLAT_RETRANS_TLP);
 }
 NOKPROBE_SYMBOL(netlat_tlp_entry);
 
-static notrace int netlat_timer_ret(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
+static notrace int netlat_timer_ret(void *data, struct pt_regs *regs)
 {
 	this_cpu_write(netlat_rtx_ctx.timer_sk, NULL);
 	return 0;
@@ -405,10 +400,9 @@ NOKPROBE_SYMBOL(netlat_rtx_kind);
  * the head jumps to it with the registers untouched, checked in both
  * builds' disassembly.
  */
-static notrace int netlat_rtx_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
+static notrace int netlat_rtx_entry(void *data, struct pt_regs *regs)
 {
-	struct netlat_rtx_data *d = (void *)ri->data;
+	struct netlat_rtx_data *d = data;
 
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->skb = (void *)regs_get_kernel_argument(regs, 1);
@@ -425,10 +419,9 @@ static notrace int netlat_rtx_entry(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(netlat_rtx_entry);
 
-static notrace int netlat_rtx_ret(struct kretprobe_instance *ri,
-				  struct pt_regs *regs)
+static notrace int netlat_rtx_ret(void *data, struct pt_regs *regs)
 {
-	struct netlat_rtx_data *d = (void *)ri->data;
+	struct netlat_rtx_data *d = data;
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(d->skb);
 	struct netlat_rec_tcp_retrans *r;
 	struct netlat_writer w;
@@ -465,19 +458,17 @@ NOKPROBE_SYMBOL(netlat_rtx_ret);
 
 /* ---- SYN-ACK retransmit: tcp_rtx_synack(sk, req) ---- */
 
-static notrace int netlat_synack_entry(struct kretprobe_instance *ri,
-				       struct pt_regs *regs)
+static notrace int netlat_synack_entry(void *data, struct pt_regs *regs)
 {
-	*(struct request_sock **)ri->data =
+	*(struct request_sock **)data =
 		(void *)regs_get_kernel_argument(regs, 1);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_synack_entry);
 
-static notrace int netlat_synack_ret(struct kretprobe_instance *ri,
-				     struct pt_regs *regs)
+static notrace int netlat_synack_ret(void *data, struct pt_regs *regs)
 {
-	struct request_sock *req = *(struct request_sock **)ri->data;
+	struct request_sock *req = *(struct request_sock **)data;
 	struct netlat_rec_tcp_retrans *r;
 	struct netlat_writer w;
 
@@ -509,103 +500,56 @@ NOKPROBE_SYMBOL(netlat_synack_ret);
 
 /* ---- ACK: tcp_ack(sk, skb, flag) ---- */
 
-struct netlat_ack_data {
-	struct sock *sk;
-	u64 head_xmit_ns;
-	u32 snd_una;
-	u32 head_end_seq;
-	bool head;
-};
-
 /*
- * Entry (tcp_ack(sk, skb, flag)): remember the oldest unacknowledged
- * segment (the head of the retransmit queue; tcp_ack runs under the
- * socket lock) and when it was last sent; if the ACK covers it, its
- * transmit -> ACK time is known.
+ * tcp_ack(sk, skb, flag) entry, at both levels. The ACK's effect is known
+ * on entry: tcp_ack() moves snd_una to the segment's ack_seq whenever it
+ * is after snd_una and not after snd_nxt, and otherwise leaves it (an old
+ * ACK, a receiver's data, one of data not sent). So no return probe (whose
+ * handler would hold the CPU's kprobe slot where kretprobes remain): the
+ * ACK is stamped when it arrives, before tcp_ack() frees what it covered.
+ * The packet level ends the packets below the new snd_una; the event
+ * level writes the record, with the transmit -> ACK time of the oldest
+ * unacknowledged segment (the head of the retransmit queue; tcp_ack runs
+ * under the socket lock) if the ACK covers it.
  */
-static notrace int netlat_ack_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
-{
-	struct netlat_ack_data *d = (void *)ri->data;
-	const struct sk_buff *ack = (void *)regs_get_kernel_argument(regs, 1);
-	const struct sk_buff *head;
-
-	d->sk = (void *)regs_get_kernel_argument(regs, 0);
-	d->snd_una = READ_ONCE(tcp_sk(d->sk)->snd_una);
-	/*
-	 * tcp_ack() moves snd_una only to an ack_seq after it (the receive
-	 * path put the segment's ack_seq in its control block): any other
-	 * segment (a receiver's data, a duplicate ACK) writes nothing at
-	 * either level, so it gets no return handler.
-	 */
-	if (!after(TCP_SKB_CB(ack)->ack_seq, d->snd_una))
-		return 1;
-	d->head = false;
-	/* the packet table has each packet's transmit time itself */
-	if (netlat_tracking())
-		return 0;
-	head = tcp_rtx_queue_head(d->sk);
-	d->head = head && netlat_skb_xmit_ns(head, &d->head_xmit_ns);
-	if (d->head)
-		d->head_end_seq = TCP_SKB_CB(head)->end_seq;
-	return 0;
-}
-NOKPROBE_SYMBOL(netlat_ack_entry);
-
-static notrace int netlat_ack_ret(struct kretprobe_instance *ri,
-				  struct pt_regs *regs)
-{
-	struct netlat_ack_data *d = (void *)ri->data;
-	const struct tcp_sock *tp = tcp_sk(d->sk);
-	struct netlat_rec_tcp_ack *r;
-	struct netlat_writer w;
-	u32 una = READ_ONCE(tp->snd_una);
-
-	if (una == d->snd_una || !netlat_group_on(NETLAT_PROBE_TCP_ACK))
-		return 0;
-	if (netlat_tracking()) {
-		netlat_track_ack(d->sk, una);
-		return 0;
-	}
-	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_ACK, NETLAT_REC_TCP_ACK,
-			       sizeof(*r), d->sk);
-	if (!r)
-		return 0;
-	r->snd_una = una;
-	r->acked = una - d->snd_una;
-	r->snd_nxt = READ_ONCE(tp->snd_nxt);
-	/* 0 means "none acked in full": an earliest departure time still
-	 * ahead (pacing) reads as the smallest nonzero time */
-	if (d->head && !before(una, d->head_end_seq))
-		r->xmit_ack_ns = r->hdr.ts_ns > d->head_xmit_ns ?
-				 r->hdr.ts_ns - d->head_xmit_ns : 1;
-	netlat_commit(&w);
-	return 0;
-}
-NOKPROBE_SYMBOL(netlat_ack_ret);
-
-/*
- * The packet level: tcp_ack(sk, skb, flag) entry, a kprobe. The ACK ends
- * the packets below the snd_una it leads to, and that is known on entry:
- * tcp_ack() moves snd_una to the segment's ack_seq whenever it is after
- * snd_una and not after snd_nxt, and otherwise leaves it (an old ACK, or
- * one of data not sent). So no return handler: the end is stamped when the
- * ACK arrives, before tcp_ack() frees what it covered.
- */
-static notrace int netlat_ack_pkt_pre(struct kprobe *p, struct pt_regs *regs)
+static notrace int netlat_ack_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	const struct sk_buff *ack = (void *)regs_get_kernel_argument(regs, 1);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 una = TCP_SKB_CB(ack)->ack_seq;
+	u32 prior = READ_ONCE(tp->snd_una);
+	u32 nxt = READ_ONCE(tp->snd_nxt);
+	struct netlat_rec_tcp_ack *r;
+	const struct sk_buff *head;
+	struct netlat_writer w;
+	u64 xmit_ns;
 
-	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_ACK) &&
-	    after(una, READ_ONCE(tp->snd_una)) &&
-	    !after(una, READ_ONCE(tp->snd_nxt)))
+	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK) || !after(una, prior) ||
+	    after(una, nxt))
+		return 0;
+	if (netlat_tracking()) {
 		netlat_track_ack(sk, una);
+		return 0;
+	}
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_ACK, NETLAT_REC_TCP_ACK,
+			       sizeof(*r), sk);
+	if (!r)
+		return 0;
+	r->snd_una = una;
+	r->acked = una - prior;
+	r->snd_nxt = nxt;
+	head = tcp_rtx_queue_head(sk);
+	/* 0 means "none acked in full": an earliest departure time still
+	 * ahead (pacing) reads as the smallest nonzero time */
+	if (head && netlat_skb_xmit_ns(head, &xmit_ns) &&
+	    !before(una, TCP_SKB_CB(head)->end_seq))
+		r->xmit_ack_ns = r->hdr.ts_ns > xmit_ns ?
+				 r->hdr.ts_ns - xmit_ns : 1;
+	netlat_commit(&w);
 	return 0;
 }
-NOKPROBE_SYMBOL(netlat_ack_pkt_pre);
+NOKPROBE_SYMBOL(netlat_ack_pre);
 
 /* ---- qdisc and driver: net:net_dev_queue, net:net_dev_start_xmit ---- */
 
@@ -728,10 +672,7 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,
 		   netlat_synack_entry, netlat_synack_ret,
 		   struct request_sock *),
-	NETLAT_KRP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_entry,
-		      netlat_ack_ret, struct netlat_ack_data, NETLAT_EVENTS_ONLY),
-	NETLAT_KP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pkt_pre,
-		     NETLAT_PACKETS_ONLY),
+	NETLAT_KP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pre),
 	NETLAT_TP(net_dev_queue, NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
 	NETLAT_TP(net_dev_start_xmit, NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),

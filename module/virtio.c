@@ -29,6 +29,7 @@
 #include <linux/virtio_ring.h>
 #include <net/sock.h>
 #include <trace/events/net.h>
+#include <trace/events/napi.h>
 #include "record.h"
 #include "probes.h"
 #include "filter.h"
@@ -322,11 +323,11 @@ static notrace int nv_recv_done_pre(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(nv_recv_done_pre);
 
 /*
- * The device whose RX NAPI context this CPU runs (virtnet_poll entry to
- * return): receive_buf()'s own arguments are private driver structures.
+ * The NAPI whose virtnet_poll this CPU runs (its entry to napi:napi_poll
+ * after it): receive_buf()'s own arguments are private driver structures.
  * NAPI polls do not nest on a CPU.
  */
-static DEFINE_PER_CPU(struct net_device *, nv_poll_dev);
+static DEFINE_PER_CPU(struct napi_struct *, nv_poll_napi);
 
 /* RX queue state when the device has one queue pair (see the uapi). */
 static notrace void nv_fill_rx(struct netlat_rec_virtio *r,
@@ -343,50 +344,51 @@ static notrace void nv_fill_rx(struct netlat_rec_virtio *r,
 }
 NOKPROBE_SYMBOL(nv_fill_rx);
 
-struct nv_poll_data {
-	struct napi_struct *napi;
-	int budget;
-};
-
-/* virtnet_poll(napi, budget) */
-static notrace int nv_poll_entry(struct kretprobe_instance *ri,
-				 struct pt_regs *regs)
+/*
+ * virtnet_poll(napi, budget): the NAPI its receive_buf calls run under.
+ * Its end is napi:napi_poll, which every caller of a poll function
+ * traces just after it with the work done: a tracepoint, so no return
+ * probe is needed (a kretprobe's handler would block the kprobes of the
+ * interrupts that arrive while it runs).
+ */
+static notrace int nv_poll_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct nv_poll_data *d = (void *)ri->data;
-
-	d->napi = (void *)regs_get_kernel_argument(regs, 0);
-	d->budget = regs_get_kernel_argument(regs, 1);
-	this_cpu_write(nv_poll_dev, d->napi->dev);
+	/* off: the group's end cleared every CPU's (nv_groups_off) */
+	if (netlat_group_on(NETLAT_PROBE_VIRTIO_RX))
+		this_cpu_write(nv_poll_napi,
+			       (void *)regs_get_kernel_argument(regs, 0));
 	return 0;
 }
-NOKPROBE_SYMBOL(nv_poll_entry);
+NOKPROBE_SYMBOL(nv_poll_pre);
 
-static notrace int nv_poll_ret(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
+/* napi:napi_poll(napi, work, budget): virtnet_poll's, if its NAPI */
+static notrace void nv_napi_poll_tp(void *data, struct napi_struct *napi,
+				    int work, int budget)
 {
-	struct nv_poll_data *d = (void *)ri->data;
 	struct netlat_rec_virtio *r;
 	struct netlat_writer w;
 
-	this_cpu_write(nv_poll_dev, NULL);
+	if (this_cpu_read(nv_poll_napi) != napi)
+		return;
+	this_cpu_write(nv_poll_napi, NULL);
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX))
-		return 0;
+		return;
 	r = nv_reserve(&w, NETLAT_VIRTIO_POLL, NETLAT_PROBE_VIRTIO_RX, NULL,
-		       NULL, d->napi->dev);
+		       NULL, napi->dev);
 	if (!r)
-		return 0;
-	nv_fill_rx(r, d->napi->dev);
-	r->budget = d->budget;
-	r->work = (int)regs_return_value(regs);
+		return;
+	nv_fill_rx(r, napi->dev);
+	r->budget = budget;
+	r->work = work;
 	netlat_commit(&w);
-	return 0;
 }
-NOKPROBE_SYMBOL(nv_poll_ret);
+NOKPROBE_SYMBOL(nv_napi_poll_tp);
 
 /* receive_buf(vi, rq, buf, len, ctx, xdp_xmit, stats) */
 static notrace int nv_recv_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct net_device *dev = this_cpu_read(nv_poll_dev);
+	struct napi_struct *napi = this_cpu_read(nv_poll_napi);
+	struct net_device *dev = napi ? napi->dev : NULL;
 	struct netlat_rec_virtio *r;
 	struct netlat_writer w;
 
@@ -447,10 +449,11 @@ static struct netlat_probe nv_probes[] = {
 		     nv_xmit_done_pre, NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT(NV_MOD ":skb_recv_done", NETLAT_PROBE_VIRTIO_RX,
 		     nv_recv_done_pre, NETLAT_EVENTS_ONLY),
-	/* before receive_buf: it sets the per-CPU device */
-	NETLAT_KRP_AT(NV_MOD ":virtnet_poll", NETLAT_PROBE_VIRTIO_RX,
-		      nv_poll_entry, nv_poll_ret, struct nv_poll_data,
-		      NETLAT_EVENTS_ONLY),
+	/* before receive_buf: it sets the per-CPU NAPI */
+	NETLAT_KP_AT(NV_MOD ":virtnet_poll", NETLAT_PROBE_VIRTIO_RX,
+		     nv_poll_pre, NETLAT_EVENTS_ONLY),
+	NETLAT_TP_AT(napi_poll, NETLAT_PROBE_VIRTIO_RX, nv_napi_poll_tp,
+		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT(NV_MOD ":receive_buf", NETLAT_PROBE_VIRTIO_RX, nv_recv_pre,
 		     NETLAT_EVENTS_ONLY),
 	NETLAT_TP_AT(napi_gro_receive_entry, NETLAT_PROBE_VIRTIO_RX,
@@ -483,9 +486,28 @@ static int nv_attach(void)
 	return 0;
 }
 
+/*
+ * No handler runs: a poll whose end went unseen (its group went off
+ * meanwhile) leaves no NAPI behind for a receive_buf to read later.
+ */
+static void nv_forget_polls(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(nv_poll_napi, cpu) = NULL;
+}
+
+static void nv_groups_off(u64 groups)
+{
+	if (groups & NETLAT_PROBE_VIRTIO_RX)
+		nv_forget_polls();
+}
+
 /* The probes are gone and no tracepoint handler still runs. */
 static void nv_detach(void)
 {
+	nv_forget_polls();
 	nv_put_helpers();
 }
 
@@ -498,6 +520,7 @@ static struct netlat_family nv_family = {
 	.nr_probes = ARRAY_SIZE(nv_probes),
 	.attach = nv_attach,
 	.detach = nv_detach,
+	.groups_off = nv_groups_off,
 };
 
 int netlat_virtio_init(void)

@@ -343,8 +343,7 @@ TEST_F(pkt, hooks_armed_per_level)
 		{ "tcp_push", 'k', 1, 0 },
 		{ "tcp_skb_entail", 'k', 1, 0 },
 		{ "__tcp_transmit_skb", 'k', 1, 1 },
-		{ "tcp_ack", 'r', 1, 0 },
-		{ "tcp_ack", 'k', 0, 1 },
+		{ "tcp_ack", 'k', 1, 1 },
 	};
 	unsigned int i, round;
 

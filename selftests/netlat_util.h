@@ -179,9 +179,14 @@ static inline double nl_median_ratio(const double *v, const double *base,
 }
 
 /*
- * Whether the kernel's kprobe list (debugfs) holds an armed probe of
- * @type ('k' kprobe, 'r' kretprobe) on @sym: 1 armed, 0 disabled, -1 none
- * or the list unreadable.
+ * Whether a netlat hook of @type ('k' at entry, 'r' with its return) is
+ * armed on @sym, as the kernel's own lists say: 1 armed, 0 registered
+ * but not armed, -1 none or the lists unreadable. The registry registers
+ * each kprobe and kretprobe (debugfs kprobes/list), and arms it as such
+ * or, on a site ftrace owns, hooks that site through ftrace instead,
+ * the kprobe left disabled: ftrace's enabled_functions then lists the
+ * site, with netlat's entry callback for 'k' (fentry.c), another (an
+ * fprobe's) for 'r'.
  */
 static inline int nl_kprobe_armed(const char *sym, char type)
 {
@@ -197,6 +202,19 @@ static inline int nl_kprobe_armed(const char *sym, char type)
 			continue;
 		armed = !strstr(line, "[DISABLED]");
 		break;
+	}
+	if (f)
+		fclose(f);
+	if (armed)
+		return armed;
+	f = fopen("/sys/kernel/debug/tracing/enabled_functions", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		bool ours = strstr(line, "netlat_fentry_func");
+
+		if (strncmp(line, sym, n) || (line[n] != ' ' && line[n] != '\t'))
+			continue;
+		if (ours == (type == 'k'))
+			armed = 1;
 	}
 	if (f)
 		fclose(f);

@@ -1075,7 +1075,7 @@ static void print_probe_mask(const char *label, uint64_t m)
 	printf("%s\n", any ? "" : " none");
 }
 
-/* Which groups' probes the kernel's kprobe layer skipped hits of. */
+/* Which groups' probes missed hits (nmissed by group). */
 static void print_group_missed(const struct netlat_probes *pr)
 {
 	unsigned int i;

@@ -202,14 +202,14 @@ static void cpu_counter(const struct fmt *o, const struct prom_sample *s,
 }
 
 /* One 0/1 gauge per probe group: is its bit set in @mask. */
-/* The kprobe hits each group's probes missed, for the groups this tool names. */
+/* The hook hits each group's probes missed, for the groups this tool names. */
 static void group_missed_counter(const struct fmt *o, const struct netlat_probes *pr)
 {
 	const char *name = "netlat_probe_group_missed";
 	unsigned int bit;
 
 	family(o, name, "counter", NULL,
-	       "Probe hits the kprobe layer skipped, by the probe group they belong to.");
+	       "Probe hits skipped (nested in the same context, or in a kprobe's handler), by the probe group they belong to.");
 	for (bit = 0; bit < 64; bit++) {
 		const char *g = netlat_probe_name(1ULL << bit);
 
@@ -324,7 +324,7 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 		    "Times a reader found a bad consumer index or record and skipped the CPU's unread data.",
 		    offsetof(struct netlat_cpu_stats, resyncs));
 	counter(&o, "netlat_kprobe_missed", NULL,
-		"Probe hits the kprobe layer skipped (recursion, no kretprobe instance): "
+		"Probe hits skipped (nested in the same context or in a kprobe's handler, no return instance): "
 		"events lost without a LOST record.", s->probes.nmissed);
 	group_missed_counter(&o, &s->probes);
 

@@ -156,7 +156,8 @@ static const struct {
 		    "optimized_callback|setup_singlestep|skip_singlestep|exc_int3|"
 		    "asm_exc_int3|do_int3|poke_int3_handler|within_kprobe|"
 		    "arch_within_kprobe|is_kprobe)" },
-	{ C_FTRACE, "^(ftrace_|__ftrace_|arch_ftrace_|return_to_handler)" },
+	{ C_FTRACE, "^(ftrace_|__ftrace_|arch_ftrace_|return_to_handler|"
+		    "fprobe_|__fprobe|fgraph_|function_graph_|prepare_ftrace_return)" },
 	{ C_TRACEPOINT, "^(__traceiter_|__probestub_|tp_stub_func)" },
 	{ C_BPF, "^(bpf_|__bpf_|trace_call_bpf|htab_|__htab_|pcpu_freelist|"
 		 "array_map_|percpu_array_|lookup_elem_raw|lookup_nulls_elem_raw|"

@@ -317,7 +317,7 @@ struct netlat_rec_snap_cpu {
  *                            kretprobes on
  *                            tcp_retransmit_timer and tcp_send_loss_probe
  *                            only classify (NETLAT_RETRANS_*)
- *  NETLAT_PROBE_TCP_ACK      kretprobe tcp_ack
+ *  NETLAT_PROBE_TCP_ACK      kprobe tcp_ack
  *  NETLAT_PROBE_TCP_DEV      tracepoints net:net_dev_queue and
  *                            net:net_dev_start_xmit
  */
@@ -333,8 +333,9 @@ struct netlat_rec_snap_cpu {
  * is a module: these groups are available only while it is loaded, and
  * stay enabled across its unload and reload (the probes re-attach).
  *  NETLAT_PROBE_VIRTIO_TX    kprobes start_xmit, skb_xmit_done
- *  NETLAT_PROBE_VIRTIO_RX    kprobes skb_recv_done, receive_buf; kretprobe
- *                            virtnet_poll; tracepoint
+ *  NETLAT_PROBE_VIRTIO_RX    kprobes skb_recv_done, receive_buf,
+ *                            virtnet_poll; tracepoints napi:napi_poll
+ *                            (virtnet_poll's end) and
  *                            net:napi_gro_receive_entry (virtio_net
  *                            devices only)
  */
@@ -600,10 +601,11 @@ struct netlat_rec_tcp_retrans {
  * @snd_nxt: the socket's snd_nxt.
  * @reserved: zero.
  * @xmit_ack_ns: transmit -> ACK time of the oldest segment this ACK
- *	acknowledged in full: the ACK's time minus the time the kernel last
- *	sent that segment (its skb's transmit timestamp; for a retransmitted
- *	segment, the retransmission). 0 when no segment was acknowledged in
- *	full. What NETLAT_TRIG_LATENCY compares.
+ *	acknowledged in full: the ACK's time (tcp_ack()'s entry) minus the
+ *	time the kernel last sent that segment (its skb's transmit
+ *	timestamp; for a retransmitted segment, the retransmission). 0 when
+ *	no segment was acknowledged in full. What NETLAT_TRIG_LATENCY
+ *	compares.
  *
  * Written only for ACKs that advance snd_una.
  */
@@ -920,7 +922,7 @@ struct netlat_rec_rx_wake {
 #define NETLAT_VIRTIO_XMIT	1	/* start_xmit(skb, dev) entry */
 #define NETLAT_VIRTIO_XMIT_DONE	2	/* skb_xmit_done(vq): TX interrupt */
 #define NETLAT_VIRTIO_RECV_DONE	3	/* skb_recv_done(vq): RX interrupt */
-#define NETLAT_VIRTIO_POLL	4	/* virtnet_poll(napi, budget) return */
+#define NETLAT_VIRTIO_POLL	4	/* virtnet_poll(napi, budget) done */
 #define NETLAT_VIRTIO_RECV	5	/* receive_buf(): one received packet */
 #define NETLAT_VIRTIO_GRO	6	/* net:napi_gro_receive_entry */
 
@@ -963,7 +965,7 @@ struct netlat_rec_rx_wake {
  * @len: XMIT: skb->len; RECV: bytes the device wrote into the buffer
  *	(virtio_net header included); GRO: skb->len; else 0.
  * @budget: POLL: the NAPI budget; else 0.
- * @work: POLL: virtnet_poll()'s return value (packets received); else 0.
+ * @work: POLL: virtnet_poll()'s work done (packets received); else 0.
  * @skb_id: XMIT and GRO: the skb's identity, the same SipHash as
  *	netlat_rec_tcp_skb.skb_id (joins TCP records); else 0.
  * @dev_id: SipHash of the virtio device's address (stable while it

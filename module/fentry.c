@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Entry hooks through ftrace (see fentry.h). One ftrace_ops holds every
+ * hook's site in its filter, so a hook going on or off patches its site
+ * only; the ops itself is registered while any hook is on (an empty
+ * filter would trace every function). Sites are found in a small table by
+ * their address, written under a mutex, read by the callback without one.
+ */
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include "fentry.h"
+#include "compat.h"
+
+#define NETLAT_FENTRY_BITS	6
+#define NETLAT_FENTRY_MAX	(1U << NETLAT_FENTRY_BITS)
+/* a slot once used: lookups go on past it */
+#define NETLAT_FENTRY_GONE	1UL
+
+struct netlat_fentry {
+	unsigned long ip;	/* 0: never used */
+	struct kprobe *kp;
+	bool on;
+	atomic64_t missed;
+};
+
+static struct netlat_fentry netlat_fentries[NETLAT_FENTRY_MAX];
+static DEFINE_MUTEX(netlat_fentry_lock);
+static unsigned int netlat_fentry_nr_on;	/* under the mutex */
+static bool netlat_fentry_off;			/* module parameter */
+
+static notrace struct netlat_fentry *netlat_fentry_find(unsigned long ip)
+{
+	u32 h = hash_long(ip, NETLAT_FENTRY_BITS);
+	unsigned int i;
+
+	for (i = 0; i < NETLAT_FENTRY_MAX; i++) {
+		struct netlat_fentry *e =
+			&netlat_fentries[(h + i) & (NETLAT_FENTRY_MAX - 1)];
+		unsigned long at = READ_ONCE(e->ip);
+
+		if (at == ip)
+			return e;
+		if (!at)
+			break;
+	}
+	return NULL;
+}
+
+static notrace void netlat_fentry_func(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	struct netlat_fentry *e = netlat_fentry_find(ip);
+	int bit;
+
+	if (!e)
+		return;
+	/* one guard per context: a softirq's hit runs inside a task's */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		atomic64_inc(&e->missed);
+		return;
+	}
+	if (READ_ONCE(e->on))
+		e->kp->pre_handler(e->kp, netlat_fregs_regs(fregs));
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(netlat_fentry_func);
+
+static struct ftrace_ops netlat_fentry_ops = {
+	.func = netlat_fentry_func,
+	/* the guard is the callback's own, so that a miss is counted */
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+bool netlat_fentry_usable(const struct kprobe *kp)
+{
+	return netlat_fregs_have_args() && !netlat_fentry_off &&
+	       (kp->flags & KPROBE_FLAG_FTRACE);
+}
+
+struct netlat_fentry *netlat_fentry_add(struct kprobe *kp)
+{
+	struct netlat_fentry *e = NULL;
+	unsigned long ip = (unsigned long)kp->addr;
+	u32 h = hash_long(ip, NETLAT_FENTRY_BITS);
+	unsigned int i;
+
+	if (!netlat_fentry_usable(kp))
+		return NULL;
+	mutex_lock(&netlat_fentry_lock);
+	if (netlat_fentry_find(ip))
+		goto out;	/* a second hook on one site: a kprobe */
+	for (i = 0; i < NETLAT_FENTRY_MAX; i++) {
+		struct netlat_fentry *s =
+			&netlat_fentries[(h + i) & (NETLAT_FENTRY_MAX - 1)];
+
+		if (s->ip && s->ip != NETLAT_FENTRY_GONE)
+			continue;
+		s->kp = kp;
+		s->on = false;
+		atomic64_set(&s->missed, 0);
+		/* the callback finds the slot only once it is whole */
+		smp_store_release(&s->ip, ip);
+		e = s;
+		break;
+	}
+out:
+	mutex_unlock(&netlat_fentry_lock);
+	return e;
+}
+
+static int netlat_fentry_switch_locked(struct netlat_fentry *e, bool on)
+{
+	unsigned long ip = e->ip;
+	int err;
+
+	lockdep_assert_held(&netlat_fentry_lock);
+	if (e->on == on)
+		return 0;
+	if (on) {
+		err = ftrace_set_filter_ip(&netlat_fentry_ops, ip, 0, 0);
+		if (err)
+			return err;
+		if (!netlat_fentry_nr_on) {
+			err = register_ftrace_function(&netlat_fentry_ops);
+			if (err) {
+				ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1,
+						     0);
+				return err;
+			}
+		}
+		netlat_fentry_nr_on++;
+		WRITE_ONCE(e->on, true);
+		return 0;
+	}
+	WRITE_ONCE(e->on, false);
+	/* the last site out: the ops goes before its filter empties */
+	if (netlat_fentry_nr_on == 1)
+		unregister_ftrace_function(&netlat_fentry_ops);
+	netlat_fentry_nr_on--;
+	return ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1, 0);
+}
+
+int netlat_fentry_switch(struct netlat_fentry *e, bool on)
+{
+	int err;
+
+	mutex_lock(&netlat_fentry_lock);
+	err = netlat_fentry_switch_locked(e, on);
+	mutex_unlock(&netlat_fentry_lock);
+	return err;
+}
+
+void netlat_fentry_del(struct netlat_fentry *e)
+{
+	mutex_lock(&netlat_fentry_lock);
+	netlat_fentry_switch_locked(e, false);
+	WRITE_ONCE(e->ip, NETLAT_FENTRY_GONE);
+	mutex_unlock(&netlat_fentry_lock);
+}
+
+u64 netlat_fentry_missed(const struct netlat_fentry *e)
+{
+	return atomic64_read(&e->missed);
+}
+
+module_param_named(kprobes_only, netlat_fentry_off, bool, 0444);
+MODULE_PARM_DESC(kprobes_only, "Hook function entries with kprobes, not ftrace (to compare: kprobe hits nested in another's are lost)");

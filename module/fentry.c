@@ -54,27 +54,36 @@ static notrace void netlat_fentry_func(unsigned long ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	struct netlat_fentry *e = netlat_fentry_find(ip);
+	struct netlat_fentry *e;
 	int bit;
 
-	if (!e)
-		return;
-	/* one guard per context: a softirq's hit runs inside a task's */
+	/*
+	 * One guard per context: a softirq's hit runs inside a task's. It
+	 * also holds preemption off, so a slot found below is not reused
+	 * before the handler returns (a delete waits a grace period).
+	 */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
-		atomic64_inc(&e->missed);
+		e = netlat_fentry_find(ip);
+		if (e)
+			atomic64_inc(&e->missed);
 		return;
 	}
-	if (READ_ONCE(e->on))
+	e = netlat_fentry_find(ip);
+	if (e && READ_ONCE(e->on))
 		e->kp->pre_handler(e->kp, netlat_fregs_regs(fregs));
 	ftrace_test_recursion_unlock(bit);
 }
 NOKPROBE_SYMBOL(netlat_fentry_func);
 
+/*
+ * No FTRACE_OPS_FL_RECURSION: that flag asks ftrace to wrap the callback
+ * in its own guard (ftrace_ops_assist_func), which drops a re-entry
+ * silently. The guard is the callback's, so that a miss is counted, and
+ * the trampoline calls it directly.
+ */
 static struct ftrace_ops netlat_fentry_ops = {
 	.func = netlat_fentry_func,
-	/* the guard is the callback's own, so that a miss is counted */
-	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
 bool netlat_fentry_usable(const struct kprobe *kp)
@@ -138,12 +147,22 @@ static int netlat_fentry_switch_locked(struct netlat_fentry *e, bool on)
 		WRITE_ONCE(e->on, true);
 		return 0;
 	}
+	/*
+	 * The last site out: the ops goes before its filter empties (an ops
+	 * with an empty filter would trace every function). If it cannot,
+	 * the site stays on.
+	 */
+	if (netlat_fentry_nr_on == 1) {
+		err = unregister_ftrace_function(&netlat_fentry_ops);
+		if (WARN_ON_ONCE(err))
+			return err;
+	}
 	WRITE_ONCE(e->on, false);
-	/* the last site out: the ops goes before its filter empties */
-	if (netlat_fentry_nr_on == 1)
-		unregister_ftrace_function(&netlat_fentry_ops);
 	netlat_fentry_nr_on--;
-	return ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1, 0);
+	/* left in the filter, the site only finds its slot off */
+	err = ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1, 0);
+	WARN_ON_ONCE(err);
+	return err;
 }
 
 int netlat_fentry_switch(struct netlat_fentry *e, bool on)

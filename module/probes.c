@@ -105,8 +105,10 @@ static int netlat_fprobe_switch(struct netlat_probe *p, bool on)
 	int err;
 
 	if (!on) {
-		p->missed_gone += p->fp.nmissed;
-		return unregister_fprobe(&p->fp);
+		err = unregister_fprobe(&p->fp);
+		if (!err)
+			p->missed_gone += p->fp.nmissed;
+		return err;
 	}
 	memset(&p->fp, 0, sizeof(p->fp));
 	p->fp.entry_handler = netlat_fp_entry;
@@ -221,8 +223,9 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 		unregister_kprobe(&p->kp);
 		break;
 	case NETLAT_KRETPROBE:
+		/* its misses were taken by the caller (detach) */
 		if (p->on && netlat_use_fprobe(p))
-			netlat_fprobe_switch(p, false);
+			unregister_fprobe(&p->fp);
 		unregister_kretprobe(&p->krp);
 		break;
 	case NETLAT_TRACEPOINT:

@@ -74,11 +74,35 @@ static notrace struct netlat_slot *netlat_slot(void)
 }
 NOKPROBE_SYMBOL(netlat_slot);
 
-/* The sendmsg group goes on, it was off: no slot is in use. */
+/*
+ * Per-CPU retransmit context. The timer functions (RTO, loss probe) run
+ * with bottom halves off, so "this socket is in the RTO timer / loss probe"
+ * holds until their return handlers clear it; the socket pointer is
+ * compared, so a nested softirq for another socket is never misattributed.
+ * tcp_retransmit_skb() can also run in process context with bottom halves
+ * on (release_sock() draining the backlog), where a softirq retransmit may
+ * nest inside it: outer_skb, the skb a retransmit probe is recording, is
+ * therefore saved on entry and restored on return, last in first out.
+ */
+struct netlat_rtx_ctx {
+	const struct sock *timer_sk;
+	u8 timer_kind;
+	const struct sk_buff *outer_skb;
+};
+static DEFINE_PER_CPU(struct netlat_rtx_ctx, netlat_rtx_ctx);
+
+/* Groups go on that were off: no sendmsg slot, no retransmit context. */
 static void netlat_tcp_groups_on(u64 groups)
 {
+	int cpu;
+
 	if (groups & NETLAT_PROBE_TCP_SENDMSG)
 		memset(netlat_slots, 0, sizeof(netlat_slots));
+	/* a return unseen while the group was off left its context */
+	if (groups & NETLAT_PROBE_TCP_RETRANS)
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(&netlat_rtx_ctx, cpu), 0,
+			       sizeof(struct netlat_rtx_ctx));
 	netlat_track_groups_on(groups);
 }
 
@@ -268,23 +292,6 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_entail_pre);
-
-/*
- * Per-CPU retransmit context. The timer functions (RTO, loss probe) run
- * with bottom halves off, so "this socket is in the RTO timer / loss probe"
- * holds until their return handlers clear it; the socket pointer is
- * compared, so a nested softirq for another socket is never misattributed.
- * tcp_retransmit_skb() can also run in process context with bottom halves
- * on (release_sock() draining the backlog), where a softirq retransmit may
- * nest inside it: outer_skb, the skb a retransmit probe is recording, is
- * therefore saved on entry and restored on return, last in first out.
- */
-struct netlat_rtx_ctx {
-	const struct sock *timer_sk;
-	u8 timer_kind;
-	const struct sk_buff *outer_skb;
-};
-static DEFINE_PER_CPU(struct netlat_rtx_ctx, netlat_rtx_ctx);
 
 /* ---- xmit: __tcp_transmit_skb(sk, skb, clone_it, gfp, rcv_nxt) ---- */
 

@@ -504,6 +504,17 @@ static void nv_groups_off(u64 groups)
 		nv_forget_polls();
 }
 
+/*
+ * A change of level switches virtnet_poll's hook and napi:napi_poll apart:
+ * a poll that straddled it may have left its NAPI. Once the hits in
+ * flight are done, none is left.
+ */
+static void nv_level_set(u32 level)
+{
+	synchronize_rcu();
+	nv_forget_polls();
+}
+
 /* The probes are gone and no tracepoint handler still runs. */
 static void nv_detach(void)
 {
@@ -521,6 +532,7 @@ static struct netlat_family nv_family = {
 	.attach = nv_attach,
 	.detach = nv_detach,
 	.groups_off = nv_groups_off,
+	.level_set = nv_level_set,
 };
 
 int netlat_virtio_init(void)

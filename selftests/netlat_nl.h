@@ -234,6 +234,22 @@ static inline int nlr_netem_full(const char *dev, double loss_pct,
 	return nlr_talk(&m);
 }
 
+/* The root qdisc of @dev back to the default (its own is deleted). */
+static inline int nlr_qdisc_del(const char *dev)
+{
+	struct nlr_msg m;
+	struct tcmsg *tc;
+	int idx = if_nametoindex(dev);
+
+	if (!idx)
+		return -ENODEV;
+	tc = nlr_init(&m, RTM_DELQDISC, 0, sizeof(*tc));
+	tc->tcm_family = AF_UNSPEC;
+	tc->tcm_ifindex = idx;
+	tc->tcm_parent = TC_H_ROOT;
+	return nlr_talk(&m);
+}
+
 /* Root netem qdisc on @dev dropping @loss_pct percent (0..100). */
 static inline int nlr_netem(const char *dev, double loss_pct)
 {

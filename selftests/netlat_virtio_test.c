@@ -1055,6 +1055,181 @@ TEST_F(virtio, nested_hits_kept)
 	EXPECT_EQ(0ull, pr.nmissed - self->pr.nmissed) TH_LOG("missed:%s", why);
 }
 
+/* The ACKs' path: B's egress delayed by this much (a physical floor) */
+#define FLOOR_MS	20
+
+/* netem on eth1 (B's egress): @delay_ms, or none (0: the default qdisc). */
+static int delay_b(uint32_t delay_ms)
+{
+	int ret = ns_enter(g_ns_b);
+
+	if (!ret)
+		ret = delay_ms ? nlr_netem_full(DEV_B, 0, delay_ms * 1000, 0) :
+				 nlr_qdisc_del(DEV_B);
+	ns_enter(g_ns_orig);
+	return ret;
+}
+
+/*
+ * Two TCP flows A -> B at once, @total bytes each, and a little data
+ * back B -> A on each (as iperf3's server answers its client). 0 or
+ * -errno.
+ */
+static int two_flows(size_t total)
+{
+	static char buf[16384];
+	int fd[2][2] = { { -1, -1 }, { -1, -1 } }, ret, i;
+	size_t sent[2] = { 0, 0 }, got[2] = { 0, 0 };
+	uint64_t end = nl_mono_ns() + 60000000000ull;
+	ssize_t n;
+
+	for (i = 0; i < 2; i++) {
+		ret = tcp_pair(PORT_B + 3 + i, fd[i]);
+		if (ret)
+			goto out;
+		/* the answer: its segments cross netem before their driver */
+		if (send(fd[i][1], "ok", 2, 0) != 2) {
+			ret = -errno;
+			goto out;
+		}
+		while (got[i] < 2 && nl_mono_ns() < end) {
+			n = recv(fd[i][0], buf, 2 - got[i], 0);
+			if (n > 0)
+				got[i] += n;
+			else if (n == 0 || errno != EAGAIN)
+				break;
+			else
+				usleep(1000);
+		}
+		if (got[i] != 2) {
+			ret = -EPIPE;
+			goto out;
+		}
+		got[i] = 0;
+	}
+	while ((got[0] < total || got[1] < total) && nl_mono_ns() < end) {
+		bool idle = true;
+
+		for (i = 0; i < 2; i++) {
+			if (sent[i] < total) {
+				n = send(fd[i][0], buf, total - sent[i] <
+					 sizeof(buf) ? total - sent[i] :
+					 sizeof(buf), 0);
+				if (n > 0) {
+					sent[i] += n;
+					idle = false;
+				} else if (errno != EAGAIN) {
+					ret = -errno;
+					goto out;
+				}
+			}
+			n = recv(fd[i][1], buf, sizeof(buf), 0);
+			if (n > 0) {
+				got[i] += n;
+				idle = false;
+			} else if (n == 0 || errno != EAGAIN) {
+				ret = n ? -errno : -EPIPE;
+				goto out;
+			}
+		}
+		if (idle)
+			usleep(200);
+	}
+	ret = got[0] == total && got[1] == total ? 0 : -ETIMEDOUT;
+out:
+	for (i = 0; i < 2; i++) {
+		if (fd[i][0] >= 0)
+			close(fd[i][0]);
+		if (fd[i][1] >= 0)
+			close(fd[i][1]);
+	}
+	return ret;
+}
+
+/*
+ * The events level's ">ack" stages never break their physical floor:
+ * B's egress delayed by FLOOR_MS, two flows A -> B over the NICs (no TSO:
+ * software GSO, segments of several packets in flight at once), the
+ * senders' records only (a netns rule: B's answers cross the delay before
+ * their driver, so theirs may legitimately be shorter). Oracle: netem's
+ * delay. `netlat report --json` of the capture: every stage ending at the
+ * ACK has samples and none below the floor.
+ */
+TEST_F(virtio, events_ack_floor)
+{
+	const uint64_t groups = NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT |
+				NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV;
+	struct netlat_filter_rule rule = {
+		.groups = groups, .match = NETLAT_MATCH_NETNS,
+	};
+	const char *cap = "/tmp/netlat_virtio_floor";
+	static char out[1 << 16];
+	unsigned int stages = 0;
+	bool driver_ack = false;
+	struct stat st;
+	char cmd[256], *p;
+	size_t n;
+	FILE *f;
+	int ret;
+
+	if ((self->pr.available & groups) != groups)
+		SKIP(return, "TCP groups unavailable");
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	ASSERT_EQ(0, fstat(g_ns_a, &st));
+	rule.netns_ino = st.st_ino;
+	ASSERT_EQ(0, nl_set_rules(self->fd, &rule, 1));
+	ASSERT_EQ(0, delay_b(FLOOR_MS));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	ret = two_flows(512 * 1024);
+	EXPECT_EQ(0, delay_b(0));
+	ASSERT_EQ(0, ret);
+	nl_sleep_ms(2 * FLOOR_MS);
+	collect(_metadata, self);
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "/bin/netlat report --json %s", cap);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(f));
+	unlink(cap);
+	p = strstr(out, "\"tcp_stages\":{");
+	ASSERT_NE(NULL, p) TH_LOG("no tcp_stages in the report");
+	p += strlen("\"tcp_stages\":{");
+	/* "name":{"count":N,"min":M,...} until the object closes */
+	while (*p == '"' || *p == ',') {
+		unsigned long long count, min;
+		char name[32];
+
+		if (*p == ',')
+			p++;
+		if (sscanf(p, "\"%31[^\"]\":{\"count\":%llu,\"min\":%llu",
+			   name, &count, &min) != 3)
+			break;
+		p = strchr(p, '}');
+		ASSERT_NE(NULL, p);
+		p++;
+		n = strlen(name);
+		if (n < 4 || strcmp(name + n - 4, ">ack"))
+			continue;
+		TH_LOG("%s: %llu samples, min %.2f ms", name, count, min / 1e6);
+		stages++;
+		driver_ack |= !strcmp(name, "driver>ack") && count;
+		EXPECT_LT(0ull, count) TH_LOG("%s has no sample", name);
+		EXPECT_LE((unsigned long long)FLOOR_MS * 1000000, min)
+			TH_LOG("%s below the %u ms the ACK crossed", name,
+			       FLOOR_MS);
+	}
+	EXPECT_LE(2u, stages);
+	EXPECT_TRUE(driver_ack);
+}
+
 /*
  * Filters on the virtio records: TX kept by the TCP port only (start_xmit
  * of TCP segments; UDP and the bare-virtqueue events have no flow, so

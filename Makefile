@@ -6,6 +6,8 @@
 # make demo       boot the demo VM: module loaded, records tailed and summarised
 # make check      every test, in QEMU, on each supported Debian kernel
 # make bench      benchmarks in QEMU (figures printed, not asserted)
+# make deb        Debian packages in build/deb/ (netlat-dkms, netlat,
+#                 libnetlat1, libnetlat-dev); needs debhelper and dh-dkms
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 W ?= 1
@@ -36,6 +38,22 @@ demo:
 bench:
 	bash tests/qemu/bench.sh
 
+# From a copy of the tree's files (tracked and new, not ignored), so the
+# build never writes beside the sources; dpkg-buildpackage puts the
+# packages in the copy's parent.
+DEB_DIR = build/deb
+deb:
+	@command -v dh >/dev/null && test -x /usr/bin/dh_dkms || \
+		{ echo "netlat: make deb needs debhelper and dh-dkms (apt install debhelper dh-dkms)" >&2; exit 1; }
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/netlat-$$(cat VERSION)
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard -z | \
+			xargs -0 tar -c --ignore-failed-read; \
+	else tar -c --exclude=./build .; fi | tar -x -C $(DEB_DIR)/netlat-$$(cat VERSION)
+	cd $(DEB_DIR)/netlat-$$(cat VERSION) && dpkg-buildpackage -b -us -uc
+	@ls -1 $(DEB_DIR)/*.deb
+
 install: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR))) 2>/dev/null || depmod -a
@@ -47,4 +65,4 @@ clean:
 	$(MAKE) -C selftests clean
 	rm -rf build
 
-.PHONY: all module tools selftests check demo bench install clean
+.PHONY: all module tools selftests check demo bench deb install clean

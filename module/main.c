@@ -101,4 +101,4 @@ module_init(netlat_init);
 module_exit(netlat_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Per-packet TCP latency tracing");
-MODULE_VERSION("0.1");
+MODULE_VERSION(NETLAT_VERSION);

@@ -199,8 +199,13 @@ main() {
 	# qemu, the report's figures from a fixture
 	host_suite "instruction-count tools" \
 		bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test"
+	# make deb, lintian, libnetlat's ABI, make install with pkg-config
+	local k kpkg=
+	for k in "${KVERS[@]}"; do
+		[[ -d /lib/modules/$k/build ]] && kpkg=$k
+	done
+	host_suite "packages" bash "$REPO/tests/pkg/test.sh" "$BUILD/pkg-test" "$kpkg"
 	[[ ${USER_BINS[*]} == *_test* ]] || die "no selftest binary built"
-	local k
 	for k in "${KVERS[@]}"; do
 		check_kernel "$k"
 	done

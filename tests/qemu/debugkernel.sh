@@ -15,6 +15,7 @@
 #                               (boot/vmlinuz-*, lib/modules/*), linked as
 #                               build/kernels/<DEBUG_KVER> so the rest of the
 #                               lane treats it as one more kernel
+#   <cache>/.debug-tmp.*        a build in progress, renamed when complete
 
 DEBUG_KVER=6.1-netlat-debug
 DEBUG_BUILD_REV=1
@@ -32,20 +33,34 @@ is_debug_kernel() { [[ $1 == "$DEBUG_KVER" ]]; }
 # The built tree of the debug kernel (KDIR for netlat.ko).
 debug_src() { echo "$NETLAT_CACHE/debug-$(debug_key)/src"; }
 
+debug_ready() {
+	[[ -f $1/image/.key && $(cat "$1/image/.key") == "$2" && -f $1/src/Module.symvers ]]
+}
+
+# Built once per key among the clones sharing the cache: under a lock (a
+# second run waits, then reuses), in a temporary directory renamed into
+# place when complete (a killed build is never taken for a finished one,
+# and nobody removes a tree another run builds against).
 build_debug_kernel() {
-	local key root src out stamp t0=$SECONDS
+	local key root tmp src out lock t0=$SECONDS
 	key=$(debug_key)
-	root=$NETLAT_CACHE/debug-$key src=$root/src out=$root/image
-	stamp=$out/.key
-	mkdir -p "$BUILD/kernels"
-	ln -sfn "$out" "$(kdir "$DEBUG_KVER")"
-	if [[ -f $stamp && $(cat "$stamp") == "$key" && -f $src/Module.symvers ]]; then
+	root=$NETLAT_CACHE/debug-$key
+	mkdir -p "$BUILD/kernels" "$NETLAT_CACHE" "$LOGS"
+	ln -sfn "$root/image" "$(kdir "$DEBUG_KVER")"
+	debug_ready "$root" "$key" && return 0
+	exec {lock}>"$NETLAT_CACHE/.debug.lock"
+	flock "$lock"
+	if debug_ready "$root" "$key"; then
+		exec {lock}>&-
 		return 0
 	fi
 	log "building the debug kernel (key $key; ~15 min on 2 cores, once per machine)"
 	local blog=$LOGS/debug-kernel-build.log
-	rm -rf "$NETLAT_CACHE"/debug-*	# one key at a time: 2 GB each
-	mkdir -p "$src" "$LOGS"
+	# Earlier keys (2 GB each) and killed attempts.
+	rm -rf "$NETLAT_CACHE"/debug-* "$NETLAT_CACHE"/.debug-tmp.*
+	tmp=$(mktemp -d "$NETLAT_CACHE/.debug-tmp.XXXXXX")
+	src=$tmp/src out=$tmp/image
+	mkdir -p "$src"
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
 	{
 		make -C "$src" tinyconfig &&
@@ -60,7 +75,9 @@ build_debug_kernel() {
 			INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
 	} >"$blog" 2>&1 || { tail -n 60 "$blog" >&2; die "debug kernel build failed (see $blog)"; }
 	debug_config_ok "$src/.config" || die "debug kernel config lost options (see above)"
-	echo "$key" >"$stamp"
+	echo "$key" >"$out/.key"
+	mv "$tmp" "$root"
+	exec {lock}>&-
 	log "debug kernel built in $((SECONDS - t0)) s"
 }
 

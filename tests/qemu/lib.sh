@@ -28,11 +28,11 @@ LOGS=$BUILD/logs
 LANE_KERNELS=${LANE_KERNELS:-all}
 
 # What Kbuild builds from: copied per kernel (see build_module).
-MODULE_SRCS=(Kbuild module uapi)
+MODULE_SRCS=(Kbuild module uapi VERSION)
 
 BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 	   libc6-dev bc flex bison libelf-dev libssl-dev perl linux-source-6.1
-	   debootstrap)
+	   debootstrap debhelper dh-dkms lintian pkgconf)
 # The host tests (make -C tools test) load netlat's HTML report in
 # headless Chromium; under CI=true they fail without it.
 BASE_PKGS+=(chromium)
@@ -331,7 +331,9 @@ build_base_module() {
 	dir=$BUILD/mod-base/$k
 	rm -rf "$src"
 	mkdir -p "$src"
-	git -C "$REPO" archive "$rev" "${MODULE_SRCS[@]}" | tar -x -C "$src"
+	# shellcheck disable=SC2046 # a path a word; older revisions lack some
+	git -C "$REPO" archive "$rev" $(git -C "$REPO" ls-tree --name-only "$rev" \
+		"${MODULE_SRCS[@]}") | tar -x -C "$src"
 	build_module_in "$k" "$src" "$dir" >&2 || return 1
 	echo "$dir/netlat.ko"
 }

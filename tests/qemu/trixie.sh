@@ -137,11 +137,17 @@ setup_trixie() {
 		fi
 		exec {lock}>&-
 	fi
+	trixie_lists_stale "$root" || return 0
+	exec {lock}>"$NETLAT_CACHE/.trixie.lock"
+	flock "$lock"
+	! trixie_lists_stale "$root" || trixie_apt_update
+	exec {lock}>&-
+}
+
+trixie_lists_stale() {
 	local age
-	age=$(($(date +%s) - $(stat -c %Y "$root/.netlat-lists" 2>/dev/null || echo 0)))
-	if ((age > TRIXIE_LISTS_MAX_AGE)); then
-		trixie_apt_update
-	fi
+	age=$(($(date +%s) - $(stat -c %Y "$1/.netlat-lists" 2>/dev/null || echo 0)))
+	((age > TRIXIE_LISTS_MAX_AGE))
 }
 
 # The newest 7.x cloud kernel release in the chroot's lists (trixie-backports).
@@ -154,8 +160,11 @@ newest_trixie_kernel() {
 # kernel (linux-binary-*) with its modules (linux-modules-*) unpacked into
 # build/kernels/<release>, laid out like a bookworm linux-image package.
 trixie_kernel() {
-	local k=$1 root dir tmp t0=$SECONDS
+	local k=$1 root dir tmp lock t0=$SECONDS
 	root=$(trixie_root)
+	# The chroot's apt is shared by every clone: one at a time.
+	exec {lock}>"$NETLAT_CACHE/.trixie.lock"
+	flock "$lock"
 	# dpkg's word, not the files: an install killed half-way has files too.
 	# shellcheck disable=SC2016 # dpkg-query's format
 	if [[ $(in_trixie dpkg-query -W -f='${db:Status-Status}' "linux-headers-$k" \
@@ -175,6 +184,7 @@ trixie_kernel() {
 		}
 		log "headers of $k installed in $((SECONDS - t0)) s"
 	fi
+	exec {lock}>&-
 	dir=$(kdir "$k")
 	[[ -f $(vmlinuz "$k") ]] && return 0
 	t0=$SECONDS

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 /*
  * flight_min - a minimal always-on flight recorder for netlat.
  *
@@ -22,8 +22,8 @@
  *   -x RINGFILE  write the history of RINGFILE to DUMP and exit
  *
  * It uses only libnetlat and <linux/netlat.h>: a starting point for
- * vendors. Build: cc -I/usr/local/include -I/usr/local/include/netlat
- * flight_min.c -lnetlat (or pkg-config --cflags --libs libnetlat).
+ * vendors. Build: cc flight_min.c $(pkg-config --cflags --libs libnetlat)
+ * (libnetlat-dev, or make -C tools install).
  *
  * Design: one thread. Signals set flags and interrupt the blocking read
  * (no SA_RESTART); a one-second timeout bounds the latency of a signal

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 /*
  * libnetlat - the flight recorder: ring mode, snapshots, triggers and
  * in-kernel filters, and the specs of triggers and filter rules. See

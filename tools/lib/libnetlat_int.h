@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 /* libnetlat internals shared by its source files; not installed. */
 #ifndef LIBNETLAT_INT_H
 #define LIBNETLAT_INT_H

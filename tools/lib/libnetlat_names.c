@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 /*
  * Names of the kernel's numbered values (enum skb_drop_reason), from a
  * tracepoint format's __print_symbolic() table or a capture's notes (see

@@ -208,6 +208,13 @@ int open(const char *path, int flags, ...)
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
+/* What open() becomes under _FORTIFY_SOURCE (Debian's build flags). */
+int __open_2(const char *path, int flags);
+int __open_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
 int close(int fd)
 {
 	static int (*real)(int);
@@ -404,6 +411,13 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return real(fds, n, timeout);
 }
 
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fds_len);
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fds_len)
+{
+	(void)fds_len;
+	return poll(fds, n, timeout);
+}
+
 ssize_t read(int fd, void *buf, size_t len)
 {
 	static ssize_t (*real)(int, void *, size_t);
@@ -425,6 +439,13 @@ ssize_t read(int fd, void *buf, size_t len)
 	if (!real)
 		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 	return real(fd, buf, len);
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buf_len);
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buf_len)
+{
+	(void)buf_len;
+	return read(fd, buf, len);
 }
 
 /* The snapshot area: a read-only copy of the frozen stream. */

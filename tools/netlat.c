@@ -1232,7 +1232,8 @@ static const struct command commands[] = {
 	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"
-	  "sendmsg,push,skb,xmit,retrans,ack,dev, or all, none, or a number.\n" },
+	  "sendmsg,push,skb,xmit,retrans,ack,dev,rx,rx_sched,virtio_tx,virtio_rx,\n"
+	  "or all, none, or a number.\n" },
 	{ "snapshot", cmd_snapshot, "-o FILE [--frozen] [--keep] [--device PATH]",
 	  "Write a snapshot of every CPU's ring to FILE: the frozen one if a\n"
 	  "trigger froze one, else a new one taken now; then release it.\n"

@@ -177,7 +177,7 @@ host_suite() {
 	echo
 	echo "=== host: $title ==="
 	out=$("$@" 2>&1) || true
-	printf '%s\n' "$out" | grep -E '^(not )?ok ' || printf '%s\n' "$out"
+	printf '%s\n' "$out" | grep -E '^((not )?ok |#)' || printf '%s\n' "$out"
 	# no summary: read fails, which set -e must not take for the end
 	read -r p f < <(printf '%s\n' "$out" |
 		sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' | tail -n 1) || true
@@ -199,12 +199,22 @@ main() {
 	# qemu, the report's figures from a fixture
 	host_suite "instruction-count tools" \
 		bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test"
-	# make deb, lintian, libnetlat's ABI, make install with pkg-config
-	local k kpkg=
+	# The packages: make deb, lintian, libnetlat's ABI, make install with
+	# pkg-config; then installed with apt in a Debian system with the
+	# bookworm kernels of the lane, DKMS, and that system booted with
+	# systemd (NETLAT_PKG_TEST=0 leaves both out).
+	local k kpkg=()
 	for k in "${KVERS[@]}"; do
-		[[ -d /lib/modules/$k/build ]] && kpkg=$k
+		[[ -d /lib/modules/$k/build ]] && kpkg+=("$k")
 	done
-	host_suite "packages" bash "$REPO/tests/pkg/test.sh" "$BUILD/pkg-test" "$kpkg"
+	if [[ ${NETLAT_PKG_TEST:-1} != 0 ]]; then
+		host_suite "packages" bash "$REPO/tests/pkg/test.sh" "$BUILD/pkg-test" \
+			"${kpkg[-1]:-}"
+		if ((${#kpkg[@]})); then
+			host_suite "packages installed and booted with systemd" \
+				bash "$REPO/tests/pkg/install.sh" "$BUILD/pkg-install" "${kpkg[@]}"
+		fi
+	fi
 	[[ ${USER_BINS[*]} == *_test* ]] || die "no selftest binary built"
 	for k in "${KVERS[@]}"; do
 		check_kernel "$k"

@@ -16,6 +16,9 @@
 #   NETLAT_DEBUG_KERNEL=0  leave out the debug kernel (KASAN, lockdep,
 #                  kmemleak; see debugkernel.sh), which check.sh runs by
 #                  default after the release kernels
+#   NETLAT_PKG_TEST=0  leave out the package suites (tests/pkg: make deb,
+#                  lintian, and the packages installed in a Debian system
+#                  booted with systemd)
 
 set -euo pipefail
 

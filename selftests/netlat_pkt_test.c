@@ -404,6 +404,34 @@ TEST_F(pkt, retrans_segs)
 	ASSERT_LE(0, r0);
 	EXPECT_LT(0, r1 - r0);
 	EXPECT_EQ((uint64_t)(r1 - r0), sum);
+
+	/*
+	 * Per socket: one entry of NETLAT_IOC_FLOWS sums every socket, those
+	 * without an entry of their own too (a SYN-ACK's request socket):
+	 * the same RetransSegs, and the failures of the totals.
+	 */
+	{
+		struct netlat_flow_stats e;
+		struct netlat_flows fl;
+		uint64_t fails = 0;
+
+		memset(&fl, 0, sizeof(fl));
+		fl.flags = NETLAT_FLOWS_REST;
+		fl.nr = 1;
+		fl.entry_size = sizeof(e);
+		fl.entries = (uintptr_t)&e;
+		ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)));
+		ASSERT_EQ(1u, fl.nr);
+		for (sum = 0, k = 0; k < 8; k++) {
+			sum += e.retrans_segs[k];
+			EXPECT_EQ(hist.retrans_segs[k], e.retrans_segs[k])
+				TH_LOG("kind %u", k);
+		}
+		for (k = 0; k < NETLAT_RTXERR_NR; k++)
+			fails += e.retrans_fail[k];
+		EXPECT_EQ((uint64_t)(r1 - r0), sum);
+		EXPECT_EQ(hist.retrans_fail, fails);
+	}
 }
 
 /*

@@ -304,7 +304,8 @@ job_demo() {
 	ls -l /tmp/flight
 	netlat report /tmp/flight/*.snap || demo_fail "netlat report of a snapshot"
 	demo_rx_wait
-	echo "--- the packet level: the kernel follows each packet and keeps the histograms"
+	echo "--- the packet level: the kernel follows each packet, both ways (every group on), and keeps the histograms"
+	netlat probes --enable all >/dev/null || demo_fail "netlat probes --enable all"
 	netlat config --level packets --slow 5ms || demo_fail "netlat config --level"
 	tcp_transfer 256
 	netlat stat --hist || demo_fail "netlat stat --hist"

@@ -9,8 +9,8 @@
 # kernel given) and, from a unit of the test's own: starts
 # netlat-exporter.service, sends TCP between two namespaces, scrapes the
 # metrics (checked here with promtool, against the namespaces' OutSegs),
-# starts netlat-flight.service, purges the packages with dpkg and lists
-# what is left: the module, units or files. TAP lines, then "N passed, N
+# starts netlat-flight.service, purges the packages with dpkg while both
+# services run and lists what is left: the module, units or files. TAP lines, then "N passed, N
 # failed". Usage: install.sh <work dir> <kernel release>...
 #
 # The base system takes ~6 minutes to make, so it lives in $NETLAT_CACHE
@@ -22,6 +22,7 @@ set -uo pipefail
 # shellcheck source=tests/qemu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../qemu/lib.sh"
 set +e
+mkdir -p "$LOGS"
 dir=$1
 shift
 kernels=("$@")
@@ -109,8 +110,10 @@ ok "a bookworm system with systemd and the images and headers of ${kernels[*]}"
 
 root=$dir/root
 rm -rf --one-file-system "$dir"
-mkdir -p "$dir"
-cp -a "$base" "$root"
+if [[ -e $dir ]] || ! mkdir -p "$dir" || ! cp -a "$base" "$root"; then
+	not_ok "a copy of the system in $dir"
+	finish
+fi
 mkdir -p "$root/tmp/debs"
 cp "${debs[@]}" "$root/tmp/debs/"
 
@@ -176,7 +179,8 @@ sleep 2
 say "flight $(systemctl is-active netlat-flight.service)"
 [ -d /var/lib/netlat/flight ] && say "flight-dir yes"
 say "$(systemd-analyze security netlat-exporter.service --no-pager 2>&1 | tail -n 1)"
-systemctl stop netlat-flight.service netlat-exporter.service
+# purged with both services running: the packages stop them and unload
+# the module themselves
 dpkg --purge libnetlat-dev libnetlat1 netlat netlat-dkms >/tmp/purge.log 2>&1
 say "purge rc=$?"
 echo PKGTEST-LEFT-BEGIN

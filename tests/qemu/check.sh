@@ -203,13 +203,13 @@ main() {
 	# pkg-config; then installed with apt in a Debian system with the
 	# bookworm kernels of the lane, DKMS, and that system booted with
 	# systemd (NETLAT_PKG_TEST=0 leaves both out).
-	local k kpkg=()
+	local k kpkg=() klast=
 	for k in "${KVERS[@]}"; do
-		[[ -d /lib/modules/$k/build ]] && kpkg+=("$k")
+		[[ -d /lib/modules/$k/build ]] && kpkg+=("$k") && klast=$k
 	done
 	if [[ ${NETLAT_PKG_TEST:-1} != 0 ]]; then
 		host_suite "packages" bash "$REPO/tests/pkg/test.sh" "$BUILD/pkg-test" \
-			"${kpkg[-1]:-}"
+			"$klast"
 		if ((${#kpkg[@]})); then
 			host_suite "packages installed and booted with systemd" \
 				bash "$REPO/tests/pkg/install.sh" "$BUILD/pkg-install" "${kpkg[@]}"

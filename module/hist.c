@@ -18,11 +18,27 @@ struct netlat_hist_cpu {
 	u64 counter[NETLAT_HC_NR];
 };
 
-static DEFINE_PER_CPU(struct netlat_hist_cpu, netlat_hist_cpu);
+/*
+ * Allocated, not DEFINE_PER_CPU: a module's static per-CPU data comes from
+ * a reserve of a few KiB that the kernel shares among all modules, and
+ * these histograms alone would take nearly all of it.
+ */
+static struct netlat_hist_cpu __percpu *netlat_hists;
+
+int netlat_hist_init(void)
+{
+	netlat_hists = alloc_percpu(struct netlat_hist_cpu);
+	return netlat_hists ? 0 : -ENOMEM;
+}
+
+void netlat_hist_exit(void)
+{
+	free_percpu(netlat_hists);
+}
 
 notrace void netlat_hist_add(enum netlat_stage stage, u64 ns)
 {
-	struct netlat_stage_hist __percpu *h = &netlat_hist_cpu.stage[stage];
+	struct netlat_stage_hist __percpu *h = &netlat_hists->stage[stage];
 	u64 max;
 
 	this_cpu_inc(h->count);
@@ -40,7 +56,7 @@ NOKPROBE_SYMBOL(netlat_hist_add);
 
 notrace void netlat_hist_count(enum netlat_hist_counter c, u64 n)
 {
-	this_cpu_add(netlat_hist_cpu.counter[c], n);
+	this_cpu_add(netlat_hists->counter[c], n);
 }
 NOKPROBE_SYMBOL(netlat_hist_count);
 
@@ -50,7 +66,7 @@ void netlat_hist_reset(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&netlat_hist_cpu, cpu), 0,
+		memset(per_cpu_ptr(netlat_hists, cpu), 0,
 		       sizeof(struct netlat_hist_cpu));
 }
 
@@ -67,7 +83,7 @@ static void netlat_hist_sum(struct netlat_stage_hist *st, u64 *counter)
 	memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
 	memset(counter, 0, NETLAT_HC_NR * sizeof(*counter));
 	for_each_possible_cpu(cpu) {
-		const struct netlat_hist_cpu *h = per_cpu_ptr(&netlat_hist_cpu,
+		const struct netlat_hist_cpu *h = per_cpu_ptr(netlat_hists,
 							      cpu);
 
 		for (s = 0; s < NETLAT_NR_STAGES; s++) {
@@ -90,7 +106,7 @@ u64 netlat_hist_counter(enum netlat_hist_counter c)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(&netlat_hist_cpu, cpu)->counter[c]);
+		n += READ_ONCE(per_cpu_ptr(netlat_hists, cpu)->counter[c]);
 	return n;
 }
 

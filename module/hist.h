@@ -44,6 +44,8 @@ static __always_inline unsigned int netlat_hist_bucket(u64 ns)
 	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
 }
 
+int netlat_hist_init(void);
+void netlat_hist_exit(void);
 void netlat_hist_add(enum netlat_stage stage, u64 ns);
 void netlat_hist_count(enum netlat_hist_counter c, u64 n);
 void netlat_hist_reset(void);

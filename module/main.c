@@ -11,6 +11,7 @@
 #include "probes.h"
 #include "filter.h"
 #include "pkt.h"
+#include "hist.h"
 #include "tcp.h"
 #include "rx.h"
 #include "virtio.h"
@@ -39,9 +40,12 @@ static int __init netlat_init(void)
 		       NETLAT_RING_BYTES_MAX >> 10);
 		return -EINVAL;
 	}
-	err = netlat_rings_init(bytes);
+	err = netlat_hist_init();
 	if (err)
 		return err;
+	err = netlat_rings_init(bytes);
+	if (err)
+		goto err_hist;
 	err = netlat_flight_init();
 	if (err)
 		goto err_rings;
@@ -81,6 +85,8 @@ err_flight:
 	netlat_flight_exit();
 err_rings:
 	netlat_rings_exit();
+err_hist:
+	netlat_hist_exit();
 	return err;
 }
 
@@ -95,6 +101,7 @@ static void __exit netlat_exit(void)
 	netlat_dev_exit();
 	netlat_flight_exit();
 	netlat_rings_exit();
+	netlat_hist_exit();
 }
 
 module_init(netlat_init);

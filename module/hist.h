@@ -33,7 +33,13 @@ enum netlat_hist_counter {
 	NETLAT_HC_RX_CLOSED,
 	/* of NETLAT_HC_UNTRACKED, a socket's without an entry (not in uapi) */
 	NETLAT_HC_UNTRACKED_NO_ENTRY,
-	NETLAT_HC_NR,
+	/*
+	 * Retransmits of sockets without an entry, by kind and by errno class
+	 * (not in uapi): NETLAT_IOC_FLOWS's rest sums them.
+	 */
+	NETLAT_HC_RETRANS_SEGS_NO_ENTRY,
+	NETLAT_HC_RETRANS_FAIL_NO_ENTRY = NETLAT_HC_RETRANS_SEGS_NO_ENTRY + 8,
+	NETLAT_HC_NR = NETLAT_HC_RETRANS_FAIL_NO_ENTRY + NETLAT_RTXERR_NR,
 };
 
 /* Bucket of a duration: 0 for 0 ns, else 1 + floor(log2(ns)), at most 63. */

@@ -791,8 +791,16 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 		netlat_hist_count(NETLAT_HC_RETRANS_SEGS + (kind & 7), segs);
 	if (ret)
 		netlat_hist_count(NETLAT_HC_RETRANS_FAIL, 1);
-	if (!f || !netlat_track_lock(f, sk, &flags))
+	if (!f || !netlat_track_lock(f, sk, &flags)) {
+		/* no counters of its own: NETLAT_IOC_FLOWS's rest sums these */
+		if (segs)
+			netlat_hist_count(NETLAT_HC_RETRANS_SEGS_NO_ENTRY +
+					  (kind & 7), segs);
+		if (ret)
+			netlat_hist_count(NETLAT_HC_RETRANS_FAIL_NO_ENTRY +
+					  netlat_track_errno(ret), 1);
 		return;
+	}
 	f->c.retrans_segs[kind & 7] += segs;
 	if (ret)
 		f->c.retrans_fail[netlat_track_errno(ret)]++;
@@ -1156,6 +1164,14 @@ static void netlat_track_snap(struct netlat_track_snap *s, bool closed,
 	if (!rest)
 		return;
 	rest->untracked += netlat_hist_counter(NETLAT_HC_UNTRACKED_NO_ENTRY);
+	BUILD_BUG_ON(ARRAY_SIZE(rest->retrans_segs) !=
+		     NETLAT_HC_RETRANS_FAIL_NO_ENTRY - NETLAT_HC_RETRANS_SEGS_NO_ENTRY);
+	for (i = 0; i < ARRAY_SIZE(rest->retrans_segs); i++)
+		rest->retrans_segs[i] +=
+			netlat_hist_counter(NETLAT_HC_RETRANS_SEGS_NO_ENTRY + i);
+	for (i = 0; i < ARRAY_SIZE(rest->retrans_fail); i++)
+		rest->retrans_fail[i] +=
+			netlat_hist_counter(NETLAT_HC_RETRANS_FAIL_NO_ENTRY + i);
 	rest->flags = NETLAT_FLOW_REST;
 	/* the sum right after the entries */
 	if (s->n < s->cap - 1) {

@@ -1949,9 +1949,11 @@ struct netlat_flow_stats {
  *	socket: the last entry written (NETLAT_FLOW_REST, no flow) sums the
  *	counters of the sockets that did not fit, of the closed ones not
  *	listed (not asked for, or overwritten in the ring), and the
- *	@untracked packets of sockets that found no entry in the table. The
- *	entries' sums then equal NETLAT_IOC_HIST's packets, bytes, segs,
- *	untracked and merged (but for packets ending meanwhile).
+ *	@untracked packets and the retransmits of sockets that found no
+ *	entry in the table. The entries' sums then equal NETLAT_IOC_HIST's
+ *	packets, bytes, segs, untracked, merged and retrans_segs[] (but for
+ *	packets ending meanwhile), and their retrans_fail[] add up to its
+ *	retrans_fail.
  * @nr: in: room at @entries in entries (at least 1 with
  *	NETLAT_FLOWS_REST); out: the entries there are (live, plus closed
  *	with NETLAT_FLOWS_CLOSED), or with NETLAT_FLOWS_REST the entries

@@ -14,7 +14,10 @@
  * read; records written on it before it went offline are read intact
  * while it is offline, later ones too, and every marker is accounted for.
  *
- * Needs root, netlat loaded, and (for irq_and_process) netlat_stress.ko
+ * room_for_other_modules: a module with 4 KiB of static per-CPU data
+ * loads after netlat (the kernel's reserve for them all is 8 KiB).
+ *
+ * Needs root, netlat loaded, and (but for hotplug) netlat_stress.ko
  * at $NETLAT_STRESS_KO (default /lib/netlat/netlat_stress.ko).
  */
 #include "netlat_util.h"
@@ -364,6 +367,21 @@ static void sentinels(struct __test_metadata *_metadata,
 		ASSERT_LE(0, consume(self, l)) TH_LOG("%s", l->why);
 		nl_sleep_ms(2);
 	}
+}
+
+/*
+ * Modules' static per-CPU data comes from one reserve the kernel shares
+ * among them all (8 KiB on x86-64): netlat must leave room for the
+ * others. netlat_stress.ko takes NETLAT_STRESS_PERCPU_ROOM bytes of it.
+ */
+TEST_F(stress, room_for_other_modules)
+{
+	int ret = load_stress_module("count=1 period_us=1000");
+
+	ASSERT_EQ(0, ret)
+		TH_LOG("a module with %u bytes of static per-CPU data after netlat: %s",
+		       NETLAT_STRESS_PERCPU_ROOM, strerror(-ret));
+	ASSERT_EQ(0, unload_stress_module());
 }
 
 TEST_F_TIMEOUT(stress, irq_and_process, 300)

@@ -40,6 +40,12 @@ struct stress_cpu {
 	struct hrtimer timer;
 	struct tasklet_struct tasklet;
 	struct stress_src src[NETLAT_STRESS_NR_SOURCES];
+	/*
+	 * Static per-CPU data of modules comes from one reserve (8 KiB on
+	 * x86-64) the kernel shares among them all; netlat must leave room
+	 * for the others. This module, loaded after netlat, takes half.
+	 */
+	u8 room[NETLAT_STRESS_PERCPU_ROOM];
 };
 
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpus);

@@ -12,6 +12,9 @@
 
 #define NETLAT_STRESS_MAGIC	0x54534c4eU	/* "NLST" */
 
+/* Bytes of static per-CPU data netlat_stress.ko holds, besides its own. */
+#define NETLAT_STRESS_PERCPU_ROOM	4096
+
 enum netlat_stress_source {
 	NETLAT_STRESS_HARDIRQ = 1,	/* hrtimer callback */
 	NETLAT_STRESS_SOFTIRQ = 2,	/* tasklet */

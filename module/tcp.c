@@ -550,9 +550,12 @@ static notrace int netlat_ack_pre(struct kprobe *p, struct pt_regs *regs)
 	/* 0 means "none acked in full": an earliest departure time still
 	 * ahead (pacing) reads as the smallest nonzero time */
 	if (head && netlat_skb_xmit_ns(head, &xmit_ns) &&
-	    !before(una, TCP_SKB_CB(head)->end_seq))
+	    !before(una, TCP_SKB_CB(head)->end_seq)) {
 		r->xmit_ack_ns = r->hdr.ts_ns > xmit_ns ?
 				 r->hdr.ts_ns - xmit_ns : 1;
+		if (TCP_SKB_CB(head)->sacked & TCPCB_EVER_RETRANS)
+			r->flags = NETLAT_TCP_RETRANSMIT;
+	}
 	netlat_commit(&w);
 	return 0;
 }

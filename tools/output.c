@@ -380,8 +380,12 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		F("snd_una", "%u", r->snd_una);
 		F("acked", "%u", r->acked);
 		F("snd_nxt", "%u", r->snd_nxt);
-		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns)) {
 			F("xmit_ack_ns", "%llu", ull(r->xmit_ack_ns));
+			/* Karn: this xmit_ack_ns is no round trip */
+			if (r->flags & NETLAT_TCP_RETRANSMIT)
+				F("retransmitted", "%u", 1);
+		}
 		break;
 	}
 	case NETLAT_REC_TCP_DEV: {

@@ -66,13 +66,16 @@ void report_free(struct report *rep)
  * Each first transmission of data (TCP_XMIT, not a retransmission) is
  * joined, on the socket cookie, with the sendmsg whose byte range holds its
  * first byte, the first qdisc and driver records of the same sequence
- * after it, and the first cumulative ACK covering its last byte.
+ * after it, and the first cumulative ACK covering its last byte, unless
+ * some of its bytes were sent again before that ACK (Karn's ambiguity:
+ * the ACK may answer the retransmission; its >ack stages are left out).
  * A VIRTIO xmit of the same socket and sequence after the driver record
  * gives driver>vq.
  * xmit>ack is not joined: the module measures it per ACK (xmit_ack_ns,
  * from the last transmission of the oldest segment the ACK covers in
- * full), so it covers retransmissions too; modules before it have no
- * such field and the stage is left out.
+ * full), left out when that segment was retransmitted (the same
+ * ambiguity); modules before it have no such field and the stage is
+ * left out.
  */
 const char *const stage_names[NR_ST] = {
 	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>vq", "driver>ack",
@@ -178,10 +181,12 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	case NETLAT_REC_TCP_XMIT: {
 		const struct netlat_rec_tcp_xmit *x = (const void *)h;
 
-		if (!x->len || (x->flags & NETLAT_TCP_RETRANSMIT))
+		if (!x->len)
 			return 0;
 		r.seq = x->seq;
 		r.end = x->seq + x->len;
+		if (x->flags & NETLAT_TCP_RETRANSMIT)
+			return j_push(&rep->stages->resent, &r);
 		r.u.x.skb_id = x->skb_id;
 		r.u.x.len = x->len;
 		r.u.x.segs = x->segs;
@@ -207,8 +212,9 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *a = (const void *)h;
 
+		/* Karn: after a retransmission the ACK may answer either */
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns) &&
-		    a->xmit_ack_ns &&
+		    a->xmit_ack_ns && !(a->flags & NETLAT_TCP_RETRANSMIT) &&
 		    netlat_samples_add(&rep->stages->d[ST_XMIT_ACK], a->xmit_ack_ns))
 			return -ENOMEM;
 		r.seq = a->snd_una;
@@ -225,6 +231,8 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.stage = t->kind < NR_RTX_KINDS ? t->kind : NETLAT_RETRANS_OTHER;
 		r.u.r.ret = t->ret;
 		r.u.r.segs = t->segs;
+		if (!t->ret && j_push(&rep->stages->resent, &r))
+			return -ENOMEM;
 		return j_push(&rep->stages->rtx, &r);
 	}
 	}
@@ -293,6 +301,31 @@ static const struct j_rec *find_dev(const struct j_vec *a, uint64_t cookie, uint
 	    a->v[l].seq == seq)
 		return &a->v[l];
 	return NULL;
+}
+
+/*
+ * Whether bytes of @x were sent again after it and no later than @until:
+ * an ACK from then on may answer either transmission (Karn's ambiguity),
+ * so the time from @x to it is no measure of anything.
+ */
+static bool resent_before(const struct j_vec *resent, const struct j_rec *x, uint64_t until)
+{
+	size_t lo, hi, l, h;
+
+	cookie_range(resent, x->cookie, &lo, &hi);
+	for (l = lo, h = hi; l < h;) {
+		size_t m = (l + h) / 2;
+
+		if (resent->v[m].ts <= x->ts)
+			l = m + 1;
+		else
+			h = m;
+	}
+	for (; l < hi && resent->v[l].ts <= until; l++)
+		if ((int32_t)(resent->v[l].seq - x->end) < 0 &&
+		    (int32_t)(resent->v[l].end - x->seq) > 0)
+			return true;
+	return false;
 }
 
 static void add_delta(struct stages *st, int stage, uint64_t from, uint64_t to)
@@ -402,7 +435,7 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		else
 			h = m;
 	}
-	if (l < hi)
+	if (l < hi && !resent_before(&st->resent, x, st->ack.v[l].ts))
 		a = &st->ack.v[l];
 
 	if (sm)
@@ -586,6 +619,7 @@ static int stages_compute(struct stages *st, const struct flows *fs, const struc
 	qsort(st->sm.v, st->sm.n, sizeof(*st->sm.v), cmp_ts);
 	qsort(st->ack.v, st->ack.n, sizeof(*st->ack.v), cmp_ts);
 	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
+	qsort(st->resent.v, st->resent.n, sizeof(*st->resent.v), cmp_ts);
 	st->pkts = calloc(st->xmit.n ? st->xmit.n : 1, sizeof(*st->pkts));
 	for (i = 0; i < st->xmit.n; i++)
 		join_one(st, &st->xmit.v[i], st->pkts ? &st->pkts[i] : NULL);
@@ -608,6 +642,7 @@ static void stages_free(struct stages *st)
 	free(st->dev.v);
 	free(st->ack.v);
 	free(st->rtx.v);
+	free(st->resent.v);
 	free(st->kp.v);
 	free(st->pkts);
 	free(st->dirs);

@@ -104,6 +104,7 @@ struct direction {
 
 struct stages {
 	struct j_vec sm, xmit, dev, ack, rtx;
+	struct j_vec resent;		/* retransmissions sent, by cookie, time */
 	const struct j_vec *vq;		/* the report's virtio xmits, sorted */
 	uint64_t kernel_pkts;		/* TCP_PKT records: joined by the kernel */
 	struct j_vec kp;		/* their points, NR_PT per record */

@@ -1472,6 +1472,95 @@ static void test_cli_tcp_records(void)
 	cap_free(&c);
 }
 
+/* One segment of cookie 7: xmit, driver 1000 ns later; *seq moves on. */
+static void karn_segment(struct capture *c, uint64_t *rseq, uint32_t seq, uint64_t ts)
+{
+	struct netlat_rec_tcp_xmit *x;
+	struct netlat_rec_tcp_dev *d;
+
+	x = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(*x), (*rseq)++, ts);
+	x->seq = seq;
+	x->end_seq = seq + 1448;
+	x->len = 1448;
+	x->segs = 1;
+	d = cap_tcp(c, NETLAT_REC_TCP_DEV, sizeof(*d), (*rseq)++, ts + 1000);
+	d->seq = seq;
+	d->end_seq = seq + 1448;
+	d->len = 1448;
+	d->stage = NETLAT_DEV_DRIVER;
+}
+
+static struct netlat_rec_tcp_ack *karn_ack(struct capture *c, uint64_t *rseq, uint32_t una,
+					   uint64_t ts)
+{
+	struct netlat_rec_tcp_ack *a = cap_tcp(c, NETLAT_REC_TCP_ACK, sizeof(*a), (*rseq)++, ts);
+
+	a->snd_una = una;
+	a->acked = 1448;
+	return a;
+}
+
+/*
+ * Karn's ambiguity: an ACK that follows a retransmission of a segment's
+ * bytes may answer either transmission, so neither the joined driver>ack
+ * nor the module's xmit>ack of such a segment is a time. Four segments:
+ * A sent again (TCP_XMIT flagged) before its ACK, whose xmit_ack_ns is
+ * flagged too; B clean; C with a failed retransmit (nothing sent); D
+ * retransmitted (TCP_RETRANS, ret 0) before its ACK. Only B and C count.
+ */
+static void test_report_karn(void)
+{
+	struct netlat_rec_tcp_retrans *rt;
+	struct netlat_rec_tcp_xmit *x;
+	struct netlat_rec_tcp_ack *a;
+	struct capture c = { 0 };
+	uint64_t seq = 0;
+	const char *path;
+	struct run r;
+
+	cap_stream(&c, 1);
+	karn_segment(&c, &seq, 1000, 2000);			/* A */
+	x = cap_tcp(&c, NETLAT_REC_TCP_XMIT, sizeof(*x), seq++, 5000);
+	x->seq = 1000;
+	x->end_seq = 2448;
+	x->len = 1448;
+	x->segs = 1;
+	x->flags = NETLAT_TCP_RETRANSMIT;
+	a = karn_ack(&c, &seq, 2448, 10000);
+	a->xmit_ack_ns = 5000;
+	a->flags = NETLAT_TCP_RETRANSMIT;
+	karn_segment(&c, &seq, 2448, 11000);			/* B */
+	a = karn_ack(&c, &seq, 3896, 20000);
+	a->xmit_ack_ns = 9000;
+	karn_segment(&c, &seq, 3896, 21000);			/* C */
+	rt = cap_tcp(&c, NETLAT_REC_TCP_RETRANS, sizeof(*rt), seq++, 23000);
+	rt->seq = 3896;
+	rt->end_seq = 5344;
+	rt->kind = NETLAT_RETRANS_RTO;
+	rt->ret = -11;
+	karn_ack(&c, &seq, 5344, 30000);
+	karn_segment(&c, &seq, 5344, 31000);			/* D */
+	rt = cap_tcp(&c, NETLAT_REC_TCP_RETRANS, sizeof(*rt), seq++, 33000);
+	rt->seq = 5344;
+	rt->end_seq = 6792;
+	rt->kind = NETLAT_RETRANS_RTO;
+	rt->segs = 1;
+	karn_ack(&c, &seq, 6792, 40000);
+	path = write_capture(&c, "karn.nl");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\"driver>ack\":{\"count\":2,\"min\":8000,");
+	CHECK_HAS(r.out, "\"xmit>ack\":{\"count\":1,\"min\":9000,");
+	run_free(&r);
+	netlat(&r, "tail", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "xmit_ack_ns=5000 retransmitted=1\n");
+	CHECK_HAS(r.out, "xmit_ack_ns=9000\n");
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_errors(void)
 {
 	static const struct { const char *message, *bad_case; } cases[] = {
@@ -1735,6 +1824,7 @@ static const struct test tests[] = {
 	{ "netlat tail --ordered and gaps", test_cli_tail_ordered_and_gaps },
 	{ "netlat report", test_cli_report },
 	{ "netlat tail and report of TCP records", test_cli_tcp_records },
+	{ "report: no >ack stage of a segment sent again before its ACK (Karn)", test_report_karn },
 	{ "netlat errors", test_cli_errors },
 	{ "netlat usage", test_cli_usage },
 	{ "netlat record round trip", test_cli_record_round_trip },

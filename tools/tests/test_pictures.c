@@ -204,8 +204,10 @@ static size_t build_pictures(struct capture *c)
 				ev[n++] = (struct pev){ .ts = a, .type = NETLAT_REC_TCP_ACK, .flow = f,
 							.seq = s + 1448, .len = 1448,
 							.start = a - t - queue };
+			/* after the ACK: one before it would take the packet's
+			 * >ack stages away (Karn), and the headlines with them */
 			if (p % 9 == 2)
-				ev[n++] = (struct pev){ .ts = t + 100000, .type = NETLAT_REC_TCP_RETRANS,
+				ev[n++] = (struct pev){ .ts = a + 1000, .type = NETLAT_REC_TCP_RETRANS,
 							.flow = f, .seq = s, .len = 1448,
 							.stage = (uint8_t)(p % 4), .ret = p % 18 == 2 ? -16 : 0 };
 		}

@@ -408,7 +408,7 @@ struct netlat_tcp_flow {
 
 /* Flags of TCP records (netlat_rec_tcp_*.flags) */
 #define NETLAT_TCP_ID_VALID	(1U << 0)	/* sendmsg_id is known */
-#define NETLAT_TCP_RETRANSMIT	(1U << 1)	/* XMIT: a retransmission */
+#define NETLAT_TCP_RETRANSMIT	(1U << 1)	/* XMIT: a retransmission; ACK: see below */
 #define NETLAT_TCP_COUNTED	(1U << 2)	/* RETRANS: counted in RetransSegs */
 
 /**
@@ -599,7 +599,11 @@ struct netlat_rec_tcp_retrans {
  * @acked: bytes newly acknowledged by this ACK (snd_una advance; a SYN or
  *	FIN counts one).
  * @snd_nxt: the socket's snd_nxt.
- * @reserved: zero.
+ * @flags: NETLAT_TCP_RETRANSMIT when the segment @xmit_ack_ns measures
+ *	was retransmitted: the ACK may answer an earlier transmission
+ *	(Karn's ambiguity), so @xmit_ack_ns is no round trip and readers
+ *	leave it out of the xmit>ack stage. Earlier modules wrote zero
+ *	here (the field was reserved).
  * @xmit_ack_ns: transmit -> ACK time of the oldest segment this ACK
  *	acknowledged in full: the ACK's time (tcp_ack()'s entry) minus the
  *	time the kernel last sent that segment (its skb's transmit
@@ -615,7 +619,7 @@ struct netlat_rec_tcp_ack {
 	__u32 snd_una;
 	__u32 acked;
 	__u32 snd_nxt;
-	__u32 reserved;
+	__u32 flags;
 	__aligned_u64 xmit_ack_ns;
 };
 

@@ -47,10 +47,14 @@ deb:
 		{ echo "netlat: make deb needs debhelper and dh-dkms (apt install debhelper dh-dkms)" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/netlat-$$(cat VERSION)
+	# an archive file, not a pipe: sh has no pipefail, and a failed copy
+	# must stop here
 	if git rev-parse --git-dir >/dev/null 2>&1; then \
-		git ls-files -co --exclude-standard -z | \
-			xargs -0 tar -c --ignore-failed-read; \
-	else tar -c --exclude=./build .; fi | tar -x -C $(DEB_DIR)/netlat-$$(cat VERSION)
+		git ls-files -co --exclude-standard -z >$(DEB_DIR)/files && \
+		tar -cf $(DEB_DIR)/src.tar --null -T $(DEB_DIR)/files --ignore-failed-read; \
+	else tar -cf $(DEB_DIR)/src.tar --exclude=./build .; fi
+	tar -xf $(DEB_DIR)/src.tar -C $(DEB_DIR)/netlat-$$(cat VERSION)
+	rm -f $(DEB_DIR)/src.tar $(DEB_DIR)/files
 	cd $(DEB_DIR)/netlat-$$(cat VERSION) && dpkg-buildpackage -b -us -uc
 	@ls -1 $(DEB_DIR)/*.deb
 

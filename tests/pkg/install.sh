@@ -59,14 +59,19 @@ bookworm_apt_config() {
 	  echo 'APT::Sandbox::User "root";'; } >"$root/etc/apt/apt.conf.d/50netlat-host"
 }
 
-# make_bookworm <kernel>...: the cached base system; prints its path.
+# make_bookworm <kernel>...: the cached base system, made if missing, with
+# BOOKWORM_LOCK held shared until the caller closes it (a run with another
+# key removes the systems of other keys, under the lock held exclusive).
+# Sets BOOKWORM to its path.
 make_bookworm() {
-	local root tmp lock k pkgs=() blog=$LOGS/bookworm-root.log t0=$SECONDS
+	local root tmp k pkgs=() blog=$LOGS/bookworm-root.log t0=$SECONDS
 	root=$(bookworm_root "$@")
-	[[ -f $root/.netlat-ready ]] && { echo "$root"; return 0; }
 	mkdir -p "$NETLAT_CACHE" "$LOGS"
-	exec {lock}>"$NETLAT_CACHE/.bookworm.lock"
-	flock "$lock"
+	exec {BOOKWORM_LOCK}>"$NETLAT_CACHE/.bookworm.lock"
+	flock -s "$BOOKWORM_LOCK"
+	BOOKWORM=$root
+	[[ -f $root/.netlat-ready ]] && return 0
+	flock -x "$BOOKWORM_LOCK"
 	if [[ ! -f $root/.netlat-ready ]]; then
 		rm -rf --one-file-system "$NETLAT_CACHE"/bookworm-* "$NETLAT_CACHE"/.bookworm-tmp.*
 		tmp=$(mktemp -d "$NETLAT_CACHE/.bookworm-tmp.XXXXXX")
@@ -85,8 +90,7 @@ make_bookworm() {
 		mv "$tmp" "$root"
 		log "bookworm system made in $((SECONDS - t0)) s"
 	fi
-	exec {lock}>&-
-	echo "$root"
+	flock -s "$BOOKWORM_LOCK"
 }
 
 version=$(cat "$REPO/VERSION")
@@ -102,7 +106,7 @@ fi
 ((${#kernels[@]})) || { not_ok "no kernel given"; finish; }
 boot_k=${kernels[-1]}
 
-if ! base=$(make_bookworm "${kernels[@]}"); then
+if ! make_bookworm "${kernels[@]}"; then
 	not_ok "a bookworm system with systemd and ${kernels[*]} (see $LOGS/bookworm-root.log)"
 	finish
 fi
@@ -110,10 +114,11 @@ ok "a bookworm system with systemd and the images and headers of ${kernels[*]}"
 
 root=$dir/root
 rm -rf --one-file-system "$dir"
-if [[ -e $dir ]] || ! mkdir -p "$dir" || ! cp -a "$base" "$root"; then
+if [[ -e $dir ]] || ! mkdir -p "$dir" || ! cp -a "$BOOKWORM" "$root"; then
 	not_ok "a copy of the system in $dir"
 	finish
 fi
+exec {BOOKWORM_LOCK}>&-
 mkdir -p "$root/tmp/debs"
 cp "${debs[@]}" "$root/tmp/debs/"
 

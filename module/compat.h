@@ -11,6 +11,7 @@
 #include <linux/fprobe.h>
 #include <linux/mm.h>
 #include <linux/skbuff.h>
+#include <linux/cgroup.h>
 #include <net/net_namespace.h>
 #include <net/tcp.h>
 
@@ -55,6 +56,21 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 static inline unsigned int netlat_net_inum(const struct net *net)
 {
 	return net->ns.inum;
+}
+
+/*
+ * The cgroup v2 id of a socket's cgroup (NETLAT_KEY_CGROUP), as
+ * name_to_handle_at() of its directory gives it; 0 without socket cgroup
+ * data.
+ */
+static inline u64 netlat_sk_cgroup_id(const struct sock *sk)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	return cgroup_id(sock_cgroup_ptr((struct sock_cgroup_data *)
+					 &sk->sk_cgrp_data));
+#else
+	return 0;
+#endif
 }
 
 /*

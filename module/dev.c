@@ -22,6 +22,7 @@
 #include "probes.h"
 #include "filter.h"
 #include "hist.h"
+#include "keys.h"
 #include "track.h"
 #include "rxtrack.h"
 #include "sktbl.h"
@@ -407,7 +408,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
 			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
 			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
-			  NETLAT_CONFIG_TABLE_BYTES;
+			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS;
+	struct netlat_keys *keys = NULL;
 	struct netlat_config cfg;
 	bool new_mode;
 	u32 usize, mode;
@@ -442,9 +444,22 @@ static long netlat_ioc_set_config(void __user *uarg)
 	     cfg.table_bytes < NETLAT_TABLE_BYTES_MIN ||
 	     cfg.table_bytes > NETLAT_TABLE_BYTES_MAX))
 		return -EINVAL;
+	if ((cfg.flags & NETLAT_CONFIG_KEYS) &&
+	    (usize < offsetofend(struct netlat_config, max_keys) ||
+	     (cfg.key_by & ~NETLAT_KEY_ALL) ||
+	     cfg.max_keys > NETLAT_MAX_KEYS_MAX))
+		return -EINVAL;
+	/* the keys' memory first: nothing changes if it cannot be had */
+	if (cfg.flags & NETLAT_CONFIG_KEYS) {
+		keys = netlat_keys_prepare(cfg.key_by, cfg.max_keys);
+		if (IS_ERR(keys))
+			return PTR_ERR(keys);
+	}
 
-	if (mutex_lock_interruptible(&netlat_lock))
+	if (mutex_lock_interruptible(&netlat_lock)) {
+		netlat_keys_discard(keys);
 		return -ERESTARTSYS;
+	}
 	bytes = netlat_rings_locked()->bytes;
 	table_bytes = READ_ONCE(netlat_table_bytes);
 	if (cfg.flags & NETLAT_CONFIG_RING_BYTES)
@@ -499,8 +514,13 @@ static long netlat_ioc_set_config(void __user *uarg)
 	/* hooks that only one level needs are armed for the new one */
 	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
 		netlat_probes_set_level(cfg.level);
+	if (!err && (cfg.flags & NETLAT_CONFIG_KEYS)) {
+		netlat_keys_install(keys);
+		keys = NULL;
+	}
 out:
 	mutex_unlock(&netlat_lock);
+	netlat_keys_discard(keys);
 	return err;
 }
 

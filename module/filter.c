@@ -261,12 +261,27 @@ static struct netlat_filter_set *netlat_filter_copy_in(const u8 __user *rules,
 	return s;
 }
 
+static void netlat_filter_gen_next(void)
+{
+	u32 gen = netlat_filter_gen + 1;
+
+	lockdep_assert_held(&netlat_filter_lock);
+	smp_store_release(&netlat_filter_gen, gen ? gen : 1);
+}
+
+/* Every socket's verdict is made again: what it depends on changed. */
+void netlat_filter_renew(void)
+{
+	mutex_lock(&netlat_filter_lock);
+	netlat_filter_gen_next();
+	mutex_unlock(&netlat_filter_lock);
+}
+
 static void netlat_filter_replace(struct netlat_filter_set *new)
 {
 	struct netlat_filter_set *old;
 	u64 groups = 0, cookie_groups = 0;
 	unsigned int i;
-	u32 gen;
 
 	for (i = 0; new && i < new->nr; i++) {
 		groups |= new->rule[i].groups;
@@ -280,8 +295,7 @@ static void netlat_filter_replace(struct netlat_filter_set *new)
 	WRITE_ONCE(netlat_filter_groups, groups);
 	WRITE_ONCE(netlat_filter_cookie_groups, cookie_groups);
 	/* and a handler that sees the new generation finds them too */
-	gen = netlat_filter_gen + 1;
-	smp_store_release(&netlat_filter_gen, gen ? gen : 1);
+	netlat_filter_gen_next();
 	mutex_unlock(&netlat_filter_lock);
 	if (old) {
 		synchronize_rcu();

@@ -67,6 +67,8 @@ u64 netlat_filter_kept(u64 groups, const struct netlat_filter_in *in,
 
 /* A record kept out by such a verdict: counted as netlat_filter_keep() does. */
 void netlat_filter_kept_out(void);
+/* Verdicts kept per socket are made again (keys.c: a socket's key). */
+void netlat_filter_renew(void);
 
 /* Records kept out on @cpu since load (netlat_cpu_stats.filtered). */
 u64 netlat_filtered(int cpu);

@@ -13,11 +13,6 @@
 #include "hist.h"
 #include "uarg.h"
 
-struct netlat_hist_cpu {
-	struct netlat_stage_hist stage[NETLAT_NR_STAGES];
-	u64 counter[NETLAT_HC_NR];
-};
-
 /*
  * Allocated, not DEFINE_PER_CPU: a module's static per-CPU data comes from
  * a reserve of a few KiB that the kernel shares among all modules, and
@@ -36,9 +31,10 @@ void netlat_hist_exit(void)
 	free_percpu(netlat_hists);
 }
 
-notrace void netlat_hist_add(enum netlat_stage stage, u64 ns)
+notrace void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
+				 enum netlat_stage stage, u64 ns)
 {
-	struct netlat_stage_hist __percpu *h = &netlat_hists->stage[stage];
+	struct netlat_stage_hist __percpu *h = &set->stage[stage];
 	u64 max;
 
 	this_cpu_inc(h->count);
@@ -52,6 +48,19 @@ notrace void netlat_hist_add(enum netlat_stage stage, u64 ns)
 		max = old;
 	}
 }
+NOKPROBE_SYMBOL(netlat_hist_set_add);
+
+notrace void netlat_hist_set_count(struct netlat_hist_cpu __percpu *set,
+				   enum netlat_hist_counter c, u64 n)
+{
+	this_cpu_add(set->counter[c], n);
+}
+NOKPROBE_SYMBOL(netlat_hist_set_count);
+
+notrace void netlat_hist_add(enum netlat_stage stage, u64 ns)
+{
+	netlat_hist_set_add(netlat_hists, stage, ns);
+}
 NOKPROBE_SYMBOL(netlat_hist_add);
 
 notrace void netlat_hist_count(enum netlat_hist_counter c, u64 n)
@@ -60,14 +69,37 @@ notrace void netlat_hist_count(enum netlat_hist_counter c, u64 n)
 }
 NOKPROBE_SYMBOL(netlat_hist_count);
 
+/* To the host's set and to @key's (a key's set, or NULL). */
+notrace void netlat_hist_add_key(struct netlat_hist_cpu __percpu *key,
+				 enum netlat_stage stage, u64 ns)
+{
+	netlat_hist_set_add(netlat_hists, stage, ns);
+	if (key)
+		netlat_hist_set_add(key, stage, ns);
+}
+NOKPROBE_SYMBOL(netlat_hist_add_key);
+
+notrace void netlat_hist_count_key(struct netlat_hist_cpu __percpu *key,
+				   enum netlat_hist_counter c, u64 n)
+{
+	this_cpu_add(netlat_hists->counter[c], n);
+	if (key)
+		this_cpu_add(key->counter[c], n);
+}
+NOKPROBE_SYMBOL(netlat_hist_count_key);
+
 /* Not atomic with writers: an update racing with it may survive. */
-void netlat_hist_reset(void)
+void netlat_hist_set_zero(struct netlat_hist_cpu __percpu *set)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(netlat_hists, cpu), 0,
-		       sizeof(struct netlat_hist_cpu));
+		memset(per_cpu_ptr(set, cpu), 0, sizeof(struct netlat_hist_cpu));
+}
+
+void netlat_hist_reset(void)
+{
+	netlat_hist_set_zero(netlat_hists);
 }
 
 u64 netlat_hist_mem_bytes(void)
@@ -75,28 +107,50 @@ u64 netlat_hist_mem_bytes(void)
 	return (u64)num_possible_cpus() * sizeof(struct netlat_hist_cpu);
 }
 
-static void netlat_hist_sum(struct netlat_stage_hist *st, u64 *counter)
+void netlat_hist_sum_add(struct netlat_hist_sum *to,
+			 const struct netlat_hist_sum *from)
+{
+	unsigned int s, b, c;
+
+	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		to->stage[s].count += from->stage[s].count;
+		to->stage[s].sum_ns += from->stage[s].sum_ns;
+		to->stage[s].max_ns = max(to->stage[s].max_ns,
+					  from->stage[s].max_ns);
+		for (b = 0; b < NETLAT_HIST_BUCKETS; b++)
+			to->stage[s].bucket[b] += from->stage[s].bucket[b];
+	}
+	for (c = 0; c < NETLAT_HC_NR; c++)
+		to->counter[c] += from->counter[c];
+}
+
+/* Adds @set, summed over the CPUs, to @sum (process context). */
+void netlat_hist_set_sum(struct netlat_hist_cpu __percpu *set,
+			 struct netlat_hist_sum *sum)
 {
 	unsigned int s, b, c;
 	int cpu;
 
-	memset(st, 0, NETLAT_NR_STAGES * sizeof(*st));
-	memset(counter, 0, NETLAT_HC_NR * sizeof(*counter));
 	for_each_possible_cpu(cpu) {
-		const struct netlat_hist_cpu *h = per_cpu_ptr(netlat_hists,
-							      cpu);
+		const struct netlat_hist_cpu *h = per_cpu_ptr(set, cpu);
 
 		for (s = 0; s < NETLAT_NR_STAGES; s++) {
-			st[s].count += READ_ONCE(h->stage[s].count);
-			st[s].sum_ns += READ_ONCE(h->stage[s].sum_ns);
-			st[s].max_ns = max(st[s].max_ns,
-					   READ_ONCE(h->stage[s].max_ns));
+			sum->stage[s].count += READ_ONCE(h->stage[s].count);
+			sum->stage[s].sum_ns += READ_ONCE(h->stage[s].sum_ns);
+			sum->stage[s].max_ns = max(sum->stage[s].max_ns,
+						   READ_ONCE(h->stage[s].max_ns));
 			for (b = 0; b < NETLAT_HIST_BUCKETS; b++)
-				st[s].bucket[b] += READ_ONCE(h->stage[s].bucket[b]);
+				sum->stage[s].bucket[b] +=
+					READ_ONCE(h->stage[s].bucket[b]);
 		}
 		for (c = 0; c < NETLAT_HC_NR; c++)
-			counter[c] += READ_ONCE(h->counter[c]);
+			sum->counter[c] += READ_ONCE(h->counter[c]);
 	}
+}
+
+void netlat_hist_host_sum(struct netlat_hist_sum *sum)
+{
+	netlat_hist_set_sum(netlat_hists, sum);
 }
 
 /* One counter, summed (process context). */
@@ -110,61 +164,3 @@ u64 netlat_hist_counter(enum netlat_hist_counter c)
 	return n;
 }
 
-/* @flows, @rx_flows: sockets the packet and receive tables follow now. */
-long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
-{
-	struct netlat_stage_hist *st;
-	u64 counter[NETLAT_HC_NR];
-	struct netlat_hist h;
-	unsigned int i, n;
-	u32 usize;
-	int err;
-
-	err = netlat_copy_arg(&h, sizeof(h), NETLAT_HIST_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	if ((h.flags & ~NETLAT_HIST_RESET) || h.reserved)
-		return -EINVAL;
-	if (h.nr_stages && (h.stage_size < NETLAT_STAGE_HIST_SIZE_VER0 ||
-			    h.stage_size > PAGE_SIZE || !h.stages))
-		return -EINVAL;
-	if ((h.flags & NETLAT_HIST_RESET) && !netlat_capable())
-		return -EPERM;
-	st = kcalloc(NETLAT_NR_STAGES, sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	netlat_hist_sum(st, counter);
-	if (h.flags & NETLAT_HIST_RESET)
-		netlat_hist_reset();
-	n = min_t(u32, h.nr_stages, NETLAT_NR_STAGES);
-	err = netlat_copy_array_out(h.stages, h.stage_size, st, sizeof(*st), n);
-	kfree(st);
-	if (err)
-		return err;
-	h.nr_stages = NETLAT_NR_STAGES;
-	h.packets = counter[NETLAT_HC_PACKETS];
-	h.bytes = counter[NETLAT_HC_BYTES];
-	h.segs = counter[NETLAT_HC_SEGS];
-	h.untracked = counter[NETLAT_HC_UNTRACKED];
-	h.flows_full = counter[NETLAT_HC_FLOWS_FULL];
-	h.flows = flows;
-	for (i = 0; i < ARRAY_SIZE(h.retrans_segs); i++)
-		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
-	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
-	h.merged = counter[NETLAT_HC_MERGED];
-	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
-	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];
-	h.rx_dropped = counter[NETLAT_HC_RX_DROPPED];
-	h.rx_untracked = counter[NETLAT_HC_RX_UNTRACKED];
-	h.rx_flows_full = counter[NETLAT_HC_RX_FLOWS_FULL];
-	h.rx_flows = rx_flows;
-	h.rx_wait_untracked = counter[NETLAT_HC_RX_WAIT_UNTRACKED];
-	h.no_mem = counter[NETLAT_HC_NO_MEM];
-	h.evicted = counter[NETLAT_HC_EVICTED];
-	h.rx_no_mem = counter[NETLAT_HC_RX_NO_MEM];
-	h.rx_evicted = counter[NETLAT_HC_RX_EVICTED];
-	h.closed = counter[NETLAT_HC_CLOSED];
-	h.rx_closed = counter[NETLAT_HC_RX_CLOSED];
-	return netlat_copy_out(uarg, &h, sizeof(h), usize);
-}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Packet-level histograms and counters (NETLAT_IOC_HIST): per CPU, added
- * to from any context by this_cpu operations, summed when read.
+ * Packet-level histograms and counters: sets of them per CPU (the host's,
+ * and a key's: keys.c), added to from any context by this_cpu
+ * operations, summed when read.
  */
 #ifndef _NETLAT_HIST_H
 #define _NETLAT_HIST_H
@@ -50,13 +51,39 @@ static __always_inline unsigned int netlat_hist_bucket(u64 ns)
 	return b < NETLAT_HIST_BUCKETS ? b : NETLAT_HIST_BUCKETS - 1;
 }
 
+/* A set of histograms and counters, per CPU: the host's, or a key's. */
+struct netlat_hist_cpu {
+	struct netlat_stage_hist stage[NETLAT_NR_STAGES];
+	u64 counter[NETLAT_HC_NR];
+};
+
+/* A set summed over the CPUs. */
+struct netlat_hist_sum {
+	struct netlat_stage_hist stage[NETLAT_NR_STAGES];
+	u64 counter[NETLAT_HC_NR];
+};
+
 int netlat_hist_init(void);
 void netlat_hist_exit(void);
 void netlat_hist_add(enum netlat_stage stage, u64 ns);
 void netlat_hist_count(enum netlat_hist_counter c, u64 n);
+void netlat_hist_add_key(struct netlat_hist_cpu __percpu *key,
+			 enum netlat_stage stage, u64 ns);
+void netlat_hist_count_key(struct netlat_hist_cpu __percpu *key,
+			   enum netlat_hist_counter c, u64 n);
 void netlat_hist_reset(void);
 u64 netlat_hist_counter(enum netlat_hist_counter c);
-long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows);
 u64 netlat_hist_mem_bytes(void);
+void netlat_hist_host_sum(struct netlat_hist_sum *sum);
+
+void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
+			 enum netlat_stage stage, u64 ns);
+void netlat_hist_set_count(struct netlat_hist_cpu __percpu *set,
+			   enum netlat_hist_counter c, u64 n);
+void netlat_hist_set_zero(struct netlat_hist_cpu __percpu *set);
+void netlat_hist_set_sum(struct netlat_hist_cpu __percpu *set,
+			 struct netlat_hist_sum *sum);
+void netlat_hist_sum_add(struct netlat_hist_sum *to,
+			 const struct netlat_hist_sum *from);
 
 #endif /* _NETLAT_HIST_H */

@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "pkt.h"
 #include "hist.h"
+#include "keys.h"
 #include "tcp.h"
 #include "rx.h"
 #include "virtio.h"
@@ -96,6 +97,8 @@ static void __exit netlat_exit(void)
 	netlat_rx_exit();
 	netlat_tcp_exit();
 	netlat_probes_exit();
+	/* no handler adds to a key's histograms any more */
+	netlat_keys_exit();
 	/* no handler reads the filter rules any more */
 	netlat_filter_exit();
 	netlat_dev_exit();

@@ -44,6 +44,7 @@
 #include <net/tcp.h>
 #include "rxtrack.h"
 #include "hist.h"
+#include "keys.h"
 #include "record.h"
 #include "filter.h"
 #include "probes.h"
@@ -96,6 +97,7 @@ struct netlat_rxt_hint {
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
 struct netlat_rxt_end {
 	struct netlat_rxt_pkt p;
+	u32 key;		/* its socket's histograms (keys.c) */
 	u8 proto;
 };
 
@@ -343,10 +345,11 @@ unlock:
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
-static notrace void netlat_rxt_stage(enum netlat_stage stage, u64 from, u64 to)
+static notrace void netlat_rxt_stage(struct netlat_hist_cpu __percpu *key,
+				     enum netlat_stage stage, u64 from, u64 to)
 {
 	if (from && to >= from)
-		netlat_hist_add(stage, to - from);
+		netlat_hist_add_key(key, stage, to - from);
 }
 NOKPROBE_SYMBOL(netlat_rxt_stage);
 
@@ -373,25 +376,26 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	struct netlat_writer w;
 
 	if (p->flags & NETLAT_RXP_COPIED) {
+		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key);
 		u64 slow = 0;
 
-		netlat_rxt_stage(e->proto == NETLAT_RX_TCP ?
+		netlat_rxt_stage(key, e->proto == NETLAT_RX_TCP ?
 				 NETLAT_STAGE_RX_NETIF_TCP :
 				 NETLAT_STAGE_RX_NETIF_UDP,
 				 p->netif_ns, p->transport_ns);
 		if (e->proto == NETLAT_RX_TCP)
-			netlat_rxt_stage(NETLAT_STAGE_RX_TCP_QUEUE,
+			netlat_rxt_stage(key, NETLAT_STAGE_RX_TCP_QUEUE,
 					 p->transport_ns, p->queue_ns);
-		netlat_rxt_stage(NETLAT_STAGE_RX_QUEUE_USER, p->queue_ns,
-				 end_ns);
-		netlat_rxt_stage(NETLAT_STAGE_RX_NETIF_USER, p->netif_ns,
-				 end_ns);
-		netlat_rxt_stage(NETLAT_STAGE_RX_READY_WAKEUP, wk->ready_ns,
-				 wk->wakeup_ns);
-		netlat_rxt_stage(NETLAT_STAGE_RX_WAKEUP_RUN, wk->wakeup_ns,
-				 wk->run_ns);
-		netlat_hist_count(NETLAT_HC_RX_PACKETS, 1);
-		netlat_hist_count(NETLAT_HC_RX_BYTES, p->len);
+		netlat_rxt_stage(key, NETLAT_STAGE_RX_QUEUE_USER,
+				 p->queue_ns, end_ns);
+		netlat_rxt_stage(key, NETLAT_STAGE_RX_NETIF_USER,
+				 p->netif_ns, end_ns);
+		netlat_rxt_stage(key, NETLAT_STAGE_RX_READY_WAKEUP,
+				 wk->ready_ns, wk->wakeup_ns);
+		netlat_rxt_stage(key, NETLAT_STAGE_RX_WAKEUP_RUN,
+				 wk->wakeup_ns, wk->run_ns);
+		netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
+		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, p->len);
 		slow = max(slow, netlat_rxt_span(p->netif_ns, p->transport_ns));
 		slow = max(slow, netlat_rxt_span(p->transport_ns, p->queue_ns));
 		slow = max(slow, netlat_rxt_span(p->queue_ns, end_ns));
@@ -510,6 +514,7 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			p->done = true;
 			p->flags |= NETLAT_RXP_COPIED;
 			done[n].p = *p;
+			done[n].key = f->key;
 			done[n++].proto = NETLAT_RX_TCP;
 		}
 		netlat_rxt_trim(t, f);
@@ -569,6 +574,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	if (p->flags & NETLAT_RXP_QUEUED)
 		queued = p->queue_ns;
 	done.p = *p;
+	done.key = f->key;
 	done.proto = NETLAT_RX_UDP;
 	netlat_rxt_trim(t, f);
 	netlat_skt_unlock(f, flags);
@@ -612,6 +618,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
 		done.p = *p;
+		done.key = f->key;
 		done.proto = proto;
 		found = true;
 		netlat_rxt_trim(tbl, f);
@@ -650,6 +657,7 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			p->done = true;
 			p->flags |= NETLAT_RXP_CLOSED;
 			done[n].p = *p;
+			done[n].key = f->key;
 			done[n++].proto = proto;
 		}
 		if (!netlat_skt_len(f) && !n) {

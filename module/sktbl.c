@@ -22,6 +22,7 @@
 #include <linux/netlat.h>
 #include "sktbl.h"
 #include "filter.h"
+#include "keys.h"
 
 #define NETLAT_SKT_PROBE	8	/* entries looked at from the hash */
 #define NETLAT_SKT_MIN_ENTS	16
@@ -185,6 +186,8 @@ static notrace u64 netlat_skt_refresh(struct netlat_skt *t,
 		netlat_skt_clear(t, e);
 	if (t->type->refresh)
 		t->type->refresh(e, sk, v, claimed);
+	/* the keys may have changed too (keys.c renews the verdicts) */
+	e->key = v & NETLAT_SKT_OUT ? 0 : netlat_keys_of(sk);
 	WRITE_ONCE(e->verdict, v);
 	netlat_skt_unlock(e, flags);
 	return v;

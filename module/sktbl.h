@@ -43,6 +43,7 @@ struct netlat_skt_ent {
 	u32 head_blk;		/* block of position head, or NONE */
 	u32 tail_blk;		/* block of position tail - 1, or NONE */
 	unsigned long used;	/* jiffies of its last packet: eviction order */
+	u32 key;		/* its histograms' key (keys.c), with @verdict */
 };
 
 struct netlat_skt_type {

@@ -32,6 +32,7 @@
 #include <net/tcp.h>
 #include "track.h"
 #include "hist.h"
+#include "keys.h"
 #include "record.h"
 #include "filter.h"
 #include "probes.h"
@@ -577,11 +578,11 @@ notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 }
 NOKPROBE_SYMBOL(netlat_track_vq);
 
-static notrace void netlat_track_stage(enum netlat_stage stage, u64 from,
-				       u64 to)
+static notrace void netlat_track_stage(struct netlat_hist_cpu __percpu *key,
+				       enum netlat_stage stage, u64 from, u64 to)
 {
 	if (from && to >= from)
-		netlat_hist_add(stage, to - from);
+		netlat_hist_add_key(key, stage, to - from);
 }
 NOKPROBE_SYMBOL(netlat_track_stage);
 
@@ -600,6 +601,7 @@ NOKPROBE_SYMBOL(netlat_track_at);
 struct netlat_track_who {
 	struct netlat_tcp_flow id;
 	u64 verdict;
+	u32 key;
 };
 
 static notrace void netlat_track_who(const struct netlat_track_flow *f,
@@ -607,6 +609,7 @@ static notrace void netlat_track_who(const struct netlat_track_flow *f,
 {
 	who->id = f->id;
 	who->verdict = f->e.verdict;
+	who->key = f->e.key;
 }
 NOKPROBE_SYMBOL(netlat_track_who);
 
@@ -623,20 +626,25 @@ static notrace void netlat_track_end(const struct sock *sk,
 	struct netlat_writer w;
 
 	if (p->flags & NETLAT_PKT_ACKED) {
-		netlat_track_stage(NETLAT_STAGE_SENDMSG_XMIT, p->sendmsg_ns,
-				   p->xmit_ns);
-		netlat_track_stage(NETLAT_STAGE_XMIT_QDISC, p->xmit_ns,
+		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key);
+
+		netlat_track_stage(key, NETLAT_STAGE_SENDMSG_XMIT,
+				   p->sendmsg_ns, p->xmit_ns);
+		netlat_track_stage(key, NETLAT_STAGE_XMIT_QDISC, p->xmit_ns,
 				   qdisc_ns);
-		netlat_track_stage(NETLAT_STAGE_QDISC_DRIVER, qdisc_ns,
+		netlat_track_stage(key, NETLAT_STAGE_QDISC_DRIVER, qdisc_ns,
 				   driver_ns);
-		netlat_track_stage(NETLAT_STAGE_DRIVER_ACK, driver_ns, end_ns);
-		netlat_track_stage(NETLAT_STAGE_XMIT_ACK, p->xmit_ns, end_ns);
-		netlat_track_stage(NETLAT_STAGE_SENDMSG_ACK, p->sendmsg_ns,
+		netlat_track_stage(key, NETLAT_STAGE_DRIVER_ACK, driver_ns,
 				   end_ns);
-		netlat_track_stage(NETLAT_STAGE_DRIVER_VQ, driver_ns, vq_ns);
-		netlat_hist_count(NETLAT_HC_PACKETS, 1);
-		netlat_hist_count(NETLAT_HC_BYTES, p->end_seq - p->seq);
-		netlat_hist_count(NETLAT_HC_SEGS, p->segs);
+		netlat_track_stage(key, NETLAT_STAGE_XMIT_ACK, p->xmit_ns,
+				   end_ns);
+		netlat_track_stage(key, NETLAT_STAGE_SENDMSG_ACK, p->sendmsg_ns,
+				   end_ns);
+		netlat_track_stage(key, NETLAT_STAGE_DRIVER_VQ, driver_ns,
+				   vq_ns);
+		netlat_hist_count_key(key, NETLAT_HC_PACKETS, 1);
+		netlat_hist_count_key(key, NETLAT_HC_BYTES, p->end_seq - p->seq);
+		netlat_hist_count_key(key, NETLAT_HC_SEGS, p->segs);
 		/* only the slow ones leave a record */
 		if (end_ns - p->xmit_ns < READ_ONCE(netlat_track_slow))
 			return;
@@ -695,16 +703,17 @@ NOKPROBE_SYMBOL(netlat_track_count);
 static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 					    const struct netlat_track_pkt *p)
 {
+	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->e.key);
 	u32 bytes = p->range_end - p->end_seq;
 
 	f->c.packets += p->merged;
 	f->c.merged += p->merged;
 	f->c.bytes += bytes;
 	f->c.segs += p->merged_segs;
-	netlat_hist_count(NETLAT_HC_PACKETS, p->merged);
+	netlat_hist_count_key(key, NETLAT_HC_PACKETS, p->merged);
 	netlat_hist_count(NETLAT_HC_MERGED, p->merged);
-	netlat_hist_count(NETLAT_HC_BYTES, bytes);
-	netlat_hist_count(NETLAT_HC_SEGS, p->merged_segs);
+	netlat_hist_count_key(key, NETLAT_HC_BYTES, bytes);
+	netlat_hist_count_key(key, NETLAT_HC_SEGS, p->merged_segs);
 }
 NOKPROBE_SYMBOL(netlat_track_range_done);
 
@@ -1013,7 +1022,7 @@ int netlat_track_set(u32 level, u64 slow_ns)
 	if (ret < 0)
 		return ret;
 	if (ret || change)
-		netlat_hist_reset();
+		netlat_keys_hist_reset();
 	WRITE_ONCE(netlat_track_level, level);
 	return 0;
 }

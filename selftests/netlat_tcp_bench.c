@@ -42,6 +42,9 @@
  * prints the kernel's symbols and every module's sections at the start and
  * netlat's at each load, for the host to name the counted addresses.
  * -t tx or -t rx runs only the TCP send or only the receive benches.
+ * -K N: the packet modes keep their histograms by key too (N: the
+ * NETLAT_KEY_* bits; not for the baseline module), so that beside -b the
+ * packet modes give the cost of keying.
  *
  * The module is loaded from -m PATH (default /netlat.ko) and unloaded with
  * finit_module/delete_module; it is left loaded at exit. With -b PATH, each
@@ -477,6 +480,8 @@ static uint64_t segs_of(const struct workload *w)
 static const char *insn_series = "";
 static unsigned int insn_round;
 static bool insn_base;	/* the baseline module (-b) is the one loaded */
+/* -K: the packet level keeps its histograms by these NETLAT_KEY_* too */
+static uint32_t bench_keys;
 
 static void insn_label(const char *mode, uint64_t segs, double bps)
 {
@@ -542,6 +547,16 @@ static void run_probes(const struct workload *w, double secs,
 		     mode == PROBES_KEPT_OUT))
 		err = nl_set_level(d.fd, NETLAT_LEVEL_PACKETS,
 				mode == PROBES_SLOW ? 5000000 : 0);
+	/* the baseline module may have no keys */
+	if (!err && bench_keys && !insn_base &&
+	    (mode == PROBES_PACKETS || mode == PROBES_SLOW ||
+	     mode == PROBES_KEPT_OUT)) {
+		struct netlat_config kc = {
+			.flags = NETLAT_CONFIG_KEYS, .key_by = bench_keys,
+		};
+
+		err = nl_ioctl(d.fd, NETLAT_IOC_SET_CONFIG, &kc, sizeof(kc));
+	}
 	if (!err)
 		err = nl_get_info(d.fd, &info);
 	if (!err)
@@ -596,6 +611,11 @@ static void run_probes(const struct workload *w, double secs,
 	r->missed = pr1.nmissed - pr0.nmissed;
 	r->rec_per_s = (double)d.records * 1e9 / (double)t0;
 	err = trig_off(d.fd);
+	if (!err && bench_keys && !insn_base) {
+		struct netlat_config kc = { .flags = NETLAT_CONFIG_KEYS };
+
+		err = nl_ioctl(d.fd, NETLAT_IOC_SET_CONFIG, &kc, sizeof(kc));
+	}
 	if (!err)
 		err = nl_set_level(d.fd, NETLAT_LEVEL_EVENTS, 0);
 	if (!err)
@@ -1160,7 +1180,7 @@ int main(int argc, char **argv)
 	const char *only = "";
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "k:s:m:b:t:i")) != -1) {
+	while ((opt = getopt(argc, argv, "k:s:m:b:t:iK:")) != -1) {
 		switch (opt) {
 		case 'k':
 			k = strtoul(optarg, NULL, 0);
@@ -1180,8 +1200,11 @@ int main(int argc, char **argv)
 		case 'i':
 			insn_names = true;
 			break;
+		case 'K':
+			bench_keys = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx] [-i]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx] [-i] [-K key_by]\n",
 				argv[0]);
 			return 2;
 		}

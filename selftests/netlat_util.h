@@ -44,7 +44,7 @@ _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
 _Static_assert(sizeof(struct netlat_info) == 136, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
-_Static_assert(sizeof(struct netlat_config) == 64, "config");
+_Static_assert(sizeof(struct netlat_config) == 72, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == 576, "probes");
 _Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
@@ -66,7 +66,7 @@ _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
 _Static_assert(offsetof(struct netlat_hist, rx_wait_untracked) == 208,
 	       "hist rx_wait");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 112, "hist");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 168, "hist");
 _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");

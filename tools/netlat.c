@@ -694,6 +694,7 @@ static int cmd_stat(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "hist", no_argument, NULL, 'H' },
 		{ "flows", no_argument, NULL, 'L' },
+		{ "by", required_argument, NULL, 'b' },
 		{ "prometheus", required_argument, NULL, 'P' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
@@ -705,11 +706,12 @@ static int cmd_stat(int argc, char **argv)
 	struct filter flt = { 0 };
 	struct window w = { 0 };
 	uint64_t interval_ns = 0, windows = 0;
-	bool json = false, hist = false, flows = false;
+	bool json = false, hist = false, flows = false, keyed = false;
+	uint32_t by = 0;
 	struct reader rd;
 	int c, r;
 
-	while ((c = next_option(argc, argv, "d:i:jHLP:D:h", filter_options(opts))) != -1) {
+	while ((c = next_option(argc, argv, "d:i:jHLb:P:D:h", filter_options(opts))) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_seconds(optarg, &duration))
@@ -727,6 +729,12 @@ static int cmd_stat(int argc, char **argv)
 			break;
 		case 'L':
 			flows = true;
+			break;
+		case 'b':
+			if (pktstat_parse_by(optarg, &by))
+				return usage_error("bad --by '%s': port, netns, cgroup (comma-separated)",
+						   optarg);
+			keyed = true;
 			break;
 		case 'P':
 			prom_file = optarg;
@@ -749,6 +757,10 @@ static int cmd_stat(int argc, char **argv)
 		return usage_error("too many arguments");
 	}
 	name = device ? device : NETLAT_DEVICE_PATH;
+	if (prom_file && keyed) {
+		filter_free(&flt);
+		return usage_error("--by goes with --hist: --prometheus writes every key the kernel keeps");
+	}
 	if (prom_file) {
 		filter_free(&flt);
 		if (json)
@@ -758,6 +770,14 @@ static int cmd_stat(int argc, char **argv)
 	if (hist && flows) {
 		filter_free(&flt);
 		return usage_error("--hist and --flows are two views: one at a time");
+	}
+	if (keyed && !hist) {
+		filter_free(&flt);
+		return usage_error("--by goes with --hist");
+	}
+	if (keyed) {
+		filter_free(&flt);
+		return pktstat_keys_run(name, interval, duration, json, by);
 	}
 	if (hist || flows) {
 		filter_free(&flt);
@@ -892,6 +912,25 @@ static int print_cpu_table(int fd, const char *path, unsigned int nr_cpus)
 	return 0;
 }
 
+/* The histograms by key, if the kernel keeps them (a module without: no). */
+static void print_keys_info(int fd)
+{
+	static const char *const fields[] = { "port", "netns", "cgroup" };
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist h;
+	unsigned int i;
+
+	if (pktstat_read_key(fd, 0, &h, st) || !h.key_by)
+		return;
+	printf("keys          by");
+	for (i = 0; i < 3; i++)
+		if (h.key_by & (1U << i))
+			printf("%s%s", h.key_by & ((1U << i) - 1) ? "," : " ", fields[i]);
+	printf(", %u at most, %llu bytes; %llu evicted, %llu sockets folded\n",
+	       h.max_keys, (unsigned long long)h.keys_mem_bytes,
+	       (unsigned long long)h.keys_evicted, (unsigned long long)h.keys_folded);
+}
+
 static int show_info(int fd, const char *path)
 {
 	struct netlat_info info;
@@ -906,6 +945,7 @@ static int show_info(int fd, const char *path)
 		return 1;
 	}
 	print_info(path, &info);
+	print_keys_info(fd);
 	return print_cpu_table(fd, path, info.nr_cpus) || finish_stdout();
 }
 
@@ -977,6 +1017,8 @@ static int cmd_config(int argc, char **argv)
 		{ "level", required_argument, NULL, 'l' },
 		{ "slow", required_argument, NULL, 's' },
 		{ "table-bytes", required_argument, NULL, 'T' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "keys", required_argument, NULL, 'k' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -986,7 +1028,7 @@ static int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:m:l:s:T:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:l:s:T:b:k:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -1038,6 +1080,18 @@ static int cmd_config(int argc, char **argv)
 			cfg->table_bytes = v;
 			cfg->flags |= NETLAT_CONFIG_TABLE_BYTES;
 			break;
+		case 'b':
+			if (pktstat_parse_by(optarg, &cfg->key_by))
+				return usage_error("bad --by '%s': port, netns, cgroup (comma-separated) or none",
+						   optarg);
+			cfg->flags |= NETLAT_CONFIG_KEYS;
+			break;
+		case 'k':
+			if (!parse_u64(optarg, &v) || !v || v > NETLAT_MAX_KEYS_MAX)
+				return usage_error("bad --keys '%s': 1 to %u", optarg,
+						   NETLAT_MAX_KEYS_MAX);
+			cfg->max_keys = (uint32_t)v;
+			break;
 		case 'D':
 			path = optarg;
 			break;
@@ -1049,6 +1103,8 @@ static int cmd_config(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("too many arguments");
+	if (cfg->max_keys && !(cfg->flags & NETLAT_CONFIG_KEYS))
+		return usage_error("--keys goes with --by");
 	if (!cfg->flags)
 		return usage_error("nothing to set");
 	return run_ioctl(path, apply_config, "SET_CONFIG");
@@ -1187,7 +1243,7 @@ static const struct command commands[] = {
 	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
 	{ "stat", cmd_stat,
-	  "[--duration SECS] [--interval SECS] [--json] [--hist | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
+	  "[--duration SECS] [--interval SECS] [--json] [--hist [--by FIELDS] | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"
 	  "records that arrived: once at the end (SECS, or SIGINT/SIGTERM), or for\n"
 	  "each interval. With --hist, print the packet level's kernel histograms\n"
@@ -1199,6 +1255,9 @@ static const struct command commands[] = {
 	  "--prometheus, write them as Prometheus metrics (those of `netlat\n"
 	  "exporter`) to FILE for node_exporter's textfile collector instead.\n"
 	  "  -H, --hist           the kernel's per-stage histograms and counters\n"
+	  "  -b, --by FIELDS      with --hist, the kernel's histograms by key\n"
+	  "                       (`netlat config --by`), grouped by FIELDS: port,\n"
+	  "                       netns, cgroup, comma-separated\n"
 	  "  -L, --flows          the kernel's per-socket counters\n"
 	  "  -P, --prometheus FILE  write the metrics to FILE.tmp, then rename it\n"
 	  "  -d, --duration SECS  stop after SECS seconds\n"
@@ -1214,7 +1273,7 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--table-bytes N[K|M|G]] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--table-bytes N[K|M|G]] [--by FIELDS [--keys N]] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
 	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
@@ -1228,7 +1287,13 @@ static const struct command commands[] = {
 	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n"
 	  "  --table-bytes N      the packet tables' memory (default 32M, 64K to 1G):\n"
 	  "                       sockets and packets in flight they can follow;\n"
-	  "                       a change empties them\n" },
+	  "                       a change empties them\n"
+	  "  --by FIELDS          packets level: histograms per key as well (port,\n"
+	  "                       netns, cgroup, comma-separated; none: the host's\n"
+	  "                       only), read with `netlat stat --hist --by`; a\n"
+	  "                       change zeroes the histograms\n"
+	  "  --keys N             keys kept at once (default 32, at most 256); the\n"
+	  "                       packets of the others are counted as other\n" },
 	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"

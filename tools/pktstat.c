@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include "pktstat.h"
 #include "cli.h"
 #include "output.h"
@@ -23,11 +25,53 @@ static const char *const kind_names[] = {
 	"other", "rto", "fast", "tlp", "syn", "synack",
 };
 
+/*
+ * The stage table of @n stages: text lines (@busy: only stages with
+ * samples, indented), or a JSON object.
+ */
+static void print_stages(FILE *f, const struct netlat_stage_hist *st,
+			 unsigned int n, bool json, bool busy)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99 };
+	const char *in = busy ? "  " : "";
+	unsigned int s;
+	bool first = true;
+
+	if (json) {
+		fputc('{', f);
+		for (s = 0; s < n; s++) {
+			if (busy && !st[s].count)
+				continue;
+			fprintf(f, "%s\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
+				"\"max\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu}",
+				first ? "" : ",", netlat_stage_name(s), ull(st[s].count),
+				ull(st[s].sum_ns), ull(st[s].max_ns),
+				ull(netlat_stage_quantile(&st[s], qs[0])),
+				ull(netlat_stage_quantile(&st[s], qs[1])),
+				ull(netlat_stage_quantile(&st[s], qs[2])));
+			first = false;
+		}
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, "%s%-13s %10s %12s %12s %12s %12s %12s\n", in, "stage (ns)", "count",
+		"p50", "p90", "p99", "max", "mean");
+	for (s = 0; s < n; s++) {
+		if (busy && !st[s].count)
+			continue;
+		fprintf(f, "%s%-13s %10llu %12llu %12llu %12llu %12llu %12.0f\n", in,
+			netlat_stage_name(s), ull(st[s].count),
+			ull(netlat_stage_quantile(&st[s], qs[0])),
+			ull(netlat_stage_quantile(&st[s], qs[1])),
+			ull(netlat_stage_quantile(&st[s], qs[2])), ull(st[s].max_ns),
+			st[s].count ? (double)st[s].sum_ns / (double)st[s].count : 0.0);
+	}
+}
+
 void pktstat_print(FILE *f, const struct netlat_hist *h,
 		   const struct netlat_stage_hist *st, bool json)
 {
-	static const double qs[] = { 0.5, 0.9, 0.99 };
-	unsigned int s, k, n = h->nr_stages < NETLAT_NR_STAGES ?
+	unsigned int k, n = h->nr_stages < NETLAT_NR_STAGES ?
 			       h->nr_stages : NETLAT_NR_STAGES;
 
 	if (json) {
@@ -51,28 +95,12 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			"\"rx_evicted\":%llu,\"closed\":%llu,\"rx_closed\":%llu",
 			ull(h->no_mem), ull(h->evicted), ull(h->rx_no_mem),
 			ull(h->rx_evicted), ull(h->closed), ull(h->rx_closed));
-		fputs(",\"stages\":{", f);
-		for (s = 0; s < n; s++) {
-			fprintf(f, "%s\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
-				"\"max\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu}",
-				s ? "," : "", netlat_stage_name(s), ull(st[s].count),
-				ull(st[s].sum_ns), ull(st[s].max_ns),
-				ull(netlat_stage_quantile(&st[s], qs[0])),
-				ull(netlat_stage_quantile(&st[s], qs[1])),
-				ull(netlat_stage_quantile(&st[s], qs[2])));
-		}
-		fputs("}}\n", f);
+		fputs(",\"stages\":", f);
+		print_stages(f, st, n, true, false);
+		fputs("}\n", f);
 		return;
 	}
-	fprintf(f, "%-13s %10s %12s %12s %12s %12s %12s\n", "stage (ns)", "count",
-		"p50", "p90", "p99", "max", "mean");
-	for (s = 0; s < n; s++)
-		fprintf(f, "%-13s %10llu %12llu %12llu %12llu %12llu %12.0f\n",
-			netlat_stage_name(s), ull(st[s].count),
-			ull(netlat_stage_quantile(&st[s], qs[0])),
-			ull(netlat_stage_quantile(&st[s], qs[1])),
-			ull(netlat_stage_quantile(&st[s], qs[2])), ull(st[s].max_ns),
-			st[s].count ? (double)st[s].sum_ns / (double)st[s].count : 0.0);
+	print_stages(f, st, n, false, false);
 	fprintf(f, "packets %llu, bytes %llu, segments %llu; ended unacknowledged %llu; "
 		"not followed %llu (%llu for memory); sockets %llu (%llu found no entry, "
 		"%llu idle evicted)\n", ull(h->packets), ull(h->bytes), ull(h->segs),
@@ -183,8 +211,8 @@ static double now_s(void)
 }
 
 /*
- * The read-print loop of both views: @once reads the kernel and prints,
- * 0, or the ioctl's -errno (named @what).
+ * The read-print loop of the views: @once reads the kernel and prints,
+ * 0, the ioctl's -errno (named @what), or 1 when it said what is wrong.
  */
 typedef int (*pktstat_once_fn)(int fd, bool json, void *ctx);
 
@@ -203,6 +231,10 @@ static int pktstat_loop(const char *path, double interval_s, double duration_s,
 		if (!json && rounds++)
 			putchar('\n');
 		r = once(fd, json, ctx);
+		if (r > 0) {		/* said why already */
+			close(fd);
+			return 1;
+		}
 		if (r < 0) {
 			close(fd);
 			if (r != -ENOTTY)
@@ -272,4 +304,248 @@ int pktstat_run(const char *path, double interval_s, double duration_s,
 {
 	return pktstat_loop(path, interval_s, duration_s, json, "HIST",
 			    "packet level", hist_once, NULL);
+}
+
+/* ---- histograms by key: stat --hist --by ------------------------------- */
+
+static const char *const key_fields[] = { "port", "netns", "cgroup" };
+
+int pktstat_parse_by(const char *s, uint32_t *by)
+{
+	char *copy, *tok, *save = NULL;
+	unsigned int i;
+	int r = 0;
+
+	*by = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !r;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < 3 && strcmp(tok, key_fields[i]); i++)
+			;
+		if (i < 3)
+			*by |= 1U << i;
+		else
+			r = -EINVAL;
+	}
+	free(copy);
+	return r ? r : *by ? 0 : -EINVAL;
+}
+
+/* The keys the kernel keeps, summed over the fields not shown. */
+struct key_group {
+	bool other;
+	uint16_t port;
+	uint32_t netns;
+	uint64_t cgroup;
+	uint64_t keys, packets, bytes, rx_packets, rx_bytes;
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+};
+
+struct keys_view {
+	uint32_t by;
+	struct key_group *g;
+	size_t n, cap;
+};
+
+int pktstat_read_key(int fd, uint32_t key, struct netlat_hist *h,
+		     struct netlat_stage_hist *st)
+{
+	memset(h, 0, sizeof(*h));
+	h->size = sizeof(*h);
+	h->nr_stages = NETLAT_NR_STAGES;
+	h->stage_size = sizeof(*st);
+	h->stages = (uintptr_t)st;
+	h->key = key;
+	return ioctl(fd, NETLAT_IOC_HIST, h) ? -errno : 0;
+}
+
+static int add_key(struct keys_view *v, const struct netlat_hist *h,
+		   const struct netlat_stage_hist *st, bool other)
+{
+	struct key_group key = { .other = other }, *g;
+	unsigned int s, b;
+	size_t i;
+
+	if (!other) {
+		key.port = v->by & NETLAT_KEY_PORT ? h->key_port : 0;
+		key.netns = v->by & NETLAT_KEY_NETNS ? h->key_netns : 0;
+		key.cgroup = v->by & NETLAT_KEY_CGROUP ? h->key_cgroup : 0;
+	}
+	for (i = 0; i < v->n; i++) {
+		g = &v->g[i];
+		if (g->other == key.other && g->port == key.port &&
+		    g->netns == key.netns && g->cgroup == key.cgroup)
+			break;
+	}
+	if (i == v->n) {
+		if (v->n == v->cap) {
+			size_t cap = v->cap ? v->cap * 2 : 16;
+			struct key_group *ng = realloc(v->g, cap * sizeof(*ng));
+
+			if (!ng)
+				return -ENOMEM;
+			v->g = ng;
+			v->cap = cap;
+		}
+		v->g[v->n++] = key;
+	}
+	g = &v->g[i];
+	g->keys++;
+	g->packets += h->packets;
+	g->bytes += h->bytes;
+	g->rx_packets += h->rx_packets;
+	g->rx_bytes += h->rx_bytes;
+	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		g->st[s].count += st[s].count;
+		g->st[s].sum_ns += st[s].sum_ns;
+		if (st[s].max_ns > g->st[s].max_ns)
+			g->st[s].max_ns = st[s].max_ns;
+		for (b = 0; b < NETLAT_HIST_BUCKETS; b++)
+			g->st[s].bucket[b] += st[s].bucket[b];
+	}
+	return 0;
+}
+
+static void print_key_name(FILE *f, const struct key_group *g, uint32_t by,
+			   bool json)
+{
+	bool first = true;
+
+	if (g->other) {
+		fputs(json ? "\"other\":true" : "other", f);
+		return;
+	}
+	if (by & NETLAT_KEY_PORT) {
+		fprintf(f, json ? "\"port\":%u" : "port %u", g->port);
+		first = false;
+	}
+	if (by & NETLAT_KEY_NETNS) {
+		fprintf(f, json ? "%s\"netns\":%u" : "%snetns %u", first ? "" :
+			json ? "," : ", ", g->netns);
+		first = false;
+	}
+	if (by & NETLAT_KEY_CGROUP)
+		fprintf(f, json ? "%s\"cgroup\":%llu" : "%scgroup %llu", first ? "" :
+			json ? "," : ", ", ull(g->cgroup));
+}
+
+static void print_keys(FILE *f, const struct keys_view *v,
+		       const struct netlat_hist *host, bool json)
+{
+	unsigned int i, used = 0;
+	size_t k;
+
+	for (k = 0; k < v->n; k++)
+		used += v->g[k].other ? 0 : (unsigned int)v->g[k].keys;
+	if (json) {
+		fputs("{\"key_by\":[", f);
+		for (i = 0; i < 3; i++)
+			if (host->key_by & (1U << i))
+				fprintf(f, "%s\"%s\"", host->key_by & ((1U << i) - 1) ?
+					"," : "", key_fields[i]);
+		fprintf(f, "],\"max_keys\":%u,\"used\":%u,\"evicted\":%llu,"
+			"\"folded\":%llu,\"mem_bytes\":%llu,\"keys\":[", host->max_keys,
+			used, ull(host->keys_evicted), ull(host->keys_folded),
+			ull(host->keys_mem_bytes));
+		for (k = 0; k < v->n; k++) {
+			const struct key_group *g = &v->g[k];
+
+			fputs(k ? ",{" : "{", f);
+			print_key_name(f, g, v->by, true);
+			fprintf(f, ",\"packets\":%llu,\"bytes\":%llu,\"rx_packets\":%llu,"
+				"\"rx_bytes\":%llu,\"stages\":", ull(g->packets),
+				ull(g->bytes), ull(g->rx_packets), ull(g->rx_bytes));
+			print_stages(f, g->st, NETLAT_NR_STAGES, true, true);
+			fputc('}', f);
+		}
+		fputs("]}\n", f);
+		return;
+	}
+	fprintf(f, "keys: %u of %u slots used; %llu evicted; %llu sockets folded "
+		"into other; %llu bytes\n", used, host->max_keys,
+		ull(host->keys_evicted), ull(host->keys_folded),
+		ull(host->keys_mem_bytes));
+	for (k = 0; k < v->n; k++) {
+		const struct key_group *g = &v->g[k];
+
+		print_key_name(f, g, v->by, false);
+		fprintf(f, ": packets %llu, bytes %llu; received packets %llu, "
+			"bytes %llu\n", ull(g->packets), ull(g->bytes),
+			ull(g->rx_packets), ull(g->rx_bytes));
+		print_stages(f, g->st, NETLAT_NR_STAGES, false, true);
+	}
+}
+
+/*
+ * Every key in use and the other's into @v; 1 if an eviction moved sums
+ * meanwhile (read again), 0, or -errno.
+ */
+static int keys_read(int fd, struct keys_view *v, struct netlat_hist *host)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist h;
+	uint32_t k;
+	int r;
+
+	v->n = 0;
+	for (k = 1; k <= host->max_keys; k++) {
+		r = pktstat_read_key(fd, k, &h, st);
+		if (r)
+			return r == -EINVAL ? 1 : r;	/* fewer keys now */
+		if ((h.key_flags & NETLAT_HIST_KEY_USED) && (r = add_key(v, &h, st, false)))
+			return r;
+	}
+	r = pktstat_read_key(fd, NETLAT_HIST_KEY_OTHER, &h, st);
+	if (!r)
+		r = add_key(v, &h, st, true);
+	if (r)
+		return r == -EINVAL ? 1 : r;
+	return h.keys_evicted != host->keys_evicted || h.key_by != host->key_by ||
+	       h.max_keys != host->max_keys;
+}
+
+static int keys_once(int fd, bool json, void *ctx)
+{
+	struct keys_view *v = ctx;
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	struct netlat_hist host;
+	int r, tries = 0;
+
+again:
+	r = pktstat_read_key(fd, 0, &host, st);
+	if (r)
+		return r;
+	if (!host.key_by) {
+		error("the kernel keeps no histograms by key: netlat config --by FIELDS");
+		return 1;
+	}
+	if (!v->by)
+		v->by = host.key_by;
+	if (v->by & ~host.key_by) {
+		error("the kernel keeps its histograms by other fields (netlat config --by)");
+		return 1;
+	}
+	r = keys_read(fd, v, &host);
+	if (r == 1 && ++tries < 5)
+		goto again;
+	if (r == 1)
+		r = -EAGAIN;
+	if (!r)
+		print_keys(stdout, v, &host, json);
+	return r;
+}
+
+int pktstat_keys_run(const char *path, double interval_s, double duration_s,
+		     bool json, uint32_t by)
+{
+	struct keys_view v = { .by = by };
+	int r = pktstat_loop(path, interval_s, duration_s, json, "HIST",
+			     "histograms by key", keys_once, &v);
+
+	free(v.g);
+	return r;
 }

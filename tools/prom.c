@@ -14,22 +14,66 @@
 #include <sys/stat.h>
 #include "prom.h"
 #include "cli.h"
+#include "pktstat.h"
 
 /* ---- reading ------------------------------------------------------------- */
+
+/*
+ * The keys in use and the other's, when the kernel keeps them: 1 if an
+ * eviction moved sums from a key to the other meanwhile (read again).
+ */
+static int read_keys(int fd, struct prom_sample *s)
+{
+	const struct netlat_hist *h = &s->hist;
+	uint32_t k;
+	int r;
+
+	free(s->keys);
+	s->keys = NULL;
+	s->nr_keys = 0;
+	if (h->size < sizeof(*h) || !h->key_by)
+		return 0;
+	s->keys = calloc(h->max_keys + 1, sizeof(*s->keys));
+	if (!s->keys)
+		return -ENOMEM;
+	for (k = 1; k <= h->max_keys + 1; k++) {
+		struct prom_key *pk = &s->keys[s->nr_keys];
+		uint32_t key = k <= h->max_keys ? k : NETLAT_HIST_KEY_OTHER;
+
+		r = pktstat_read_key(fd, key, &pk->hist, pk->st);
+		/* keys turned off or fewer meanwhile */
+		if (r == -EINVAL)
+			return 1;
+		if (r < 0)
+			return r;
+		pk->other = key == NETLAT_HIST_KEY_OTHER;
+		if (pk->other || (pk->hist.key_flags & NETLAT_HIST_KEY_USED))
+			s->nr_keys++;
+	}
+	return s->keys[s->nr_keys - 1].hist.keys_evicted != h->keys_evicted;
+}
 
 int prom_read(int fd, struct prom_sample *s, const char **what,
 	      unsigned long *request)
 {
 	struct netlat_cpu_stats cs;
 	unsigned int cpu;
-	int r;
+	int r, tries = 0;
 
 	memset(s, 0, sizeof(*s));
 	/* HIST first: a module without the packet level fails here, clearly */
 	*what = "HIST", *request = NETLAT_IOC_HIST;
-	r = netlat_hist(fd, false, &s->hist, s->st, NETLAT_NR_STAGES);
-	if (r < 0)
+	do {
+		r = netlat_hist(fd, false, &s->hist, s->st, NETLAT_NR_STAGES);
+		if (r >= 0)
+			r = read_keys(fd, s);
+	} while (r == 1 && ++tries < 5);
+	if (r == 1)
+		r = -EAGAIN;
+	if (r < 0) {
+		prom_sample_free(s);
 		return r;
+	}
 	*what = "GET_INFO", *request = NETLAT_IOC_GET_INFO;
 	r = netlat_get_info(fd, &s->info);
 	if (r < 0)
@@ -60,6 +104,9 @@ void prom_sample_free(struct prom_sample *s)
 	free(s->cpu);
 	s->cpu = NULL;
 	s->nr_cpus = 0;
+	free(s->keys);
+	s->keys = NULL;
+	s->nr_keys = 0;
 }
 
 /* ---- formatting ---------------------------------------------------------- */
@@ -138,39 +185,52 @@ static void stage_label(char *buf, size_t len, unsigned int stage)
 }
 
 /*
- * One histogram per stage, in seconds. Kernel bucket b (b >= 1) holds
- * [2^(b-1), 2^b) ns and bucket 0 holds 0, so bucket b's upper bound is
- * 2^b ns: le="2^b ns" counts buckets 0..b. Bucket 63 also holds longer
- * samples: it is only in +Inf. _count is the sum of the buckets, not the
- * kernel's count, so that it always equals the +Inf bucket even when a
- * packet landed between the kernel's updates of the two.
+ * One histogram per stage, in seconds, labelled @labels (each with its
+ * comma) and the stage; with @busy only the stages with samples. Kernel
+ * bucket b (b >= 1) holds [2^(b-1), 2^b) ns and bucket 0 holds 0, so
+ * bucket b's upper bound is 2^b ns: le="2^b ns" counts buckets 0..b.
+ * Bucket 63 also holds longer samples: it is only in +Inf. _count is the
+ * sum of the buckets, not the kernel's count, so that it always equals
+ * the +Inf bucket even when a packet landed between the kernel's updates
+ * of the two.
  */
-static void stage_family(const struct fmt *o, const struct prom_sample *s,
-			 const char *name, const char *help, unsigned int from,
-			 unsigned int to)
+static void stage_series(const struct fmt *o, const char *name,
+			 const char *labels, const struct netlat_stage_hist *st,
+			 unsigned int from, unsigned int to, bool busy)
 {
 	unsigned int stage, b;
 	char label[32], le[32], sum[32];
 
-	family(o, name, "histogram", "seconds", help);
 	for (stage = from; stage < to; stage++) {
-		const struct netlat_stage_hist *h = &s->st[stage];
+		const struct netlat_stage_hist *h = &st[stage];
 		uint64_t cum = 0;
 
+		if (busy && !h->count)
+			continue;
 		stage_label(label, sizeof(label), stage);
 		for (b = 0; b < NETLAT_HIST_BUCKETS - 1; b++) {
 			cum += h->bucket[b];
-			fprintf(o->f, "%s_bucket{stage=\"%s\",le=\"%s\"} %llu\n", name,
-				label, fmt_float(le, sizeof(le), (double)(1ULL << b) / 1e9),
+			fprintf(o->f, "%s_bucket{%sstage=\"%s\",le=\"%s\"} %llu\n", name,
+				labels, label,
+				fmt_float(le, sizeof(le), (double)(1ULL << b) / 1e9),
 				ull(cum));
 		}
 		cum += h->bucket[NETLAT_HIST_BUCKETS - 1];
-		fprintf(o->f, "%s_bucket{stage=\"%s\",le=\"+Inf\"} %llu\n", name,
-			label, ull(cum));
-		fprintf(o->f, "%s_sum{stage=\"%s\"} %s\n", name, label,
+		fprintf(o->f, "%s_bucket{%sstage=\"%s\",le=\"+Inf\"} %llu\n", name,
+			labels, label, ull(cum));
+		fprintf(o->f, "%s_sum{%sstage=\"%s\"} %s\n", name, labels, label,
 			fmt_float(sum, sizeof(sum), (double)h->sum_ns / 1e9));
-		fprintf(o->f, "%s_count{stage=\"%s\"} %llu\n", name, label, ull(cum));
+		fprintf(o->f, "%s_count{%sstage=\"%s\"} %llu\n", name, labels, label,
+			ull(cum));
 	}
+}
+
+static void stage_family(const struct fmt *o, const struct prom_sample *s,
+			 const char *name, const char *help, unsigned int from,
+			 unsigned int to)
+{
+	family(o, name, "histogram", "seconds", help);
+	stage_series(o, name, "", s->st, from, to, false);
 }
 
 static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
@@ -184,6 +244,97 @@ static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
 		     "core to the copy to the application (packet level; log2 "
 		     "buckets of the kernel).",
 		     NETLAT_STAGE_RX_NETIF_TCP, NETLAT_NR_STAGES);
+}
+
+/*
+ * The labels of a key: the fields the kernel keys by, "other" for the
+ * packets of the keys it did not keep. The cgroup is its v2 id.
+ */
+static void key_labels(char *buf, size_t len, const struct prom_sample *s,
+		       const struct prom_key *k)
+{
+	uint32_t by = s->hist.key_by;
+	size_t n = 0;
+
+	buf[0] = 0;
+	if ((by & NETLAT_KEY_PORT) && n < len)
+		n += k->other ? snprintf(buf + n, len - n, "port=\"other\",") :
+				snprintf(buf + n, len - n, "port=\"%u\",", k->hist.key_port);
+	if ((by & NETLAT_KEY_NETNS) && n < len)
+		n += k->other ? snprintf(buf + n, len - n, "netns=\"other\",") :
+				snprintf(buf + n, len - n, "netns=\"%u\",", k->hist.key_netns);
+	if ((by & NETLAT_KEY_CGROUP) && n < len)
+		n += k->other ? snprintf(buf + n, len - n, "cgroup=\"other\",") :
+				snprintf(buf + n, len - n, "cgroup=\"%llu\",",
+					 ull(k->hist.key_cgroup));
+}
+
+/* A stage family per key: the stages with samples. */
+static void key_stage_family(const struct fmt *o, const struct prom_sample *s,
+			     const char *name, const char *help, unsigned int from,
+			     unsigned int to)
+{
+	char kl[128];
+	unsigned int i;
+
+	family(o, name, "histogram", "seconds", help);
+	for (i = 0; i < s->nr_keys; i++) {
+		key_labels(kl, sizeof(kl), s, &s->keys[i]);
+		stage_series(o, name, kl, s->keys[i].st, from, to, true);
+	}
+}
+
+static void key_counter(const struct fmt *o, const struct prom_sample *s,
+			const char *name, const char *unit, const char *help,
+			size_t off)
+{
+	char kl[128];
+	unsigned int i;
+
+	family(o, name, "counter", unit, help);
+	for (i = 0; i < s->nr_keys; i++) {
+		const struct prom_key *k = &s->keys[i];
+		uint64_t v;
+
+		memcpy(&v, (const char *)&k->hist + off, sizeof(v));
+		key_labels(kl, sizeof(kl), s, k);
+		kl[strlen(kl) - 1] = 0;		/* no trailing comma */
+		fprintf(o->f, "%s_total{%s} %llu\n", name, kl, ull(v));
+	}
+}
+
+/* Per service (netlat config --by): only when the kernel keeps keys. */
+static void key_metrics(const struct fmt *o, const struct prom_sample *s)
+{
+	const struct netlat_hist *h = &s->hist;
+
+	if (!s->nr_keys)
+		return;
+	key_stage_family(o, s, "netlat_key_tcp_stage_seconds",
+			 "netlat_tcp_stage_seconds per key (netlat config --by); "
+			 "other: the keys not kept.", 0, NETLAT_STAGE_RX_NETIF_TCP);
+	key_stage_family(o, s, "netlat_key_rx_stage_seconds",
+			 "netlat_rx_stage_seconds per key (netlat config --by); "
+			 "other: the keys not kept.", NETLAT_STAGE_RX_NETIF_TCP,
+			 NETLAT_NR_STAGES);
+	key_counter(o, s, "netlat_key_tcp_packets", NULL,
+		    "netlat_tcp_packets per key.", offsetof(struct netlat_hist, packets));
+	key_counter(o, s, "netlat_key_tcp_bytes", "bytes",
+		    "netlat_tcp_bytes per key.", offsetof(struct netlat_hist, bytes));
+	key_counter(o, s, "netlat_key_rx_packets", NULL,
+		    "netlat_rx_packets per key.", offsetof(struct netlat_hist, rx_packets));
+	key_counter(o, s, "netlat_key_rx_bytes", "bytes",
+		    "netlat_rx_bytes per key.", offsetof(struct netlat_hist, rx_bytes));
+	counter(o, "netlat_keys_evicted", NULL,
+		"Keys that gave their slot up, idle, to a key that found none.",
+		h->keys_evicted);
+	counter(o, "netlat_keys_folded_sockets", NULL,
+		"Sockets whose key found no slot: counted in the other key.",
+		h->keys_folded);
+	gauge(o, "netlat_keys_limit", NULL, "Keys kept at once (netlat config --keys).",
+	      (double)h->max_keys);
+	gauge(o, "netlat_keys_memory_bytes", "bytes",
+	      "Memory of the histograms by key.", (double)h->keys_mem_bytes);
 }
 
 /* Per-CPU ring counters; @off is the field's offset in netlat_cpu_stats. */
@@ -242,6 +393,7 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	unsigned int k;
 
 	stage_histograms(&o, s);
+	key_metrics(&o, s);
 	counter(&o, "netlat_tcp_packets", NULL,
 		"TCP packets followed from their first transmission to their end.",
 		h->packets);

@@ -14,6 +14,13 @@
 #include <stdio.h>
 #include "libnetlat.h"
 
+/* One key's histograms (netlat config --by), or the other's. */
+struct prom_key {
+	bool other;
+	struct netlat_hist hist;
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+};
+
 /* Everything one scrape reads from the device. */
 struct prom_sample {
 	struct netlat_info info;
@@ -22,6 +29,8 @@ struct prom_sample {
 	struct netlat_stage_hist st[NETLAT_NR_STAGES];
 	unsigned int nr_cpus;		/* entries of @cpu */
 	struct netlat_cpu_stats *cpu;	/* the possible CPUs, ascending */
+	unsigned int nr_keys;		/* entries of @keys, the other last */
+	struct prom_key *keys;
 };
 
 /*

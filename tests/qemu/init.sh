@@ -330,6 +330,10 @@ job_bench() {
 	secs=$(cmdline_arg netlat_bench_secs '')
 	[ -n "$secs" ] && tcp_args="$tcp_args -s $secs"
 	[ -n "$only" ] && tcp_args="$tcp_args -t $only"
+	# netlat_bench_keys=N: the packet modes keep histograms by key too
+	# (NETLAT_KEY_* bits, 1: the port); a baseline module does not
+	keys=$(cmdline_arg netlat_bench_keys '')
+	[ -n "$keys" ] && tcp_args="$tcp_args -K $keys"
 	# the baseline module (NETLAT_BENCH_BASE in bench.sh)
 	[ -f /netlat-base.ko ] && tcp_args="$tcp_args -b /netlat-base.ko"
 	# netlat_insn=1: qemu counts instructions (bench.sh's plugin); the

@@ -1438,6 +1438,25 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_LEVEL		(1U << 4)
 #define NETLAT_CONFIG_SLOW_NS		(1U << 5)
 #define NETLAT_CONFIG_TABLE_BYTES	(1U << 6)
+#define NETLAT_CONFIG_KEYS		(1U << 7)
+
+/*
+ * What the packet level's histograms are kept by, besides the host's
+ * (netlat_config.key_by): a key is the combination of the chosen fields
+ * of a socket. The service port is the local port of a socket that is
+ * not in the local port range of its namespace, else the remote port
+ * (so a server's accepted sockets and its clients' connecting sockets
+ * have the server's port). The network namespace is its inode number,
+ * the cgroup the cgroup v2 id of the socket's cgroup.
+ */
+#define NETLAT_KEY_PORT		(1U << 0)
+#define NETLAT_KEY_NETNS	(1U << 1)
+#define NETLAT_KEY_CGROUP	(1U << 2)
+#define NETLAT_KEY_ALL		(NETLAT_KEY_PORT | NETLAT_KEY_NETNS | \
+				 NETLAT_KEY_CGROUP)
+
+#define NETLAT_MAX_KEYS_DEFAULT	32
+#define NETLAT_MAX_KEYS_MAX	256
 
 /*
  * The packet tables' memory budget (netlat_config.table_bytes): the send
@@ -1506,6 +1525,14 @@ struct netlat_cpu_stats {
  *	to NETLAT_TABLE_BYTES_MAX (from size 72). A change empties the
  *	tables that exist, like a change of @level; -ENOMEM if the memory
  *	cannot be had (the old budget stays then).
+ * @key_by: NETLAT_KEY_* bits: histograms per key as well (read with
+ *	NETLAT_IOC_HIST's @key); 0 (the default): the host's only (from
+ *	size 72, as @max_keys). A change of either zeroes the histograms.
+ * @max_keys: keys kept at once, 1 to NETLAT_MAX_KEYS_MAX; 0 means
+ *	NETLAT_MAX_KEYS_DEFAULT. Each, and the other, takes the stage
+ *	histograms and counters per possible CPU, about 7.8 KB
+ *	(netlat_hist.keys_mem_bytes); charged to the caller's memory cgroup.
+ *	-ENOMEM, and nothing changes, if it cannot be had.
  */
 struct netlat_config {
 	__u32 size;
@@ -1520,6 +1547,8 @@ struct netlat_config {
 	__u32 reserved3;
 	__aligned_u64 slow_ns;
 	__aligned_u64 table_bytes;
+	__u32 key_by;
+	__u32 max_keys;
 };
 
 /**
@@ -1789,6 +1818,12 @@ struct netlat_filters {
 /* Flags of netlat_hist.flags */
 #define NETLAT_HIST_RESET	(1U << 0)	/* zero after reading */
 
+/* netlat_hist.key: the packets of no key kept (folded) */
+#define NETLAT_HIST_KEY_OTHER	0xffffffffU
+
+/* Flags of netlat_hist.key_flags */
+#define NETLAT_HIST_KEY_USED	(1U << 0)	/* the slot holds a key */
+
 /**
  * struct netlat_hist - NETLAT_IOC_HIST: the packet level's histograms and
  *	counters, summed over every CPU, without any reader draining a ring
@@ -1850,6 +1885,30 @@ struct netlat_filters {
  *	packet sent (out).
  * @rx_closed: received packets followed that ended with their socket
  *	before the application read them (NETLAT_RXP_CLOSED) (out).
+ * @key: in (from size 320, as the fields below): 0 reads the host's
+ *	histograms and counters; 1 to @max_keys one key's slot;
+ *	NETLAT_HIST_KEY_OTHER the packets of sockets whose key was not kept
+ *	(no slot free when the socket was first seen, or their key was
+ *	evicted). Of a key, @stages and @packets, @bytes, @segs,
+ *	@rx_packets and @rx_bytes are counted (the rest is zero); the keys'
+ *	and the other's add up to the host's (unless a reset raced with
+ *	packets). @flags must not have NETLAT_HIST_RESET with a key, nor a
+ *	caller's size be below 320 (-EINVAL), nor @key be beyond
+ *	@max_keys (-EINVAL).
+ * @key_flags: NETLAT_HIST_KEY_USED if the slot holds a key (out).
+ * @key_by: NETLAT_KEY_* in force (out).
+ * @max_keys: slots (out); 0 while @key_by is 0.
+ * @key_port: the key's service port, if NETLAT_KEY_PORT (out).
+ * @key_reserved: zero (out).
+ * @key_netns: the key's network namespace inode, if NETLAT_KEY_NETNS
+ *	(out).
+ * @key_cgroup: the key's cgroup v2 id, if NETLAT_KEY_CGROUP (out).
+ * @keys_evicted: keys that gave their slot up, idle for a second or more,
+ *	to a key that found none (out).
+ * @keys_folded: times a socket's key found no slot (once per table
+ *	entry, sent and received, and again at each renewal): its packets
+ *	went to the other's (out); it tries again after the next eviction.
+ * @keys_mem_bytes: memory of the keys' histograms (out).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1880,6 +1939,17 @@ struct netlat_hist {
 	__aligned_u64 rx_evicted;
 	__aligned_u64 closed;
 	__aligned_u64 rx_closed;
+	__u32 key;
+	__u32 key_flags;
+	__u32 key_by;
+	__u32 max_keys;
+	__u16 key_port;
+	__u16 key_reserved;
+	__u32 key_netns;
+	__aligned_u64 key_cgroup;
+	__aligned_u64 keys_evicted;
+	__aligned_u64 keys_folded;
+	__aligned_u64 keys_mem_bytes;
 };
 
 /*

@@ -166,10 +166,30 @@ FIXTURE_TEARDOWN(redis)
 		waitpid(self->server, NULL, 0);
 	}
 	if (self->fd >= 0) {
+		struct netlat_config off = { .flags = NETLAT_CONFIG_KEYS };
+
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &off,
+				      sizeof(off)));
 		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		close(self->fd);
 	}
+}
+
+/* The histograms of the key of service port @port (by port), or false. */
+static bool port_key(int fd, uint16_t port, struct netlat_hist *k)
+{
+	uint32_t i;
+
+	for (i = 1; i <= NETLAT_MAX_KEYS_DEFAULT; i++) {
+		memset(k, 0, sizeof(*k));
+		k->key = i;
+		if (nl_ioctl(fd, NETLAT_IOC_HIST, k, sizeof(*k)))
+			return false;
+		if ((k->key_flags & NETLAT_HIST_KEY_USED) && k->key_port == port)
+			return true;
+	}
+	return false;
 }
 
 /* the debug kernel under TCG: 10,000 connections take a while */
@@ -180,9 +200,12 @@ TEST_F_TIMEOUT(redis, benchmark, 400)
 		"-n", (char *)variant->requests, "-t", "set,get", "-d", "100",
 		"-q", NULL,
 	};
+	struct netlat_config by_port = {
+		.flags = NETLAT_CONFIG_KEYS, .key_by = NETLAT_KEY_PORT,
+	};
 	unsigned long long pkts, rx, sent;
 	struct netlat_probes after;
-	struct netlat_hist h;
+	struct netlat_hist h, k;
 	long long d0, d1;
 	uint64_t missed;
 	unsigned int i;
@@ -192,6 +215,9 @@ TEST_F_TIMEOUT(redis, benchmark, 400)
 	if (variant->nclients > 1000 && nl_debug_kernel())
 		SKIP(return, "10,000 connections: too slow for the debug kernel under TCG (the release kernels run them)");
 	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	/* and by service port: the clients' sockets and the server's */
+	ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &by_port,
+			      sizeof(by_port)));
 	nl_need_groups(self->fd, &self->pr, REDIS_GROUPS);
 	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
 	ASSERT_LE(0, d0);
@@ -237,6 +263,23 @@ TEST_F_TIMEOUT(redis, benchmark, 400)
 	EXPECT_LE(rx, sent);
 	EXPECT_LE(sent - 4ull * variant->nclients - 16 - missed, rx);
 	EXPECT_LE(rx * 99, (h.rx_packets + h.rx_closed) * 100ull);
+	/*
+	 * Every socket is redis's: its key has every packet, both ways (read
+	 * between two equal reads of the host's, late FINs settled).
+	 */
+	for (i = 0; i < 10; i++) {
+		struct netlat_hist h2;
+
+		ASSERT_EQ(0, nl_get_hist(self->fd, &h, NULL));
+		ASSERT_TRUE(port_key(self->fd, atoi(PORT), &k));
+		ASSERT_EQ(0, nl_get_hist(self->fd, &h2, NULL));
+		if (h.packets == h2.packets && h.rx_packets == h2.rx_packets)
+			break;
+		nl_sleep_ms(200);
+	}
+	EXPECT_EQ(h.packets, k.packets);
+	EXPECT_EQ(h.rx_packets, k.rx_packets);
+	EXPECT_EQ(0ull, k.keys_folded);
 }
 
 TEST_HARNESS_MAIN

@@ -548,12 +548,25 @@ struct netlat_wait_slot {
 };
 static struct netlat_wait_slot netlat_wait_slots[1 << NETLAT_WAIT_BITS];
 
-#define NETLAT_READY_BITS	8
+/*
+ * A wakeup may be taken on the woken task's CPU well after its
+ * sk_data_ready() (the remote wakeup list), when another socket of the
+ * same bucket may have been readied meanwhile: so a bucket has ways, and
+ * a socket takes the way it had or else the oldest one.
+ */
+#define NETLAT_READY_BITS	7
+#define NETLAT_READY_WAYS	4
 struct netlat_ready {
 	const struct sock *sk;		/* key only */
 	u64 ns;
 };
-static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS];
+static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS][NETLAT_READY_WAYS];
+
+static notrace struct netlat_ready *netlat_ready_bucket(const struct sock *sk)
+{
+	return netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
+}
+NOKPROBE_SYMBOL(netlat_ready_bucket);
 
 static notrace struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
 {
@@ -659,13 +672,28 @@ NOKPROBE_SYMBOL(netlat_rx_woke);
 
 static notrace void netlat_ready(const struct sock *sk)
 {
-	struct netlat_ready *e;
+	struct netlat_ready *b, *e;
 	struct netlat_tcp_flow flow;
+	int i;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))
 		return;
-	e = &netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
+	b = netlat_ready_bucket(sk);
+	for (e = &b[0], i = 0; i < NETLAT_READY_WAYS; i++) {
+		if (READ_ONCE(b[i].sk) == sk) {
+			e = &b[i];
+			break;
+		}
+		if (READ_ONCE(b[i].ns) < READ_ONCE(e->ns))
+			e = &b[i];
+	}
+	/* another socket's way: no reader takes the new time for its socket */
+	if (READ_ONCE(e->sk) != sk) {
+		WRITE_ONCE(e->sk, NULL);
+		smp_wmb();
+	}
 	WRITE_ONCE(e->ns, ktime_get_mono_fast_ns());
+	smp_wmb();
 	WRITE_ONCE(e->sk, sk);
 	if (netlat_rxtrack_packets() ||
 	    !netlat_filter_sk_flow(NETLAT_PROBE_RX_SCHED, sk, &flow))
@@ -705,13 +733,20 @@ static notrace void netlat_tp_wakeup(void *data, struct task_struct *p)
 	if (!READ_ONCE(s->wakeup_ns)) {
 		const struct sock *sk = READ_ONCE(s->sk);
 		u64 now = ktime_get_mono_fast_ns(), ready;
-		const struct netlat_ready *e;
+		const struct netlat_ready *b = netlat_ready_bucket(sk);
+		int i;
 
-		e = &netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
-		ready = READ_ONCE(e->ns);
-		if (READ_ONCE(e->sk) == sk && ready >= READ_ONCE(s->block_ns) &&
-		    ready <= now)
-			WRITE_ONCE(s->ready_ns, ready);
+		for (i = 0; i < NETLAT_READY_WAYS; i++) {
+			if (READ_ONCE(b[i].sk) != sk)
+				continue;
+			smp_rmb();
+			ready = READ_ONCE(b[i].ns);
+			smp_rmb();
+			if (READ_ONCE(b[i].sk) == sk &&
+			    ready >= READ_ONCE(s->block_ns) && ready <= now)
+				WRITE_ONCE(s->ready_ns, ready);
+			break;
+		}
 		WRITE_ONCE(s->wakeup_ns, now);
 	}
 	if (!netlat_rxtrack_packets())

@@ -219,6 +219,7 @@ static int add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 			return -ENOMEM;
 		r.seq = a->snd_una;
 		r.u.a.acked = a->acked;
+		r.u.a.resent = a->flags & NETLAT_TCP_RETRANSMIT;
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
 			r.u.a.xmit_ack_ns = a->xmit_ack_ns;
 		return j_push(&rep->stages->ack, &r);
@@ -435,7 +436,13 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		else
 			h = m;
 	}
-	if (l < hi && !resent_before(&st->resent, x, st->ack.v[l].ts))
+	/*
+	 * The kernel's word first: an ACK of a segment it sent again answers
+	 * either transmission, whether or not the capture shows the resend
+	 * (a hit missed, a record kept out).
+	 */
+	if (l < hi && !st->ack.v[l].u.a.resent &&
+	    !resent_before(&st->resent, x, st->ack.v[l].ts))
 		a = &st->ack.v[l];
 
 	if (sm)

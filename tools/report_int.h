@@ -62,7 +62,7 @@ struct j_rec {
 		struct { uint64_t ret_ts; int64_t ret; uint32_t pid, tid; } sm;
 		struct { uint64_t skb_id; uint32_t len; uint16_t segs; } x;
 		struct { int32_t ifindex; uint32_t len; } d;
-		struct { uint64_t xmit_ack_ns; uint32_t acked; } a;
+		struct { uint64_t xmit_ack_ns; uint32_t acked; bool resent; } a;
 		struct { int32_t ret; uint16_t segs; } r;
 	} u;
 };

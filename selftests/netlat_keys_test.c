@@ -14,12 +14,15 @@
  * bounded: one slot for two services: the second's sockets are folded
  *	into the other, counted; once the first is idle it is evicted and
  *	the second takes the slot; the sums still add up.
+ * by_cgroup_port: each service in a cgroup of its own: a key per cgroup
+ *	and port, named by its path in netlat stat and the exporter.
  * bad_input: unknown key fields, too many keys, a key beyond the slots,
  *	a reset of one key, a caller too old for the fields: -EINVAL.
  */
 #include "netlat_util.h"
 #include "netlat_tcp.h"
 #include "netlat_nl.h"
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #pragma GCC diagnostic push
@@ -442,6 +445,119 @@ TEST_F_TIMEOUT(keys, bounded, 120)
 	       i, (unsigned long long)self->host.h.keys_evicted,
 	       (unsigned long long)self->host.h.keys_folded,
 	       (unsigned long long)k2->h.bytes);
+}
+
+/* cgroup v2 of the VM (mounted here if nothing did), "" if none. */
+#define CG_ROOT	"/sys/fs/cgroup"
+
+static bool cg_mounted(void)
+{
+	if (!access(CG_ROOT "/cgroup.procs", F_OK))
+		return true;
+	mkdir(CG_ROOT, 0755);
+	return !mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) &&
+	       !access(CG_ROOT "/cgroup.procs", F_OK);
+}
+
+/* This process into cgroup @dir ("" the root); its id, 0 on failure. */
+static uint64_t cg_enter(const char *dir)
+{
+	char path[256];
+	struct stat st;
+	int fd, ok;
+
+	snprintf(path, sizeof(path), CG_ROOT "%s%s", *dir ? "/" : "", dir);
+	if (*dir && mkdir(path, 0755) && errno != EEXIST)
+		return 0;
+	if (stat(path, &st))
+		return 0;
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/cgroup.procs");
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return 0;
+	ok = write(fd, "0", 1) == 1;	/* "0": the writer */
+	close(fd);
+	return ok ? st.st_ino : 0;
+}
+
+/*
+ * A popen()ed command's output, into @out of @len; the command's status
+ * checked.
+ */
+static void cmd_out(struct __test_metadata *_metadata, const char *cmd,
+		    char *out, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(f)) TH_LOG("%s", cmd);
+}
+
+/*
+ * by_cgroup_port: each service's sockets made in a cgroup of its own
+ * (a socket keeps the cgroup of the task that made it; an accepted one
+ * the listener's): a key per cgroup and port, its id the directory's
+ * inode, its bytes the client's; the tools name the cgroup by its path.
+ */
+TEST_F(keys, by_cgroup_port)
+{
+	const uint32_t by = NETLAT_KEY_CGROUP | NETLAT_KEY_PORT;
+	const struct key_read *k1 = NULL, *k2 = NULL;
+	static char out[1 << 20];
+	uint64_t id1, id2;
+	char want[256];
+	unsigned int i;
+
+	if (!cg_mounted())
+		SKIP(return, "no cgroup2");
+	start(_metadata, self, by, 8);
+	id1 = cg_enter("netlat_k1");
+	ASSERT_NE(0ull, id1);
+	transfer(_metadata, self, 0, g_ns[0], g_ns[1], ADDR_B, PORT_1);
+	id2 = cg_enter("netlat_k2");
+	ASSERT_NE(0ull, id2);
+	transfer(_metadata, self, 1, g_ns[2], g_ns[3], ADDR_D, PORT_2);
+	ASSERT_NE(0ull, cg_enter(""));
+	read_all(_metadata, self, 8);
+
+	ASSERT_EQ(3u, self->n) TH_LOG("two keys and the other");
+	for (i = 0; i + 1 < self->n; i++) {
+		if (self->k[i].h.key_cgroup == id1)
+			k1 = &self->k[i];
+		if (self->k[i].h.key_cgroup == id2)
+			k2 = &self->k[i];
+	}
+	ASSERT_NE(NULL, k1) TH_LOG("no key of cgroup %llu", (unsigned long long)id1);
+	ASSERT_NE(NULL, k2) TH_LOG("no key of cgroup %llu", (unsigned long long)id2);
+	EXPECT_EQ(PORT_1, k1->h.key_port);
+	EXPECT_EQ(PORT_2, k2->h.key_port);
+	EXPECT_EQ(BYTES + 1ull, k1->h.bytes);
+	EXPECT_EQ(BYTES + 1ull, k2->h.bytes);
+	if (self->pr.enabled & NETLAT_PROBE_RX) {
+		EXPECT_EQ((uint64_t)BYTES, k1->h.rx_bytes);
+		EXPECT_EQ((uint64_t)BYTES, k2->h.rx_bytes);
+	}
+	if (access("/bin/netlat", X_OK))
+		goto out;
+	cmd_out(_metadata, "/bin/netlat stat --hist --by cgroup --json", out,
+		sizeof(out));
+	snprintf(want, sizeof(want), "{\"cgroup\":%llu,\"cgroup_path\":\"/netlat_k1\",\"packets\":%llu,",
+		 (unsigned long long)id1, (unsigned long long)k1->h.packets);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s not in %s", want, out);
+	ASSERT_EQ(0, system("/bin/netlat stat --prometheus /tmp/netlat_cg.prom"));
+	cmd_out(_metadata, "cat /tmp/netlat_cg.prom", out, sizeof(out));
+	unlink("/tmp/netlat_cg.prom");
+	snprintf(want, sizeof(want),
+		 "\nnetlat_key_tcp_bytes_total{port=\"%u\",cgroup=\"%llu\",cgroup_path=\"/netlat_k2\"} %llu\n",
+		 PORT_2, (unsigned long long)id2, (unsigned long long)k2->h.bytes);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s", want + 1);
+out:
+	/* their sockets still hold them: removed, they linger as dying */
+	EXPECT_EQ(0, rmdir(CG_ROOT "/netlat_k1"));
+	EXPECT_EQ(0, rmdir(CG_ROOT "/netlat_k2"));
 }
 
 TEST_F(keys, bad_input)

@@ -350,7 +350,7 @@ static inline int nl_collect_drain(int fd, struct nl_log *l,
  */
 static inline int nl_collect(int fd, struct nl_log *l, uint64_t nmissed)
 {
-	struct netlat_probes pr;
+	struct netlat_probes pr = { 0 };
 	int ret = nl_collect_drain(fd, l, &pr);
 
 	if (!ret && pr.nmissed != nmissed)

@@ -15,6 +15,7 @@
 #include "pktstat.h"
 #include "cli.h"
 #include "output.h"
+#include "cgpath.h"
 
 static unsigned long long ull(uint64_t v)
 {
@@ -428,9 +429,21 @@ static void print_key_name(FILE *f, const struct key_group *g, uint32_t by,
 			json ? "," : ", ", g->netns);
 		first = false;
 	}
-	if (by & NETLAT_KEY_CGROUP)
+	if (by & NETLAT_KEY_CGROUP) {
+		const char *path = cgpath_lookup(g->cgroup);
+
 		fprintf(f, json ? "%s\"cgroup\":%llu" : "%scgroup %llu", first ? "" :
 			json ? "," : ", ", ull(g->cgroup));
+		if (json) {
+			fputs(",\"cgroup_path\":", f);
+			if (path)
+				print_json_string(f, path);
+			else
+				fputs("null", f);
+		} else if (path) {
+			fprintf(f, " (%s)", path);
+		}
+	}
 }
 
 static void print_keys(FILE *f, const struct keys_view *v,

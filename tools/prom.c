@@ -15,6 +15,11 @@
 #include "prom.h"
 #include "cli.h"
 #include "pktstat.h"
+#include "cgpath.h"
+
+/* a cgroup path escaped, and all of a key's labels */
+#define KEY_PATH_MAX	1024
+#define KEY_LABELS_MAX	(KEY_PATH_MAX + 128)
 
 /* ---- reading ------------------------------------------------------------- */
 
@@ -246,14 +251,31 @@ static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
 		     NETLAT_STAGE_RX_NETIF_TCP, NETLAT_NR_STAGES);
 }
 
+/* A label value as the text format wants it: \\, \" and \n escaped. */
+static size_t label_value(char *buf, size_t len, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v && n + 3 < len; v++) {
+		if (*v == '\\' || *v == '"' || *v == '\n')
+			buf[n++] = '\\';
+		buf[n++] = *v == '\n' ? 'n' : *v;
+	}
+	buf[n] = 0;
+	return n;
+}
+
 /*
  * The labels of a key: the fields the kernel keys by, "other" for the
- * packets of the keys it did not keep. The cgroup is its v2 id.
+ * packets of the keys it did not keep. The cgroup is its v2 id, and its
+ * path in cgroup_path when this host has it (empty once removed).
  */
 static void key_labels(char *buf, size_t len, const struct prom_sample *s,
 		       const struct prom_key *k)
 {
 	uint32_t by = s->hist.key_by;
+	const char *path;
+	char esc[KEY_PATH_MAX];
 	size_t n = 0;
 
 	buf[0] = 0;
@@ -267,6 +289,11 @@ static void key_labels(char *buf, size_t len, const struct prom_sample *s,
 		n += k->other ? snprintf(buf + n, len - n, "cgroup=\"other\",") :
 				snprintf(buf + n, len - n, "cgroup=\"%llu\",",
 					 ull(k->hist.key_cgroup));
+	if ((by & NETLAT_KEY_CGROUP) && n < len) {
+		path = k->other ? "other" : cgpath_lookup(k->hist.key_cgroup);
+		label_value(esc, sizeof(esc), path ? path : "");
+		n += snprintf(buf + n, len - n, "cgroup_path=\"%s\",", esc);
+	}
 }
 
 /* A stage family per key: the stages with samples. */
@@ -274,7 +301,7 @@ static void key_stage_family(const struct fmt *o, const struct prom_sample *s,
 			     const char *name, const char *help, unsigned int from,
 			     unsigned int to)
 {
-	char kl[128];
+	char kl[KEY_LABELS_MAX];
 	unsigned int i;
 
 	family(o, name, "histogram", "seconds", help);
@@ -288,7 +315,7 @@ static void key_counter(const struct fmt *o, const struct prom_sample *s,
 			const char *name, const char *unit, const char *help,
 			size_t off)
 {
-	char kl[128];
+	char kl[KEY_LABELS_MAX];
 	unsigned int i;
 
 	family(o, name, "counter", unit, help);

@@ -18,12 +18,16 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/statfs.h>
+#include <mntent.h>
+#include <linux/magic.h>
 
 #include "libnetlat.h"
 #include "capture.h"
 #include "json_check.h"
 #include "run.h"
 #include "../hist.h"
+#include "../cgpath.h"
 
 /* ==== harness ============================================================ */
 
@@ -1506,7 +1510,8 @@ static struct netlat_rec_tcp_ack *karn_ack(struct capture *c, uint64_t *rseq, ui
  * nor the module's xmit>ack of such a segment is a time. Four segments:
  * A sent again (TCP_XMIT flagged) before its ACK, whose xmit_ack_ns is
  * flagged too; B clean; C with a failed retransmit (nothing sent); D
- * retransmitted (TCP_RETRANS, ret 0) before its ACK. Only B and C count.
+ * retransmitted (TCP_RETRANS, ret 0) before its ACK; E whose resend the
+ * capture lacks, but whose ACK the kernel flagged. Only B and C count.
  */
 static void test_report_karn(void)
 {
@@ -1546,6 +1551,9 @@ static void test_report_karn(void)
 	rt->kind = NETLAT_RETRANS_RTO;
 	rt->segs = 1;
 	karn_ack(&c, &seq, 6792, 40000);
+	karn_segment(&c, &seq, 6792, 41000);			/* E */
+	a = karn_ack(&c, &seq, 8240, 44000);
+	a->flags = NETLAT_TCP_RETRANSMIT;
 	path = write_capture(&c, "karn.nl");
 
 	netlat(&r, "report", "--json", path, NULL);
@@ -1793,6 +1801,66 @@ static void test_fuzz_command(void)
 #include "test_exporter.c"
 #include "test_rx.c"
 
+/* ==== cgroup paths ======================================================= */
+
+/*
+ * The oracle is the kernel's own: /proc/self/cgroup names this process's
+ * cgroup, and stat() of that directory gives its id (its inode number).
+ */
+static void test_cgroup_path_of_own_cgroup(void)
+{
+	char *line = NULL, dir[4200], mnt[4096] = "";
+	struct mntent *me;
+	const char *path;
+	struct statfs sfs;
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	cgpath_reset();
+	f = setmntent("/proc/self/mounts", "r");
+	while (f && (me = getmntent(f)))
+		if (!strcmp(me->mnt_type, "cgroup2")) {
+			snprintf(mnt, sizeof(mnt), "%s", me->mnt_dir);
+			break;
+		}
+	if (f)
+		endmntent(f);
+	if (!mnt[0] || statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		skip_test("no cgroup2 hierarchy mounted");
+		return;
+	}
+	f = fopen("/proc/self/cgroup", "r");
+	if (!CHECK(f))
+		return;
+	while (getline(&line, &len, f) > 0 && strncmp(line, "0::", 3))
+		;
+	fclose(f);
+	if (!line || strncmp(line, "0::", 3)) {
+		free(line);
+		skip_test("no cgroup v2 line in /proc/self/cgroup");
+		return;
+	}
+	line[strcspn(line, "\n")] = 0;
+	snprintf(dir, sizeof(dir), "%s%s", mnt, line + 3);
+	/* a cgroup namespace's view may not match the mount's */
+	if (stat(dir, &st)) {
+		free(line);
+		skip_test("%s not in the cgroup2 mount", dir);
+		return;
+	}
+	path = cgpath_lookup(st.st_ino);
+	CHECK(path && !strcmp(path, line + 3));
+	if (!CHECK(stat(mnt, &st) == 0))
+		return;
+	path = cgpath_lookup(st.st_ino);
+	CHECK(path && !strcmp(path, "/"));
+	/* ids count up from the root's (1) */
+	CHECK(!cgpath_lookup(UINT64_MAX));
+	free(line);
+	cgpath_reset();
+}
+
 /* ==== main =============================================================== */
 
 struct test {
@@ -1802,6 +1870,7 @@ struct test {
 
 static const struct test tests[] = {
 	{ "decode every record type from a file", test_decode_every_type_from_file },
+	{ "cgroup path of this process's cgroup id", test_cgroup_path_of_own_cgroup },
 	{ "decode every record type from a pipe", test_decode_every_type_from_pipe },
 	{ "longer records from newer writers", test_longer_records_are_accepted },
 	{ "concatenated captures", test_concatenated_captures },

@@ -22,7 +22,6 @@
 #include "netlat_util.h"
 #include "netlat_tcp.h"
 #include "netlat_nl.h"
-#include <sys/mount.h>
 #include <sys/stat.h>
 
 #pragma GCC diagnostic push
@@ -447,17 +446,8 @@ TEST_F_TIMEOUT(keys, bounded, 120)
 	       (unsigned long long)k2->h.bytes);
 }
 
-/* cgroup v2 of the VM (mounted here if nothing did), "" if none. */
+/* the VM's cgroup2 hierarchy (nl_cgroup2() mounts it if nothing did) */
 #define CG_ROOT	"/sys/fs/cgroup"
-
-static bool cg_mounted(void)
-{
-	if (!access(CG_ROOT "/cgroup.procs", F_OK))
-		return true;
-	mkdir(CG_ROOT, 0755);
-	return !mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL) &&
-	       !access(CG_ROOT "/cgroup.procs", F_OK);
-}
 
 /* This process into cgroup @dir ("" the root); its id, 0 on failure. */
 static uint64_t cg_enter(const char *dir)
@@ -511,7 +501,7 @@ TEST_F(keys, by_cgroup_port)
 	char want[256];
 	unsigned int i;
 
-	if (!cg_mounted())
+	if (!nl_cgroup2(CG_ROOT))
 		SKIP(return, "no cgroup2");
 	start(_metadata, self, by, 8);
 	id1 = cg_enter("netlat_k1");

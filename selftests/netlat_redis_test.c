@@ -86,30 +86,6 @@ static pid_t spawn(int ns, char *const argv[], const char *out)
 	_exit(127);
 }
 
-/* Wait until something accepts on B's port (the server is up). */
-static bool server_up(unsigned int secs)
-{
-	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
-	struct sockaddr_in6 a;
-	socklen_t alen = nl_sockaddr(&a, ADDR_B, 6379);
-
-	while (nl_mono_ns() < end) {
-		int fd, ok;
-
-		if (nl_ns_enter(g_ns_a))
-			return false;
-		fd = socket(a.sin6_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		nl_ns_enter(nl_ns_home);
-		ok = fd >= 0 && !connect(fd, (void *)&a, alen);
-		if (fd >= 0)
-			close(fd);
-		if (ok)
-			return true;
-		nl_sleep_ms(100);
-	}
-	return false;
-}
-
 FIXTURE(redis) {
 	int fd;
 	struct netlat_probes pr;
@@ -156,7 +132,7 @@ FIXTURE_SETUP(redis)
 			       "10000 65000"));
 	self->server = spawn(g_ns_b, server, "/tmp/redis-server.log");
 	ASSERT_LT(0, self->server);
-	ASSERT_TRUE(server_up(30));
+	ASSERT_TRUE(nl_listening(g_ns_a, ADDR_B, 6379, 30));
 }
 
 FIXTURE_TEARDOWN(redis)

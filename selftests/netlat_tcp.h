@@ -15,6 +15,8 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <linux/sockios.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include "netlat_nl.h"
 
 /* The network namespace the program started in. */
@@ -258,6 +260,43 @@ static inline long long nl_orig_data_sent(int ns_a, int ns_b)
 	long long b = nl_mib(ns_b, "netstat", "TcpExt", "TCPOrigDataSent");
 
 	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* Something accepts on @addr:@port, connecting from @ns, within @secs. */
+static inline bool nl_listening(int ns, const char *addr, uint16_t port,
+				unsigned int secs)
+{
+	uint64_t end = nl_mono_ns() + secs * 1000000000ull;
+	struct sockaddr_in6 a;
+	socklen_t alen = nl_sockaddr(&a, addr, port);
+
+	while (nl_mono_ns() < end) {
+		int fd, ok;
+
+		if (nl_ns_enter(ns))
+			return false;
+		fd = socket(a.sin6_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		nl_ns_enter(nl_ns_home);
+		ok = fd >= 0 && !connect(fd, (void *)&a, alen);
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			return true;
+		nl_sleep_ms(100);
+	}
+	return false;
+}
+
+/* The VM's cgroup2 hierarchy at @root, mounted here if nothing did. */
+static inline bool nl_cgroup2(const char *root)
+{
+	char procs[256];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", root);
+	if (!access(procs, F_OK))
+		return true;
+	mkdir(root, 0755);
+	return !mount("cgroup2", root, "cgroup2", 0, NULL) && !access(procs, F_OK);
 }
 
 /* Write @val to the sysctl file @path in namespace @ns. */

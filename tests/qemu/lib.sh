@@ -443,6 +443,9 @@ BENCH_DYN_BINS=(/usr/bin/bpftrace)
 # ... and of every VM: the real server and client (BASE_PKGS), as
 # <path>[:<name in /bin>].
 CHECK_DYN_BINS=(/usr/bin/redis-check-rdb:redis-server /usr/bin/redis-benchmark)
+# ... and the real Prometheus that scrapes the exporter per service
+# (netlat_service_test; BASE_PKGS has it for the tools tests already)
+CHECK_DYN_BINS+=(/usr/bin/prometheus)
 
 # make_initramfs <kver> <out> <binary>...: busybox, /init, /netlat.ko, the
 # virtio modules, the given static binaries in /bin and CHECK_DYN_BINS

@@ -167,6 +167,26 @@ static void directions(FILE *f, const struct stages *st)
 		"driver.</p></section>", st->xmit.n);
 }
 
+static void services(FILE *f, const struct stages *st)
+{
+	size_t i;
+
+	if (!st->nr_svcs)
+		return;
+	fputs("<section id=\"services\"><h2>Per service port</h2><ul class=\"dirs\">", f);
+	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+		fputs("<li class=\"dir\">", f);
+		print_service(f, &st->svcs[i], true);
+		fputs("</li>", f);
+	}
+	if (st->nr_svcs > SERVICES_SHOWN)
+		fprintf(f, "<li>... %zu more ports</li>", st->nr_svcs - SERVICES_SHOWN);
+	fputs("</ul><p class=\"note\">A socket's packets count for its own port, or for its "
+	      "peer's when its own is in this host's ephemeral range and the peer's is not "
+	      "(a client's for the server it talks to), as <code>netlat config --by port</code> "
+	      "keys the kernel's histograms.</p></section>", f);
+}
+
 /* ---- per-stage table and histograms ------------------------------------- */
 
 static void stage_row(FILE *f, const char *name, const struct netlat_dist *d)
@@ -619,6 +639,7 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	header(f, rep);
 	if (rep->stages) {
 		directions(f, rep->stages);
+		services(f, rep->stages);
 		stages_section(f, rep);
 		breakdown(f, rep);
 		waterfall(f, rep);

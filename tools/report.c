@@ -558,6 +558,122 @@ static int add_direction(struct stages *st, const struct flows *fs,
 	return 0;
 }
 
+/* The ephemeral ports of the host reading (a capture does not say its own). */
+static void ephemeral_range(uint16_t *lo, uint16_t *hi)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	unsigned int a, b;
+
+	*lo = 32768, *hi = 60999;	/* the kernel's default */
+	if (!f)
+		return;
+	if (fscanf(f, "%u %u", &a, &b) == 2 && a <= b && b <= 65535)
+		*lo = a, *hi = b;
+	fclose(f);
+}
+
+static uint16_t service_port(const struct netlat_tcp_flow *fl, uint16_t lo, uint16_t hi)
+{
+	bool local_eph = fl->sport >= lo && fl->sport <= hi;
+	bool peer_eph = fl->dport >= lo && fl->dport <= hi;
+
+	return local_eph && !peer_eph ? fl->dport : fl->sport;
+}
+
+/* The stage @k of @p from its points: 0 and false if it has not both. */
+static bool packet_stage(const struct packet *p, int k, uint64_t *d)
+{
+	static const int8_t pts[NR_ST][2] = {
+		[ST_SM_XMIT] = { PT_SENDMSG, PT_XMIT },
+		[ST_XMIT_QDISC] = { PT_XMIT, PT_QDISC },
+		[ST_QDISC_DRV] = { PT_QDISC, PT_DRIVER },
+		[ST_DRV_VQ] = { -1, -1 },
+		[ST_DRV_ACK] = { PT_DRIVER, PT_ACK },
+		[ST_SM_ACK] = { PT_SENDMSG, PT_ACK },
+		[ST_XMIT_ACK] = { -1, -1 },
+	};
+	const struct j_rec *a, *b;
+
+	if (pts[k][0] < 0)
+		return false;
+	a = p->pt[pts[k][0]];
+	b = p->pt[pts[k][1]];
+	if (!a || !b || b->ts < a->ts)
+		return false;
+	*d = b->ts - a->ts;
+	return true;
+}
+
+static uint16_t sort_lo, sort_hi;	/* the ephemeral range, for cmp_by_service */
+
+static int cmp_by_service(const void *a, const void *b)
+{
+	const struct packet *x = *(const struct packet *const *)a;
+	const struct packet *y = *(const struct packet *const *)b;
+	uint16_t px = service_port(packet_flow(sort_flows, x), sort_lo, sort_hi);
+	uint16_t py = service_port(packet_flow(sort_flows, y), sort_lo, sort_hi);
+
+	return px != py ? CMP(px, py) : CMP(x, y);
+}
+
+/* Most packets first, then by port. */
+static int cmp_svcs(const void *a, const void *b)
+{
+	const struct service *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return CMP(x->port, y->port);
+}
+
+bool service_stage_shown(const struct service *svc, int k)
+{
+	return svc->dist[k].count;
+}
+
+#define SERVICE_OF(p) service_port(packet_flow(fs, (p)), sort_lo, sort_hi)
+
+/* The packets of @order (@n; sorted again here) into services. */
+static int summarise_services(struct stages *st, const struct flows *fs,
+			      const struct packet **order, size_t n)
+{
+	struct netlat_samples d[NR_ST] = { { 0 } };
+	size_t i, first, nr = 1;
+	uint64_t v;
+	int k, r = 0;
+
+	ephemeral_range(&sort_lo, &sort_hi);
+	sort_flows = fs;
+	qsort(order, n, sizeof(*order), cmp_by_service);
+	for (i = 1; i < n; i++)
+		nr += SERVICE_OF(order[i]) != SERVICE_OF(order[i - 1]);
+	st->svcs = calloc(nr, sizeof(*st->svcs));
+	if (!st->svcs)
+		return -ENOMEM;
+	for (first = 0; !r && first < n; first = i) {
+		struct service *svc = &st->svcs[st->nr_svcs++];
+
+		svc->port = SERVICE_OF(order[first]);
+		for (i = first; i < n && SERVICE_OF(order[i]) == svc->port; i++)
+			for (k = 0; k < NR_ST; k++)
+				if (packet_stage(order[i], k, &v) &&
+				    netlat_samples_add(&d[k], v))
+					r = -ENOMEM;
+		svc->packets = i - first;
+		for (k = 0; k < NR_ST; k++) {
+			netlat_dist_compute(d[k].v, d[k].n, &svc->dist[k]);
+			d[k].n = 0;
+		}
+	}
+	for (k = 0; k < NR_ST; k++)
+		netlat_samples_free(&d[k]);
+	if (!r)
+		qsort(st->svcs, st->nr_svcs, sizeof(*st->svcs), cmp_svcs);
+	return r;
+}
+
+#undef SERVICE_OF
+
 /* Directions (most packets first), their percentiles and packets; the slowest. */
 static int summarise_packets(struct stages *st, const struct flows *fs)
 {
@@ -590,6 +706,8 @@ static int summarise_packets(struct stages *st, const struct flows *fs)
 			first = i;
 		}
 	netlat_samples_free(&e2e);
+	if (!r)
+		r = summarise_services(st, fs, order, st->xmit.n);
 	free(order);
 	if (r)
 		return r;
@@ -653,6 +771,7 @@ static void stages_free(struct stages *st)
 	free(st->kp.v);
 	free(st->pkts);
 	free(st->dirs);
+	free(st->svcs);
 	free(st->slowest);
 	for (k = 0; k < NR_ST; k++)
 		netlat_samples_free(&st->d[k]);
@@ -719,6 +838,49 @@ static void text_directions(FILE *f, const struct stages *st)
 	}
 	if (st->nr_dirs > DIRS_SHOWN)
 		fprintf(f, "  ... %zu more directions\n", st->nr_dirs - DIRS_SHOWN);
+}
+
+void print_service(FILE *f, const struct service *svc, bool html)
+{
+	const char *sep = "; ", *c;
+	int k;
+
+	fprintf(f, "port %u: %zu packet%s", svc->port, svc->packets,
+		svc->packets == 1 ? "" : "s");
+	for (k = 0; k < NR_ST; k++) {
+		const struct netlat_dist *d = &svc->dist[k];
+
+		if (!service_stage_shown(svc, k))
+			continue;
+		fputs(sep, f);
+		for (c = stage_names[k]; *c; c++)
+			if (html && *c == '>')
+				fputs("&gt;", f);
+			else
+				fputc(*c, f);
+		fputs(" p50 ", f);
+		print_dur(f, d->p50, html);
+		fputs(", p99 ", f);
+		print_dur(f, d->p99, html);
+		fputs(", max ", f);
+		print_dur(f, d->max, html);
+	}
+}
+
+static void text_services(FILE *f, const struct stages *st)
+{
+	size_t i;
+
+	if (!st->nr_svcs)
+		return;
+	fputs("\nper service port (a socket's own, or its peer's when its own is ephemeral)\n", f);
+	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+		fputs("  ", f);
+		print_service(f, &st->svcs[i], false);
+		fputc('\n', f);
+	}
+	if (st->nr_svcs > SERVICES_SHOWN)
+		fprintf(f, "  ... %zu more ports\n", st->nr_svcs - SERVICES_SHOWN);
 }
 
 /* A histogram per stage with samples. */
@@ -1218,8 +1380,10 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	text_gap_row(f, "all", &t->gap);
 	if (rep->stages || !rx_report_empty(rep->rx))
 		text_stages(f, rep->stages, rep->rx);
-	if (rep->stages)
+	if (rep->stages) {
 		text_directions(f, rep->stages);
+		text_services(f, rep->stages);
+	}
 	if (rep->stages && !rep->no_hist)
 		text_stage_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {
@@ -1333,6 +1497,23 @@ static void json_packets(FILE *f, const struct report *rep)
 		fputs(",\"p99_packet\":", f);
 		json_packet(f, rep, dir->p99);
 		fputc('}', f);
+	}
+	fprintf(f, "],\"services_count\":%zu,\"services\":[", st->nr_svcs);
+	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+		const struct service *svc = &st->svcs[i];
+		const char *sep = "";
+		int k;
+
+		fprintf(f, "%s{\"port\":%u,\"packets\":%zu,\"stages\":{", i ? "," : "",
+			svc->port, svc->packets);
+		for (k = 0; k < NR_ST; k++) {
+			if (!service_stage_shown(svc, k))
+				continue;
+			fprintf(f, "%s\"%s\":", sep, stage_names[k]);
+			json_dist(f, &svc->dist[k]);
+			sep = ",";
+		}
+		fputs("}}", f);
 	}
 	fputs("],\"slowest\":[", f);
 	for (i = 0; i < st->nr_slowest; i++) {

@@ -95,6 +95,21 @@ struct direction {
 	const struct packet *p99;
 };
 
+/*
+ * The packets of one service port: a socket's own port, or its peer's when
+ * its own is ephemeral and the peer's is not (a client's segments count for
+ * the server they go to), as netlat config --by port keys the kernel's
+ * histograms. The stages are those of its packets' points.
+ */
+struct service {
+	uint16_t port;
+	size_t packets;
+	struct netlat_dist dist[NR_ST];
+};
+
+/* Services printed (the most packets first); the rest are counted. */
+#define SERVICES_SHOWN	10
+
 /* The slowest packets (by e2e) that the JSON and the waterfall list. */
 #define SLOWEST_SHOWN	20
 /* Directions printed (the most packets first); the rest are counted. */
@@ -115,6 +130,8 @@ struct stages {
 	struct packet *pkts;		/* one per xmit, in xmit order */
 	struct direction *dirs;		/* the most packets first */
 	size_t nr_dirs;
+	struct service *svcs;		/* the most packets first */
+	size_t nr_svcs;
 	const struct packet **slowest;	/* nr_slowest, slowest first */
 	size_t nr_slowest;
 	uint64_t rtx_start, rtx_bin_ns;	/* bin i: [start + i * bin_ns, +bin_ns) */
@@ -166,5 +183,14 @@ void segment_name(char *buf, size_t len, int a, int b);
  * With @html, as HTML: each time a <span> whose title is its nanoseconds.
  */
 void print_direction(FILE *f, const struct direction *dir, bool html);
+
+/*
+ * "port 6379: 12 packets; driver>ack p50 20 ms, p99 21 ms, max 22 ms; ...",
+ * no newline; with @html, as print_direction().
+ */
+void print_service(FILE *f, const struct service *svc, bool html);
+
+/* Whether @svc's stage @k has samples to show. */
+bool service_stage_shown(const struct service *svc, int k);
 
 #endif

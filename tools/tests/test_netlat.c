@@ -1569,6 +1569,77 @@ static void test_report_karn(void)
 	cap_free(&c);
 }
 
+/* A segment of the socket @cookie (@sport > @dport): xmit, driver 1000 ns
+ * later, its ACK @ack_ns after the driver. */
+static void svc_segment(struct capture *c, uint64_t *rseq, uint64_t cookie, uint16_t sport,
+			uint16_t dport, uint32_t seq, uint64_t ts, uint64_t ack_ns)
+{
+	struct netlat_rec_tcp_xmit *x;
+	struct netlat_rec_tcp_dev *d;
+	struct netlat_rec_tcp_ack *a;
+
+	x = cap_tcp(c, NETLAT_REC_TCP_XMIT, sizeof(*x), (*rseq)++, ts);
+	x->flow.cookie = cookie, x->flow.sport = sport, x->flow.dport = dport;
+	x->seq = seq;
+	x->end_seq = seq + 1448;
+	x->len = 1448;
+	x->segs = 1;
+	d = cap_tcp(c, NETLAT_REC_TCP_DEV, sizeof(*d), (*rseq)++, ts + 1000);
+	d->flow.cookie = cookie, d->flow.sport = sport, d->flow.dport = dport;
+	d->seq = seq;
+	d->end_seq = seq + 1448;
+	d->len = 1448;
+	d->stage = NETLAT_DEV_DRIVER;
+	a = cap_tcp(c, NETLAT_REC_TCP_ACK, sizeof(*a), (*rseq)++, ts + 1000 + ack_ns);
+	a->flow.cookie = cookie, a->flow.sport = sport, a->flow.dport = dport;
+	a->snd_una = seq + 1448;
+	a->acked = 1448;
+}
+
+/*
+ * Packets by service port, as the kernel keys them: a client's socket
+ * (its own port ephemeral) counts for the server's, a server's socket for
+ * its own, a socket whose ports are both outside the ephemeral range for
+ * its own.
+ */
+static void test_report_services(void)
+{
+	struct capture c = { 0 };
+	uint64_t seq = 0;
+	const char *path;
+	struct run r;
+
+	cap_stream(&c, 1);
+	svc_segment(&c, &seq, 1, 40000, 6379, 1000, 1000, 20000);
+	svc_segment(&c, &seq, 2, 8080, 50000, 5000, 2000, 3000);
+	svc_segment(&c, &seq, 1, 40000, 6379, 2448, 30000, 22000);
+	svc_segment(&c, &seq, 3, 1000, 2000, 9000, 31000, 5000);
+	path = write_capture(&c, "services.nl");
+
+	netlat(&r, "report", "--json", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"services_count\":3,\"services\":[{\"port\":6379,\"packets\":2,"
+		  "\"stages\":{\"driver>ack\":{\"count\":2,\"min\":20000,");
+	CHECK_HAS(r.out, "\"max\":22000,");
+	CHECK_HAS(r.out, "{\"port\":1000,\"packets\":1,\"stages\":{\"driver>ack\":{\"count\":1,"
+		  "\"min\":5000,");
+	CHECK_HAS(r.out, "{\"port\":8080,\"packets\":1,\"stages\":{\"driver>ack\":{\"count\":1,"
+		  "\"min\":3000,");
+	run_free(&r);
+	netlat(&r, "report", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "\n  port 6379: 2 packets; driver>ack p50 ");
+	CHECK_HAS(r.out, "\n  port 8080: 1 packet; driver>ack p50 3.00 us, p99 3.00 us, max 3.00 us\n");
+	run_free(&r);
+	netlat(&r, "report", "--html", "-", path, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "<section id=\"services\"><h2>Per service port</h2>");
+	CHECK_HAS(r.out, "port 8080: 1 packet; driver&gt;ack p50 <span");
+	run_free(&r);
+	cap_free(&c);
+}
+
 static void test_cli_errors(void)
 {
 	static const struct { const char *message, *bad_case; } cases[] = {
@@ -1894,6 +1965,7 @@ static const struct test tests[] = {
 	{ "netlat report", test_cli_report },
 	{ "netlat tail and report of TCP records", test_cli_tcp_records },
 	{ "report: no >ack stage of a segment sent again before its ACK (Karn)", test_report_karn },
+	{ "report: packets by service port, a client's counted for its server's", test_report_services },
 	{ "netlat errors", test_cli_errors },
 	{ "netlat usage", test_cli_usage },
 	{ "netlat record round trip", test_cli_record_round_trip },

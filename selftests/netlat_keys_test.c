@@ -8,7 +8,7 @@
  *	(its ACKs cross it), 7002's median is; each key's bytes are what
  *	its client sent (and its FIN), its received bytes what its server
  *	read; the keys and the other add up to the host's histograms,
- *	bucket by bucket.
+ *	bucket by bucket, and each key's are its packet records'.
  * by_port_netns: a key per service and namespace, each with the bytes of
  *	its side: the clients' sent, the servers' received.
  * bounded: one slot for two services: the second's sockets are folded
@@ -218,6 +218,46 @@ static void prometheus_has(struct __test_metadata *_metadata,
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s", want + 1);
 }
 
+/*
+ * @k's histograms are those of the packet records of its service @port
+ * in @l, sent and received, bucket by bucket.
+ */
+static void records_give_key(struct __test_metadata *_metadata,
+			     const struct nl_log *l, const struct key_read *k,
+			     uint16_t port)
+{
+	static struct netlat_stage_hist mine[NETLAT_NR_STAGES];
+	const struct netlat_rec_hdr *h;
+	unsigned int s, n = 0;
+	char why[160];
+	uint64_t d;
+
+	memset(mine, 0, sizeof(mine));
+	nl_log_for_each(l, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+		const struct netlat_rec_rx_pkt *r = (const void *)h;
+
+		if (h->type == NETLAT_REC_TCP_PKT &&
+		    (p->flow.sport == port || p->flow.dport == port)) {
+			n++;
+			for (s = 0; s < NETLAT_NR_STAGES; s++)
+				if (nl_pkt_sample(p, s, &d))
+					nl_hist_add(&mine[s], d);
+		} else if (h->type == NETLAT_REC_RX_PKT &&
+			   (r->flow.sport == port || r->flow.dport == port)) {
+			n++;
+			for (s = 0; s < NETLAT_NR_STAGES; s++)
+				if (nl_rx_sample(r, s, &d))
+					nl_hist_add(&mine[s], d);
+		}
+	}
+	TH_LOG("%u: %u packet records, driver>ack %llu samples", port, n,
+	       (unsigned long long)mine[NETLAT_STAGE_DRIVER_ACK].count);
+	ASSERT_LT(0u, n);
+	EXPECT_EQ(0, nl_hist_diff(mine, k->st, why, sizeof(why)))
+		TH_LOG("key %u against its records: %s", port, why);
+}
+
 FIXTURE(keys) {
 	int fd;
 	struct netlat_probes pr;
@@ -353,6 +393,16 @@ TEST_F(keys, by_port)
 	EXPECT_LT(k2->st[NETLAT_STAGE_DRIVER_ACK].count / 2, p50);
 	prometheus_has(_metadata, k1, PORT_1);
 	prometheus_has(_metadata, k2, PORT_2);
+
+	/* a record per packet: each key is what its records give */
+	{
+		struct netlat_probes pr;
+
+		ASSERT_EQ(0, nl_collect_drain(self->fd, &self->log, &pr))
+			TH_LOG("%s", self->log.why);
+		records_give_key(_metadata, &self->log, k1, PORT_1);
+		records_give_key(_metadata, &self->log, k2, PORT_2);
+	}
 
 	/* what netlat stat --hist --by port prints of them */
 	if (!access("/bin/netlat", X_OK)) {

@@ -1070,6 +1070,16 @@ static int delay_b(uint32_t delay_ms)
 	return ret;
 }
 
+/* Whether everything @fd sent was ACKed by @end: 0 or -ETIMEDOUT. */
+static int acked_all(int fd, uint64_t end)
+{
+	int outq = -1;
+
+	while ((ioctl(fd, SIOCOUTQ, &outq) || outq) && nl_mono_ns() < end)
+		usleep(1000);
+	return outq ? -ETIMEDOUT : 0;
+}
+
 /*
  * Two TCP flows A -> B at once, @total bytes each, and a little data
  * back B -> A on each (as iperf3's server answers its client). 0 or
@@ -1136,6 +1146,18 @@ static int two_flows(size_t total)
 			usleep(200);
 	}
 	ret = got[0] == total && got[1] == total ? 0 : -ETIMEDOUT;
+	/*
+	 * Every byte and the FIN ACKed before the caller lifts the delay: an
+	 * ACK still in netem's queue then is dropped with it, and the next
+	 * one (a delayed ACK, the answer to a resent FIN) crosses no delay.
+	 */
+	for (i = 0; !ret && i < 2; i++) {
+		ret = acked_all(fd[i][0], end);
+		if (!ret && shutdown(fd[i][0], SHUT_WR))
+			ret = -errno;
+		if (!ret)
+			ret = acked_all(fd[i][0], end);
+	}
 out:
 	for (i = 0; i < 2; i++) {
 		if (fd[i][0] >= 0)
@@ -1144,6 +1166,32 @@ out:
 			close(fd[i][1]);
 	}
 	return ret;
+}
+
+/*
+ * @groups on for A's sockets only, B's egress delayed by FLOOR_MS, the two
+ * flows, then every record into the fixture's log.
+ */
+static void floor_flows(struct __test_metadata *_metadata,
+			FIXTURE_DATA(virtio) *self, uint64_t groups)
+{
+	struct netlat_filter_rule rule = {
+		.groups = groups, .match = NETLAT_MATCH_NETNS,
+	};
+	struct stat st;
+	int ret;
+
+	ASSERT_EQ(0, fstat(g_ns_a, &st));
+	rule.netns_ino = st.st_ino;
+	ASSERT_EQ(0, nl_set_rules(self->fd, &rule, 1));
+	ASSERT_EQ(0, delay_b(FLOOR_MS));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	ret = two_flows(512 * 1024);
+	EXPECT_EQ(0, delay_b(0));
+	ASSERT_EQ(0, ret);
+	nl_sleep_ms(2 * FLOOR_MS);
+	collect(_metadata, self);
+	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
 }
 
 /*
@@ -1159,34 +1207,19 @@ TEST_F(virtio, events_ack_floor)
 {
 	const uint64_t groups = NETLAT_PROBE_TCP_SENDMSG | NETLAT_PROBE_TCP_XMIT |
 				NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_DEV;
-	struct netlat_filter_rule rule = {
-		.groups = groups, .match = NETLAT_MATCH_NETNS,
-	};
 	const char *cap = "/tmp/netlat_virtio_floor";
 	static char out[1 << 16];
 	unsigned int stages = 0;
 	bool driver_ack = false;
-	struct stat st;
 	char cmd[256], *p;
 	size_t n;
 	FILE *f;
-	int ret;
 
 	if ((self->pr.available & groups) != groups)
 		SKIP(return, "TCP groups unavailable");
 	if (access("/bin/netlat", X_OK))
 		SKIP(return, "/bin/netlat not installed");
-	ASSERT_EQ(0, fstat(g_ns_a, &st));
-	rule.netns_ino = st.st_ino;
-	ASSERT_EQ(0, nl_set_rules(self->fd, &rule, 1));
-	ASSERT_EQ(0, delay_b(FLOOR_MS));
-	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
-	ret = two_flows(512 * 1024);
-	EXPECT_EQ(0, delay_b(0));
-	ASSERT_EQ(0, ret);
-	nl_sleep_ms(2 * FLOOR_MS);
-	collect(_metadata, self);
-	ASSERT_EQ(0, nl_set_rules(self->fd, NULL, 0));
+	floor_flows(_metadata, self, groups);
 
 	f = fopen(cap, "w");
 	ASSERT_NE(NULL, f);
@@ -1228,6 +1261,51 @@ TEST_F(virtio, events_ack_floor)
 	}
 	EXPECT_LE(2u, stages);
 	EXPECT_TRUE(driver_ack);
+}
+
+/*
+ * The same floor at the packet level: the kernel joins each segment to
+ * its ACK, so every packet record of the two flows (kept to A's sockets)
+ * that reached the driver and was acknowledged has driver>ack, xmit>ack
+ * and, when its sendmsg is known, sendmsg>ack of at least FLOOR_MS.
+ */
+TEST_F(virtio, packets_ack_floor)
+{
+	uint64_t floor = FLOOR_MS * 1000000ull, min[3] = { ~0ull, ~0ull, ~0ull };
+	const char *name[3] = { "driver>ack", "xmit>ack", "sendmsg>ack" };
+	const struct netlat_rec_hdr *h;
+	unsigned int n[3] = { 0, 0, 0 }, i;
+
+	if ((self->pr.available & NL_PKT_GROUPS) != NL_PKT_GROUPS)
+		SKIP(return, "TCP groups unavailable");
+	if (nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0))
+		SKIP(return, "no packet level");
+	floor_flows(_metadata, self, NL_PKT_GROUPS);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+		uint64_t from[3];
+
+		if (h->type != NETLAT_REC_TCP_PKT || !(p->flags & NETLAT_PKT_ACKED))
+			continue;
+		from[0] = p->flags & NETLAT_PKT_DRIVER ? p->driver_ns : 0;
+		from[1] = p->xmit_ns;
+		from[2] = p->flags & NETLAT_PKT_SENDMSG ? p->sendmsg_ns : 0;
+		for (i = 0; i < 3; i++) {
+			if (!from[i] || p->end_ns < from[i])
+				continue;
+			n[i]++;
+			if (p->end_ns - from[i] < min[i])
+				min[i] = p->end_ns - from[i];
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		TH_LOG("%s: %u samples, min %.2f ms", name[i], n[i], min[i] / 1e6);
+		EXPECT_LT(0u, n[i]) TH_LOG("%s has no sample", name[i]);
+		EXPECT_LE(floor, min[i])
+			TH_LOG("%s below the %u ms the ACK crossed", name[i], FLOOR_MS);
+	}
 }
 
 /*

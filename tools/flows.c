@@ -8,6 +8,24 @@
 #include "flows.h"
 #include "output.h"
 
+uint16_t flow_service_port(const struct netlat_tcp_flow *fl)
+{
+	static unsigned int lo, hi;
+	bool own, peer;
+
+	if (!hi) {
+		FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+
+		if (!f || fscanf(f, "%u %u", &lo, &hi) != 2 || lo > hi || hi > 65535)
+			lo = 32768, hi = 60999;	/* the kernel's default */
+		if (f)
+			fclose(f);
+	}
+	own = fl->sport >= lo && fl->sport <= hi;
+	peer = fl->dport >= lo && fl->dport <= hi;
+	return own && !peer ? fl->dport : fl->sport;
+}
+
 struct flows {
 	struct flow_row *rows;
 	size_t n, cap;

@@ -58,6 +58,14 @@ int flows_add(struct flows *fs, const struct netlat_rec_hdr *rec, size_t *row);
 
 bool flows_empty(const struct flows *fs);
 
+/*
+ * The service port of a socket's flow @fl (sport its own): the key of
+ * netlat config --by port. Its own port, or its peer's when its own is in
+ * the ephemeral range (net.ipv4.ip_local_port_range of the host reading:
+ * a capture does not carry its host's) and the peer's is not.
+ */
+uint16_t flow_service_port(const struct netlat_tcp_flow *fl);
+
 /* Row @i (an index from flows_add()); valid until the next flows_add(). */
 const struct flow_row *flows_row(const struct flows *fs, size_t i);
 

@@ -167,21 +167,36 @@ static void directions(FILE *f, const struct stages *st)
 		"driver.</p></section>", st->xmit.n);
 }
 
-static void services(FILE *f, const struct stages *st)
+static void services(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
-	size_t i;
+	size_t i, n = rx_report_nr_services(rx);
 
-	if (!st->nr_svcs)
+	if (!(st && st->nr_svcs) && !n)
 		return;
-	fputs("<section id=\"services\"><h2>Per service port</h2><ul class=\"dirs\">", f);
-	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
-		fputs("<li class=\"dir\">", f);
-		print_service(f, &st->svcs[i], true);
-		fputs("</li>", f);
+	fputs("<section id=\"services\"><h2>Per service port</h2>", f);
+	if (st && st->nr_svcs) {
+		fputs("<h3>Send stages</h3><ul class=\"dirs\">", f);
+		for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+			fputs("<li class=\"dir\">", f);
+			print_service(f, &st->svcs[i], true);
+			fputs("</li>", f);
+		}
+		if (st->nr_svcs > SERVICES_SHOWN)
+			fprintf(f, "<li>... %zu more ports</li>", st->nr_svcs - SERVICES_SHOWN);
+		fputs("</ul>", f);
 	}
-	if (st->nr_svcs > SERVICES_SHOWN)
-		fprintf(f, "<li>... %zu more ports</li>", st->nr_svcs - SERVICES_SHOWN);
-	fputs("</ul><p class=\"note\">A socket's packets count for its own port, or for its "
+	if (n) {
+		fputs("<h3>Receive stages</h3><ul class=\"dirs\">", f);
+		for (i = 0; i < n && i < RX_SERVICES_SHOWN; i++) {
+			fputs("<li class=\"dir\">", f);
+			rx_report_service(rx, i, f, true);
+			fputs("</li>", f);
+		}
+		if (n > RX_SERVICES_SHOWN)
+			fprintf(f, "<li>... %zu more ports</li>", n - RX_SERVICES_SHOWN);
+		fputs("</ul>", f);
+	}
+	fputs("<p class=\"note\">A socket's packets count for its own port, or for its "
 	      "peer's when its own is in this host's ephemeral range and the peer's is not "
 	      "(a client's for the server it talks to), as <code>netlat config --by port</code> "
 	      "keys the kernel's histograms.</p></section>", f);
@@ -639,7 +654,7 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	header(f, rep);
 	if (rep->stages) {
 		directions(f, rep->stages);
-		services(f, rep->stages);
+		services(f, rep->stages, rep->rx);
 		stages_section(f, rep);
 		breakdown(f, rep);
 		waterfall(f, rep);
@@ -647,6 +662,7 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	} else {
 		fputs("<section id=\"summary\"><h2>Where the time went</h2><p>No TCP records in "
 		      "this capture.</p></section>", f);
+		services(f, NULL, rep->rx);
 		if (!rx_report_empty(rep->rx))
 			stages_section(f, rep);
 	}

@@ -143,6 +143,34 @@ void format_duration(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f %s", v, units[u]);
 }
 
+void print_duration(FILE *f, uint64_t ns, bool html)
+{
+	char buf[32];
+
+	format_duration(buf, sizeof(buf), ns);
+	if (html)
+		fprintf(f, "<span class=\"ns\" title=\"%llu ns\">%s</span>",
+			(unsigned long long)ns, buf);
+	else
+		fputs(buf, f);
+}
+
+void print_stage_summary(FILE *f, const char *name, const struct netlat_dist *d, bool html)
+{
+	fputs("; ", f);
+	for (; *name; name++)
+		if (html && *name == '>')
+			fputs("&gt;", f);
+		else
+			fputc(*name, f);
+	fputs(" p50 ", f);
+	print_duration(f, d->p50, html);
+	fputs(", p99 ", f);
+	print_duration(f, d->p99, html);
+	fputs(", max ", f);
+	print_duration(f, d->max, html);
+}
+
 void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json)
 {
 	if (json)

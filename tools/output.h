@@ -41,6 +41,12 @@ void format_addr(char *buf, size_t len, unsigned int family, const uint8_t *a);
 /* @ns in a unit that keeps 2-3 significant digits: "950 ns", "28 us", "1.8 ms". */
 void format_duration(char *buf, size_t len, uint64_t ns);
 
+/* format_duration() of @ns; in HTML, with the exact value as the hover text. */
+void print_duration(FILE *f, uint64_t ns, bool html);
+
+/* "; NAME p50 X, p99 Y, max Z" of @d, as HTML if @html. */
+void print_stage_summary(FILE *f, const char *name, const struct netlat_dist *d, bool html);
+
 /* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
 const char *snap_reason_name(unsigned int reason);
 const char *ring_mode_name(unsigned int mode);

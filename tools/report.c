@@ -558,28 +558,6 @@ static int add_direction(struct stages *st, const struct flows *fs,
 	return 0;
 }
 
-/* The ephemeral ports of the host reading (a capture does not say its own). */
-static void ephemeral_range(uint16_t *lo, uint16_t *hi)
-{
-	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
-	unsigned int a, b;
-
-	*lo = 32768, *hi = 60999;	/* the kernel's default */
-	if (!f)
-		return;
-	if (fscanf(f, "%u %u", &a, &b) == 2 && a <= b && b <= 65535)
-		*lo = a, *hi = b;
-	fclose(f);
-}
-
-static uint16_t service_port(const struct netlat_tcp_flow *fl, uint16_t lo, uint16_t hi)
-{
-	bool local_eph = fl->sport >= lo && fl->sport <= hi;
-	bool peer_eph = fl->dport >= lo && fl->dport <= hi;
-
-	return local_eph && !peer_eph ? fl->dport : fl->sport;
-}
-
 /* The stage @k of @p from its points: 0 and false if it has not both. */
 static bool packet_stage(const struct packet *p, int k, uint64_t *d)
 {
@@ -604,14 +582,12 @@ static bool packet_stage(const struct packet *p, int k, uint64_t *d)
 	return true;
 }
 
-static uint16_t sort_lo, sort_hi;	/* the ephemeral range, for cmp_by_service */
-
 static int cmp_by_service(const void *a, const void *b)
 {
 	const struct packet *x = *(const struct packet *const *)a;
 	const struct packet *y = *(const struct packet *const *)b;
-	uint16_t px = service_port(packet_flow(sort_flows, x), sort_lo, sort_hi);
-	uint16_t py = service_port(packet_flow(sort_flows, y), sort_lo, sort_hi);
+	uint16_t px = flow_service_port(packet_flow(sort_flows, x));
+	uint16_t py = flow_service_port(packet_flow(sort_flows, y));
 
 	return px != py ? CMP(px, py) : CMP(x, y);
 }
@@ -631,7 +607,7 @@ bool service_stage_shown(const struct service *svc, int k)
 	return svc->dist[k].count;
 }
 
-#define SERVICE_OF(p) service_port(packet_flow(fs, (p)), sort_lo, sort_hi)
+#define SERVICE_OF(p) flow_service_port(packet_flow(fs, (p)))
 
 /* The packets of @order (@n; sorted again here) into services. */
 static int summarise_services(struct stages *st, const struct flows *fs,
@@ -642,7 +618,6 @@ static int summarise_services(struct stages *st, const struct flows *fs,
 	uint64_t v;
 	int k, r = 0;
 
-	ephemeral_range(&sort_lo, &sort_hi);
 	sort_flows = fs;
 	qsort(order, n, sizeof(*order), cmp_by_service);
 	for (i = 1; i < n; i++)
@@ -778,18 +753,6 @@ static void stages_free(struct stages *st)
 	free(st);
 }
 
-/* @ns readably; in HTML with the exact value as the hover text. */
-static void print_dur(FILE *f, uint64_t ns, bool html)
-{
-	char buf[32];
-
-	format_duration(buf, sizeof(buf), ns);
-	if (html)
-		fprintf(f, "<span class=\"ns\" title=\"%llu ns\">%s</span>", ull(ns), buf);
-	else
-		fputs(buf, f);
-}
-
 void print_direction(FILE *f, const struct direction *dir, bool html)
 {
 	const struct packet *p = dir->median;
@@ -806,21 +769,21 @@ void print_direction(FILE *f, const struct direction *dir, bool html)
 	fputs("; median packet:", f);
 	if (p->pt[PT_SENDMSG]) {
 		fputc(' ', f);
-		print_dur(f, p->queued, html);
+		print_duration(f, p->queued, html);
 		fputs(" queued behind sendmsg,", f);
 	}
 	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER]) {
 		fputc(' ', f);
-		print_dur(f, p->stack, html);
+		print_duration(f, p->stack, html);
 		fputs(" stack,", f);
 	}
 	if (p->pt[PT_ACK]) {
 		fputc(' ', f);
-		print_dur(f, p->ack_wait, html);
+		print_duration(f, p->ack_wait, html);
 		fputs(" until ACK,", f);
 	}
 	fputc(' ', f);
-	print_dur(f, p->e2e, html);
+	print_duration(f, p->e2e, html);
 	fputs(" end to end", f);
 }
 
@@ -842,45 +805,40 @@ static void text_directions(FILE *f, const struct stages *st)
 
 void print_service(FILE *f, const struct service *svc, bool html)
 {
-	const char *sep = "; ", *c;
 	int k;
 
 	fprintf(f, "port %u: %zu packet%s", svc->port, svc->packets,
 		svc->packets == 1 ? "" : "s");
-	for (k = 0; k < NR_ST; k++) {
-		const struct netlat_dist *d = &svc->dist[k];
-
-		if (!service_stage_shown(svc, k))
-			continue;
-		fputs(sep, f);
-		for (c = stage_names[k]; *c; c++)
-			if (html && *c == '>')
-				fputs("&gt;", f);
-			else
-				fputc(*c, f);
-		fputs(" p50 ", f);
-		print_dur(f, d->p50, html);
-		fputs(", p99 ", f);
-		print_dur(f, d->p99, html);
-		fputs(", max ", f);
-		print_dur(f, d->max, html);
-	}
+	for (k = 0; k < NR_ST; k++)
+		if (service_stage_shown(svc, k))
+			print_stage_summary(f, stage_names[k], &svc->dist[k], html);
 }
 
-static void text_services(FILE *f, const struct stages *st)
+/* Per service port: the send stages (@st), the receive stages (@rx). */
+static void text_services(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
-	size_t i;
+	size_t i, n = rx_report_nr_services(rx);
 
-	if (!st->nr_svcs)
+	if (st && st->nr_svcs) {
+		fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
+		for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+			fputs("  ", f);
+			print_service(f, &st->svcs[i], false);
+			fputc('\n', f);
+		}
+		if (st->nr_svcs > SERVICES_SHOWN)
+			fprintf(f, "  ... %zu more ports\n", st->nr_svcs - SERVICES_SHOWN);
+	}
+	if (!n)
 		return;
-	fputs("\nper service port (a socket's own, or its peer's when its own is ephemeral)\n", f);
-	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
+	fputs("\nper service port, receive stages\n", f);
+	for (i = 0; i < n && i < RX_SERVICES_SHOWN; i++) {
 		fputs("  ", f);
-		print_service(f, &st->svcs[i], false);
+		rx_report_service(rx, i, f, false);
 		fputc('\n', f);
 	}
-	if (st->nr_svcs > SERVICES_SHOWN)
-		fprintf(f, "  ... %zu more ports\n", st->nr_svcs - SERVICES_SHOWN);
+	if (n > RX_SERVICES_SHOWN)
+		fprintf(f, "  ... %zu more ports\n", n - RX_SERVICES_SHOWN);
 }
 
 /* A histogram per stage with samples. */
@@ -1380,10 +1338,9 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	text_gap_row(f, "all", &t->gap);
 	if (rep->stages || !rx_report_empty(rep->rx))
 		text_stages(f, rep->stages, rep->rx);
-	if (rep->stages) {
+	if (rep->stages)
 		text_directions(f, rep->stages);
-		text_services(f, rep->stages);
-	}
+	text_services(f, rep->stages, rep->rx);
 	if (rep->stages && !rep->no_hist)
 		text_stage_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "rx.h"
+#include "flows.h"
 #include "output.h"
 
 enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
@@ -87,7 +88,21 @@ struct drop_rec {
 	char name[NETLAT_NAME_MAX];
 };
 
+/*
+ * A service port's receive stages: the packets of the sockets whose
+ * flow_service_port() it is (events-level UDP arrivals have no socket row
+ * and are in none).
+ */
+struct rx_service {
+	uint16_t port;
+	uint64_t packets;
+	struct netlat_samples d[NR_RS];
+	struct netlat_dist dist[NR_RS];
+};
+
 struct rx_report {
+	struct rx_service *svcs;	/* the most packets first, once computed */
+	size_t nr_svcs, cap_svcs;
 	struct rx_vec netif_tcp, netif_udp, arr, queue, copy_tcp, copy_udp;
 	struct rx_vec ready, wakeup, run;	/* RX_WAKE: by cookie, tid, tid */
 	struct rx_flow *flows;
@@ -108,6 +123,7 @@ struct rx_report *rx_report_new(void)
 
 void rx_report_free(struct rx_report *rr)
 {
+	size_t i;
 	int k;
 
 	if (!rr)
@@ -125,6 +141,10 @@ void rx_report_free(struct rx_report *rr)
 	free(rr->drops);
 	for (k = 0; k < NR_RS; k++)
 		netlat_samples_free(&rr->d[k]);
+	for (i = 0; i < rr->nr_svcs; i++)
+		for (k = 0; k < NR_RS; k++)
+			netlat_samples_free(&rr->svcs[i].d[k]);
+	free(rr->svcs);
 	free(rr);
 }
 
@@ -219,6 +239,62 @@ static void add(struct rx_report *rr, int k, uint64_t from, uint64_t to)
 		netlat_samples_add(&rr->d[k], to - from);
 }
 
+/* The service of the socket @row; NULL without memory. */
+static struct rx_service *service_of(struct rx_report *rr, const struct rx_flow *row)
+{
+	uint16_t port = flow_service_port(&row->key);
+	struct rx_service *s;
+	size_t i;
+
+	for (i = 0; i < rr->nr_svcs; i++)
+		if (rr->svcs[i].port == port)
+			return &rr->svcs[i];
+	if (rr->nr_svcs == rr->cap_svcs) {
+		size_t cap = rr->cap_svcs ? rr->cap_svcs * 2 : 8;
+
+		s = realloc(rr->svcs, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		rr->svcs = s;
+		rr->cap_svcs = cap;
+	}
+	s = &rr->svcs[rr->nr_svcs++];
+	memset(s, 0, sizeof(*s));
+	s->port = port;
+	return s;
+}
+
+/* add(), and to the service of the socket @row if it has one. */
+static void add_at(struct rx_report *rr, const struct rx_flow *row, int k,
+		   uint64_t from, uint64_t to)
+{
+	struct rx_service *s;
+
+	add(rr, k, from, to);
+	if (row && to >= from && (s = service_of(rr, row)))
+		netlat_samples_add(&s->d[k], to - from);
+}
+
+/* A packet of the socket @row, for its service. */
+static void count_at(struct rx_report *rr, const struct rx_flow *row)
+{
+	struct rx_service *s = row ? service_of(rr, row) : NULL;
+
+	if (s)
+		s->packets++;
+}
+
+/* The flow row of the socket @cookie; NULL. */
+static const struct rx_flow *row_of(const struct rx_report *rr, uint64_t cookie)
+{
+	size_t j;
+
+	for (j = 0; j < rr->nr_flows; j++)
+		if (rr->flows[j].key.cookie == cookie)
+			return &rr->flows[j];
+	return NULL;
+}
+
 /* A packet the kernel followed (RX_PKT): joined by construction. */
 static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
 {
@@ -238,9 +314,10 @@ static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
 		row->ofo++;
 	if (p->flags & NETLAT_RXP_BACKLOG)
 		row->backlog++;
+	count_at(rr, row);
 	for (k = 0; k < NR_RS; k++)
 		if (netlat_rx_pkt_stage(p, rs_stage[k], &from, &to))
-			add(rr, k, from, to);
+			add_at(rr, row, k, from, to);
 	return 0;
 }
 
@@ -442,8 +519,10 @@ static const struct rx_rec *copy_of(const struct rx_vec *a, uint64_t key, uint32
 	return NULL;
 }
 
-static void join_tcp(struct rx_report *rr, const struct rx_rec *t, uint64_t tuple)
+static void join_tcp(struct rx_report *rr, const struct rx_rec *t,
+		     const struct rx_flow *row)
 {
+	uint64_t tuple = row ? row->tuple : 0;
 	const struct rx_rec *n, *q, *u;
 
 	n = before_seq(&rr->netif_tcp, tuple, t->seq, t->ts);
@@ -451,14 +530,15 @@ static void join_tcp(struct rx_report *rr, const struct rx_rec *t, uint64_t tupl
 	u = copy_of(&rr->copy_tcp, t->key, t->end - 1);
 	if (u && u->ts < t->ts)
 		u = NULL;	/* an older stream's copy at the same cookie */
+	count_at(rr, row);
 	if (n)
-		add(rr, RS_NETIF_TCP, n->ts, t->ts);
+		add_at(rr, row, RS_NETIF_TCP, n->ts, t->ts);
 	if (q)
-		add(rr, RS_TCP_QUEUE, t->ts, q->ts);
+		add_at(rr, row, RS_TCP_QUEUE, t->ts, q->ts);
 	if (q && u)
-		add(rr, RS_QUEUE_USER, q->ts, u->ts);
+		add_at(rr, row, RS_QUEUE_USER, q->ts, u->ts);
 	if (n && u)
-		add(rr, RS_NETIF_USER, n->ts, u->ts);
+		add_at(rr, row, RS_NETIF_USER, n->ts, u->ts);
 }
 
 static void join_udp(struct rx_report *rr, const struct rx_rec *t)
@@ -570,16 +650,28 @@ static void join_wakeups(struct rx_report *rr)
 		const struct rx_rec *rd = latest(&rr->ready, w->key, w->ts);
 		const struct rx_rec *ru = first(&rr->run, w->seq, w->ts);
 
+		const struct rx_flow *row = row_of(rr, w->key);
+
 		if (rd)
-			add(rr, RS_READY_WAKEUP, rd->ts, w->ts);
+			add_at(rr, row, RS_READY_WAKEUP, rd->ts, w->ts);
 		if (ru)
-			add(rr, RS_WAKEUP_RUN, w->ts, ru->ts);
+			add_at(rr, row, RS_WAKEUP_RUN, w->ts, ru->ts);
 	}
+}
+
+/* Most packets first, then by port. */
+static int cmp_svcs(const void *a, const void *b)
+{
+	const struct rx_service *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return CMP(x->port, y->port);
 }
 
 void rx_report_compute(struct rx_report *rr)
 {
-	size_t i, j;
+	size_t i;
 	int k;
 
 	if (!rr)
@@ -597,10 +689,7 @@ void rx_report_compute(struct rx_report *rr)
 			continue;
 		}
 		/* the arrival's flow row gives its 4-tuple */
-		for (j = 0; j < rr->nr_flows; j++)
-			if (rr->flows[j].key.cookie == t->key)
-				break;
-		join_tcp(rr, t, j < rr->nr_flows ? rr->flows[j].tuple : 0);
+		join_tcp(rr, t, row_of(rr, t->key));
 	}
 	for (i = 0; i < rr->nr_drops; i++) {
 		struct rx_flow *row = drop_flow(rr, &rr->drops[i]);
@@ -610,6 +699,11 @@ void rx_report_compute(struct rx_report *rr)
 	join_wakeups(rr);
 	for (k = 0; k < NR_RS; k++)
 		netlat_dist_compute(rr->d[k].v, rr->d[k].n, &rr->dist[k]);
+	for (i = 0; i < rr->nr_svcs; i++)
+		for (k = 0; k < NR_RS; k++)
+			netlat_dist_compute(rr->svcs[i].d[k].v, rr->svcs[i].d[k].n,
+					    &rr->svcs[i].dist[k]);
+	qsort(rr->svcs, rr->nr_svcs, sizeof(*rr->svcs), cmp_svcs);
 }
 
 static unsigned long long ull(uint64_t v)
@@ -753,7 +847,39 @@ void rx_report_json(const struct rx_report *rr, FILE *f)
 	fputc(']', f);
 	fputs(",\"rx_drops_unmatched\":{", f);
 	json_drops(f, &rr->unmatched, true);
-	fputc('}', f);
+	fprintf(f, "},\"rx_services_count\":%zu,\"rx_services\":[", rr->nr_svcs);
+	for (i = 0; i < rr->nr_svcs && i < RX_SERVICES_SHOWN; i++) {
+		const struct rx_service *s = &rr->svcs[i];
+
+		fprintf(f, "%s{\"port\":%u,\"packets\":%llu,\"stages\":{", i ? "," : "",
+			s->port, ull(s->packets));
+		for (first = true, k = 0; k < NR_RS; k++) {
+			if (!s->dist[k].count)
+				continue;
+			fprintf(f, "%s\"%s\":", first ? "" : ",", rs_name(k));
+			json_dist(f, &s->dist[k]);
+			first = false;
+		}
+		fputs("}}", f);
+	}
+	fputc(']', f);
+}
+
+size_t rx_report_nr_services(const struct rx_report *rr)
+{
+	return rx_report_empty(rr) ? 0 : rr->nr_svcs;
+}
+
+void rx_report_service(const struct rx_report *rr, size_t i, FILE *f, bool html)
+{
+	const struct rx_service *s = &rr->svcs[i];
+	int k;
+
+	fprintf(f, "port %u: %llu packet%s", s->port, ull(s->packets),
+		s->packets == 1 ? "" : "s");
+	for (k = 0; k < NR_RS; k++)
+		if (s->dist[k].count)
+			print_stage_summary(f, rs_name(k), &s->dist[k], html);
 }
 
 void rx_report_flows(const struct rx_report *rr, FILE *f)

@@ -31,4 +31,15 @@ bool rx_report_stage(const struct rx_report *rr, unsigned int i, const char **na
 /* The per-flow receive table (text). */
 void rx_report_flows(const struct rx_report *rr, FILE *f);
 
+/* Service ports shown (the most packets first); the rest are counted. */
+#define RX_SERVICES_SHOWN	10
+
+/*
+ * Service ports (flow_service_port()) with received packets; "port 6379:
+ * 12 packets; netif>tcp p50 8 us, p99 9 us, max 9 us; ..." for the
+ * @i-th (from 0, the most packets first), no newline, as HTML if @html.
+ */
+size_t rx_report_nr_services(const struct rx_report *rr);
+void rx_report_service(const struct rx_report *rr, size_t i, FILE *f, bool html);
+
 #endif

@@ -1596,6 +1596,25 @@ static void svc_segment(struct capture *c, uint64_t *rseq, uint64_t cookie, uint
 	a->acked = 1448;
 }
 
+/* A packet the socket @cookie (@sport local) received and read, @user_ns
+ * after its driver stamp at @ts: 1000 ns to TCP, 1000 in the queue. */
+static void svc_rx(struct capture *c, uint64_t *rseq, uint64_t cookie, uint16_t sport,
+		   uint16_t dport, uint64_t ts, uint64_t user_ns)
+{
+	struct netlat_rec_rx_pkt *p = cap_tcp(c, NETLAT_REC_RX_PKT, sizeof(*p), (*rseq)++,
+					      ts + user_ns);
+
+	p->flow.cookie = cookie, p->flow.sport = sport, p->flow.dport = dport;
+	p->netif_ns = TEST_MONO_NS + ts;
+	p->transport_ns = p->netif_ns + 1000;
+	p->queue_ns = p->transport_ns + 1000;
+	p->end_ns = p->netif_ns + user_ns;
+	p->len = 100;
+	p->segs = 1;
+	p->proto = NETLAT_RX_TCP;
+	p->flags = NETLAT_RXP_COPIED;
+}
+
 /*
  * Packets by service port, as the kernel keys them: a client's socket
  * (its own port ephemeral) counts for the server's, a server's socket for
@@ -1614,6 +1633,10 @@ static void test_report_services(void)
 	svc_segment(&c, &seq, 2, 8080, 50000, 5000, 2000, 3000);
 	svc_segment(&c, &seq, 1, 40000, 6379, 2448, 30000, 22000);
 	svc_segment(&c, &seq, 3, 1000, 2000, 9000, 31000, 5000);
+	/* received: by redis's own socket and by a client of port 8080 */
+	svc_rx(&c, &seq, 4, 6379, 40000, 40000, 7000);
+	svc_rx(&c, &seq, 4, 6379, 40000, 41000, 9000);
+	svc_rx(&c, &seq, 5, 50000, 8080, 42000, 4000);
 	path = write_capture(&c, "services.nl");
 
 	netlat(&r, "report", "--json", path, NULL);
@@ -1626,11 +1649,17 @@ static void test_report_services(void)
 		  "\"min\":5000,");
 	CHECK_HAS(r.out, "{\"port\":8080,\"packets\":1,\"stages\":{\"driver>ack\":{\"count\":1,"
 		  "\"min\":3000,");
+	CHECK_HAS(r.out, "\"rx_services_count\":2,\"rx_services\":[{\"port\":6379,"
+		  "\"packets\":2,\"stages\":{\"netif>tcp\":{\"count\":2,\"min\":1000,");
+	CHECK_HAS(r.out, "\"netif>user\":{\"count\":2,\"min\":7000,");
+	CHECK_HAS(r.out, "{\"port\":8080,\"packets\":1,\"stages\":{\"netif>tcp\":{\"count\":1,");
 	run_free(&r);
 	netlat(&r, "report", path, NULL);
 	CHECK_U64(r.status, 0);
 	CHECK_HAS(r.out, "\n  port 6379: 2 packets; driver>ack p50 ");
 	CHECK_HAS(r.out, "\n  port 8080: 1 packet; driver>ack p50 3.00 us, p99 3.00 us, max 3.00 us\n");
+	CHECK_HAS(r.out, "\nper service port, receive stages\n  port 6379: 2 packets; netif>tcp p50 1.00 us");
+	CHECK_HAS(r.out, "; netif>user p50 4.00 us, p99 4.00 us, max 4.00 us\n");
 	run_free(&r);
 	netlat(&r, "report", "--html", "-", path, NULL);
 	CHECK_U64(r.status, 0);
@@ -1965,7 +1994,7 @@ static const struct test tests[] = {
 	{ "netlat report", test_cli_report },
 	{ "netlat tail and report of TCP records", test_cli_tcp_records },
 	{ "report: no >ack stage of a segment sent again before its ACK (Karn)", test_report_karn },
-	{ "report: packets by service port, a client's counted for its server's", test_report_services },
+	{ "report: packets sent and received by service port, a client's counted for its server's", test_report_services },
 	{ "netlat errors", test_cli_errors },
 	{ "netlat usage", test_cli_usage },
 	{ "netlat record round trip", test_cli_record_round_trip },

@@ -6,11 +6,15 @@
  * (netlat_keys_of(): the slot, and the slot's generation above it), so a
  * packet only adds to the set its entry names. At most
  * max_keys slots; a key that finds none free goes to the other set
- * (slot 0) and is counted as folded. Then a work item, once a second,
- * frees the slots whose keys had no packet since its last look (evicted)
- * and renews every socket's verdict, so that the folded ones try again:
- * a busy key keeps its slot, an idle one gives it up. A freed slot's sums
- * move to the other's: the keys and the other add up to the host's.
+ * (slot 0) and is counted as folded. A few folded keys are candidates:
+ * their packets are counted (nothing else), so that the busiest can be
+ * told. Then a work item, once a second, evicts the slots whose keys had
+ * no packet since its last look, and the least busy one when a candidate
+ * had more than twice its packets; it hands each slot freed to the
+ * busiest candidate and renews every socket's verdict, so that the
+ * candidate's sockets find their slot and the folded ones try again. The
+ * busiest keys keep their slots. A freed slot's sums move to the other's:
+ * the keys and the other add up to the host's.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -43,9 +47,16 @@ enum netlat_slot_state {
 	NETLAT_SLOT_DRAINING,	/* evicted, its writers not yet gone */
 };
 
-/* A key: its slot in the low bits, the slot's generation above. */
+/*
+ * A key: its slot in the low bits (or a candidate's index, from
+ * NETLAT_KEY_CAND_BASE on), the slot's generation above.
+ */
 #define NETLAT_KEY_SLOT_BITS	9
 #define NETLAT_KEY_GEN_MASK	((1U << (32 - NETLAT_KEY_SLOT_BITS)) - 1)
+#define NETLAT_KEY_CANDS	8
+#define NETLAT_KEY_CAND_BASE	(NETLAT_MAX_KEYS_MAX + 1)
+/* a slot is taken from a key with fewer than 1/NETLAT_KEY_MARGIN of its packets */
+#define NETLAT_KEY_MARGIN	2
 
 struct netlat_key_slot {
 	struct netlat_key_id id;
@@ -56,15 +67,34 @@ struct netlat_key_slot {
 	struct netlat_hist_cpu __percpu *h;
 };
 
+/*
+ * A folded key whose packets are counted. Its counters are never zeroed
+ * (a remote store would race with the increments): a new candidate's
+ * first look takes their sum as its base, the next one measures.
+ */
+struct netlat_key_cand {
+	struct netlat_key_id id;
+	u32 gen;		/* what its sockets' keys carry; 0: free */
+	bool fresh;		/* no look since it was taken: no base yet */
+	u64 seen;		/* its packets at the work's last look */
+	u64 rate;		/* its packets between the last two looks;
+				 * U64_MAX: not measured yet */
+	u64 __percpu *packets;
+};
+
 struct netlat_keys {
 	u32 by;
 	u32 max;
-	raw_spinlock_t lock;		/* a slot's state, id and gen */
+	raw_spinlock_t lock;		/* a slot's state, id and gen; a
+					 * candidate's id, gen and rate */
 	bool pressure;			/* a key found no slot (lock) */
+	bool swapped;			/* a candidate was replaced since the
+					 * last look (lock) */
 	atomic64_t evicted;
 	atomic64_t folded;
 	struct netlat_hist_sum *gone;	/* evicted slots' sums (mutex) */
 	u64 mem;
+	struct netlat_key_cand cand[NETLAT_KEY_CANDS];
 	struct netlat_key_slot slot[];	/* [0]: the other */
 };
 
@@ -107,8 +137,9 @@ static notrace void netlat_keys_id(u32 by, const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_keys_id);
 
 /*
- * Nonzero, and new for every slot taken: an old socket's key matches none
- * (its verdict is renewed long before 2^23 slots are taken).
+ * Nonzero, and new for every slot or candidate taken: an old socket's key
+ * matches none (slots are taken at renewals, candidates a few a second at
+ * most: 2^23 of them take months; a match then only miscounts).
  */
 static notrace u32 netlat_keys_next_gen(void)
 {
@@ -121,6 +152,66 @@ static notrace u32 netlat_keys_next_gen(void)
 	return gen;
 }
 NOKPROBE_SYMBOL(netlat_keys_next_gen);
+
+/*
+ * The candidate key of @id, which found no slot (@ks locked): its own
+ * candidate, a free one, one without packets at the last look, or, once
+ * between looks, the least busy one measured; 0 (the other's, uncounted)
+ * if none.
+ */
+static notrace u32 netlat_keys_cand_of(struct netlat_keys *ks,
+				       const struct netlat_key_id *id)
+{
+	struct netlat_key_cand *c, *take = NULL, *least = NULL;
+	u32 i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < NETLAT_KEY_CANDS; i++) {
+		c = &ks->cand[i];
+		if (c->gen && !memcmp(&c->id, id, sizeof(*id)))
+			goto found;
+		if (!c->gen || !c->rate) {
+			if (!take)
+				take = c;
+		} else if (c->rate != U64_MAX &&
+			   (!least || c->rate < least->rate)) {
+			least = c;
+		}
+	}
+	if (!take && least && !ks->swapped) {
+		take = least;
+		ks->swapped = true;
+	}
+	if (!take)
+		return 0;
+	c = take;
+	c->id = *id;
+	c->fresh = true;
+	c->rate = U64_MAX;
+	WRITE_ONCE(c->gen, netlat_keys_next_gen());
+found:
+	return (NETLAT_KEY_CAND_BASE + (u32)(c - ks->cand)) |
+	       c->gen << NETLAT_KEY_SLOT_BITS;
+}
+NOKPROBE_SYMBOL(netlat_keys_cand_of);
+
+/* A key that takes a slot is a candidate no more (@ks locked). */
+static notrace void netlat_keys_uncand(struct netlat_keys *ks,
+				       const struct netlat_key_id *id)
+{
+	u32 i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < NETLAT_KEY_CANDS; i++) {
+		struct netlat_key_cand *c = &ks->cand[i];
+
+		if (c->gen && !memcmp(&c->id, id, sizeof(*id))) {
+			WRITE_ONCE(c->gen, 0);
+			c->rate = 0;
+		}
+	}
+}
+NOKPROBE_SYMBOL(netlat_keys_uncand);
 
 /*
  * @sk's key, with a slot taken for it if it has none and one is free
@@ -158,9 +249,11 @@ notrace u32 netlat_keys_of(const struct sock *sk)
 		s->state = NETLAT_SLOT_USED;
 		WRITE_ONCE(s->gen, netlat_keys_next_gen());
 		key = free | s->gen << NETLAT_KEY_SLOT_BITS;
+		netlat_keys_uncand(ks, &id);
 	} else {
 		ks->pressure = true;
 		atomic64_inc(&ks->folded);
+		key = netlat_keys_cand_of(ks, &id);
 	}
 out:
 	raw_spin_unlock_irqrestore(&ks->lock, flags);
@@ -170,27 +263,39 @@ none:
 }
 NOKPROBE_SYMBOL(netlat_keys_of);
 
-/* The set a packet of @key adds to: its slot's while the slot is its. */
+/*
+ * The set a packet of @key adds to: its slot's while the slot is its;
+ * else the other's, the packet counted for its candidate if it has one.
+ */
 static __always_inline struct netlat_hist_cpu __percpu *
-netlat_keys_set_of(struct netlat_keys *ks, u32 key)
+netlat_keys_set_of(struct netlat_keys *ks, u32 key, u32 packets)
 {
 	u32 i = key & ((1U << NETLAT_KEY_SLOT_BITS) - 1);
+	u32 gen = key >> NETLAT_KEY_SLOT_BITS;
 
-	if (i && i <= ks->max &&
-	    READ_ONCE(ks->slot[i].gen) == key >> NETLAT_KEY_SLOT_BITS)
+	BUILD_BUG_ON(NETLAT_KEY_CAND_BASE + NETLAT_KEY_CANDS >
+		     1U << NETLAT_KEY_SLOT_BITS);
+	if (i && i <= ks->max && READ_ONCE(ks->slot[i].gen) == gen)
 		return ks->slot[i].h;
+	if (i >= NETLAT_KEY_CAND_BASE &&
+	    i < NETLAT_KEY_CAND_BASE + NETLAT_KEY_CANDS) {
+		struct netlat_key_cand *c = &ks->cand[i - NETLAT_KEY_CAND_BASE];
+
+		if (READ_ONCE(c->gen) == gen)
+			this_cpu_add(*c->packets, packets);
+	}
 	return ks->slot[0].h;
 }
 
 /*
- * The set a packet of @key adds to besides the host's, NULL while keys
- * are off: for the handler that asks (preemption off), until it returns.
+ * The set @packets of @key add to besides the host's, NULL while keys are
+ * off: for the handler that asks (preemption off), until it returns.
  */
-notrace struct netlat_hist_cpu __percpu *netlat_keys_set(u32 key)
+notrace struct netlat_hist_cpu __percpu *netlat_keys_set(u32 key, u32 packets)
 {
 	struct netlat_keys *ks = rcu_dereference_sched(netlat_keys);
 
-	return ks ? netlat_keys_set_of(ks, key) : NULL;
+	return ks ? netlat_keys_set_of(ks, key, packets) : NULL;
 }
 NOKPROBE_SYMBOL(netlat_keys_set);
 
@@ -202,6 +307,8 @@ static void netlat_keys_free(struct netlat_keys *ks)
 		return;
 	for (i = 0; i <= ks->max; i++)
 		free_percpu(ks->slot[i].h);
+	for (i = 0; i < NETLAT_KEY_CANDS; i++)
+		free_percpu(ks->cand[i].packets);
 	kfree(ks->gone);
 	kfree(ks);
 }
@@ -231,9 +338,17 @@ static struct netlat_keys *netlat_keys_alloc(u32 by, u32 max)
 		netlat_keys_free(ks);
 		return NULL;
 	}
+	for (i = 0; i < NETLAT_KEY_CANDS; i++) {
+		ks->cand[i].packets = alloc_percpu_gfp(u64, GFP_KERNEL_ACCOUNT);
+		if (!ks->cand[i].packets) {
+			netlat_keys_free(ks);
+			return NULL;
+		}
+	}
 	ks->mem = struct_size(ks, slot, max + 1) + sizeof(*ks->gone) +
 		  (u64)(max + 1) * num_possible_cpus() *
-		  sizeof(struct netlat_hist_cpu);
+		  sizeof(struct netlat_hist_cpu) +
+		  (u64)NETLAT_KEY_CANDS * num_possible_cpus() * sizeof(u64);
 	return ks;
 }
 
@@ -258,14 +373,84 @@ static u64 netlat_keys_activity(const struct netlat_key_slot *s)
 	return n;
 }
 
-/* Once a second while keys are on: evictions, if a key found no slot. */
+/* Packets counted for a candidate so far. */
+static u64 netlat_keys_cand_packets(const struct netlat_key_cand *c)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*per_cpu_ptr(c->packets, cpu));
+	return n;
+}
+
+/* The candidate with the most packets between the last two looks; NULL. */
+static struct netlat_key_cand *netlat_keys_busiest(struct netlat_keys *ks)
+{
+	struct netlat_key_cand *c, *best = NULL;
+	u32 i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < NETLAT_KEY_CANDS; i++) {
+		c = &ks->cand[i];
+		if (c->gen && c->rate && c->rate != U64_MAX &&
+		    (!best || c->rate > best->rate))
+			best = c;
+	}
+	return best;
+}
+
+/* Each candidate's packets since the last look. */
+static void netlat_keys_rate(struct netlat_keys *ks)
+{
+	unsigned long flags;
+	u32 i, gen;
+	u64 a;
+
+	for (i = 0; i < NETLAT_KEY_CANDS; i++) {
+		struct netlat_key_cand *c = &ks->cand[i];
+
+		gen = READ_ONCE(c->gen);
+		if (!gen)
+			continue;
+		a = netlat_keys_cand_packets(c);
+		raw_spin_lock_irqsave(&ks->lock, flags);
+		/* not taken again meanwhile (that one needs a base first) */
+		if (c->gen == gen) {
+			if (!c->fresh)
+				c->rate = a - c->seen;
+			c->fresh = false;
+			c->seen = a;
+		}
+		raw_spin_unlock_irqrestore(&ks->lock, flags);
+	}
+}
+
+static void netlat_keys_evict(struct netlat_keys *ks, struct netlat_key_slot *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ks->lock, flags);
+	s->state = NETLAT_SLOT_DRAINING;
+	WRITE_ONCE(s->gen, 0);
+	raw_spin_unlock_irqrestore(&ks->lock, flags);
+}
+
+/*
+ * Once a second while keys are on: evictions, of the idle keys if a key
+ * found no slot, of the least busy one if a candidate had more than
+ * NETLAT_KEY_MARGIN times its packets; each freed slot to the busiest
+ * candidate.
+ */
 static void netlat_keys_look(struct work_struct *work)
 {
+	struct netlat_key_slot *least = NULL;
+	struct netlat_key_cand *c;
+	u64 a, least_rate = 0;
 	struct netlat_keys *ks;
 	unsigned long flags;
-	bool pressure;
+	bool pressure, busier;
 	u32 i, n = 0;
-	u64 a;
 
 	mutex_lock(&netlat_keys_mutex);
 	ks = netlat_keys_locked();
@@ -279,16 +464,27 @@ static void netlat_keys_look(struct work_struct *work)
 			continue;
 		a = netlat_keys_activity(s);
 		if (pressure && a == s->seen) {
-			raw_spin_lock_irqsave(&ks->lock, flags);
-			s->state = NETLAT_SLOT_DRAINING;
-			WRITE_ONCE(s->gen, 0);
-			raw_spin_unlock_irqrestore(&ks->lock, flags);
+			netlat_keys_evict(ks, s);
 			n++;
+		} else if (s->seen != U64_MAX &&
+			   (!least || a - s->seen < least_rate)) {
+			least = s;
+			least_rate = a - s->seen;
 		}
 		s->seen = a;
 	}
+	netlat_keys_rate(ks);
+	raw_spin_lock_irqsave(&ks->lock, flags);
+	ks->swapped = false;
+	c = netlat_keys_busiest(ks);
+	busier = !n && least && c && c->rate > NETLAT_KEY_MARGIN * least_rate;
+	raw_spin_unlock_irqrestore(&ks->lock, flags);
+	if (busier) {
+		netlat_keys_evict(ks, least);
+		n++;
+	}
 	/*
-	 * Nothing idle: the folded keys wait for a slot to be, without a
+	 * Nothing evicted: the folded keys wait for a slot, without a
 	 * renewal (they would only fold again).
 	 */
 	if (n) {
@@ -305,11 +501,25 @@ static void netlat_keys_look(struct work_struct *work)
 			netlat_hist_set_sum(s->h, ks->gone);
 			netlat_hist_set_zero(s->h);
 			raw_spin_lock_irqsave(&ks->lock, flags);
-			s->state = NETLAT_SLOT_FREE;
+			c = netlat_keys_busiest(ks);
+			if (c) {
+				/* the slot is the candidate's key's now */
+				s->id = c->id;
+				s->seen = U64_MAX;
+				s->state = NETLAT_SLOT_USED;
+				WRITE_ONCE(s->gen, netlat_keys_next_gen());
+				WRITE_ONCE(c->gen, 0);
+				c->rate = 0;
+			} else {
+				s->state = NETLAT_SLOT_FREE;
+			}
 			raw_spin_unlock_irqrestore(&ks->lock, flags);
 		}
 		atomic64_add(n, &ks->evicted);
-		/* the sockets of folded keys (and of evicted ones) look again */
+		/*
+		 * The sockets of folded keys (a promoted one's among them)
+		 * and of evicted ones look again.
+		 */
 		netlat_filter_renew();
 	}
 	schedule_delayed_work(&netlat_keys_work, HZ);

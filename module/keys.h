@@ -13,7 +13,7 @@ struct sock;
 
 /* A socket's key as its table entry keeps it; 0: the other set. */
 u32 netlat_keys_of(const struct sock *sk);
-struct netlat_hist_cpu __percpu *netlat_keys_set(u32 key);
+struct netlat_hist_cpu __percpu *netlat_keys_set(u32 key, u32 packets);
 
 struct netlat_keys;
 struct netlat_keys *netlat_keys_prepare(u32 by, u32 max);

@@ -376,7 +376,7 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	struct netlat_writer w;
 
 	if (p->flags & NETLAT_RXP_COPIED) {
-		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key);
+		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);
 		u64 slow = 0;
 
 		netlat_rxt_stage(key, e->proto == NETLAT_RX_TCP ?

@@ -626,7 +626,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 	struct netlat_writer w;
 
 	if (p->flags & NETLAT_PKT_ACKED) {
-		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key);
+		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key, 1);
 
 		netlat_track_stage(key, NETLAT_STAGE_SENDMSG_XMIT,
 				   p->sendmsg_ns, p->xmit_ns);
@@ -703,7 +703,7 @@ NOKPROBE_SYMBOL(netlat_track_count);
 static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 					    const struct netlat_track_pkt *p)
 {
-	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->e.key);
+	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->e.key, p->merged);
 	u32 bytes = p->range_end - p->end_seq;
 
 	f->c.packets += p->merged;

@@ -14,6 +14,8 @@
  * bounded: one slot for two services: the second's sockets are folded
  *	into the other, counted; once the first is idle it is evicted and
  *	the second takes the slot; the sums still add up.
+ * busiest: one slot; a far busier key takes it from one that is never
+ *	idle.
  * by_cgroup_port: each service in a cgroup of its own: a key per cgroup
  *	and port, named by its path in netlat stat and the exporter.
  * bad_input: unknown key fields, too many keys, a key beyond the slots,
@@ -494,6 +496,67 @@ TEST_F_TIMEOUT(keys, bounded, 120)
 	       i, (unsigned long long)self->host.h.keys_evicted,
 	       (unsigned long long)self->host.h.keys_folded,
 	       (unsigned long long)k2->h.bytes);
+}
+
+/*
+ * busiest: one slot; 7001 takes it and stays busy a little (a byte every
+ * 300 ms: never idle for the work's second), while 7002, folded, is far
+ * busier (16 KiB every 20 ms): the slot goes to 7002, and 7001 is folded
+ * in its turn. A policy of evicting idle keys only never hands it over.
+ */
+TEST_F_TIMEOUT(keys, busiest, 120)
+{
+	static char buf[16384];
+	const struct key_read *k1, *k2;
+	uint64_t start_ns, other;
+	unsigned int i;
+
+	start(_metadata, self, NETLAT_KEY_PORT, 1);
+	ASSERT_EQ(0, nl_conn_open(&self->conn[0], g_ns[0], g_ns[1], ADDR_B, PORT_1));
+	ASSERT_EQ(0, nl_send_all(self->conn[0].cli, buf, 1));
+	nl_sleep_ms(100);
+	ASSERT_EQ(0, nl_conn_open(&self->conn[1], g_ns[2], g_ns[3], ADDR_D, PORT_2));
+	start_ns = nl_mono_ns();
+	for (i = 1;; i++) {
+		ASSERT_EQ(0, nl_send_all(self->conn[1].cli, buf, sizeof(buf)));
+		if (!(i % 15))
+			ASSERT_EQ(0, nl_send_all(self->conn[0].cli, buf, 1));
+		nl_sleep_ms(20);
+		if (i % 30)
+			continue;
+		ASSERT_EQ(0, read_keys(self->fd, 1, self->k, &self->n));
+		if (key_of(self->k, self->n, PORT_2, 0))
+			break;
+		ASSERT_GT(30000000000ull, nl_mono_ns() - start_ns)
+			TH_LOG("7002 never got the slot");
+	}
+	TH_LOG("7002 took the slot after %.1f s",
+	       (nl_mono_ns() - start_ns) / 1e9);
+	other = self->k[self->n - 1].h.packets;
+	/*
+	 * Both go on (7002 never idle, so it keeps the slot): 7002's sockets
+	 * find their slot, 7001's packets are the other's.
+	 */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, nl_send_all(self->conn[1].cli, buf, sizeof(buf)));
+		ASSERT_EQ(0, nl_send_all(self->conn[0].cli, buf, 1));
+		nl_sleep_ms(300);
+	}
+	read_all(_metadata, self, 1);
+	k1 = key_of(self->k, self->n, PORT_1, 0);
+	k2 = key_of(self->k, self->n, PORT_2, 0);
+	EXPECT_EQ(NULL, k1);
+	ASSERT_NE(NULL, k2);
+	EXPECT_LE(1ull, self->host.h.keys_evicted);
+	/* 7002's client and server, then 7001's */
+	EXPECT_LE(4ull, self->host.h.keys_folded);
+	EXPECT_LE(other + 3, self->k[self->n - 1].h.packets)
+		TH_LOG("7001's packets not in the other");
+	EXPECT_LT(0ull, k2->h.packets) TH_LOG("7002's sockets never found the slot");
+	TH_LOG("evicted %llu, folded %llu, 7002's slot %llu packets",
+	       (unsigned long long)self->host.h.keys_evicted,
+	       (unsigned long long)self->host.h.keys_folded,
+	       (unsigned long long)k2->h.packets);
 }
 
 /* the VM's cgroup2 hierarchy (nl_cgroup2() mounts it if nothing did) */

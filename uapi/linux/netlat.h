@@ -1904,7 +1904,8 @@ struct netlat_filters {
  *	(out).
  * @key_cgroup: the key's cgroup v2 id, if NETLAT_KEY_CGROUP (out).
  * @keys_evicted: keys that gave their slot up, idle for a second or more,
- *	to a key that found none (out).
+ *	to a key that found none, or less than half as busy over a second
+ *	as a key that found none (out).
  * @keys_folded: times a socket's key found no slot (once per table
  *	entry, sent and received, and again at each renewal): its packets
  *	went to the other's (out); it tries again after the next eviction.

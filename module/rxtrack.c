@@ -468,6 +468,21 @@ static notrace void netlat_rxt_end_all(const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_rxt_end_all);
 
+/* Whether @p's bytes are those of a packet of @done[@n] copied already. */
+static notrace bool netlat_rxt_copied_twice(const struct netlat_rxt_end *done,
+					    unsigned int n,
+					    const struct netlat_rxt_pkt *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if ((done[i].p.flags & NETLAT_RXP_COPIED) &&
+		    done[i].p.seq == p->seq && done[i].p.len == p->len)
+			return true;
+	return false;
+}
+NOKPROBE_SYMBOL(netlat_rxt_copied_twice);
+
 /*
  * tcp_recvmsg() returned @bytes with copied_seq at @copied: the packets
  * whose last byte is before it end. Returns the queue time of the oldest
@@ -512,7 +527,14 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			if (after(end, copied))
 				continue;	/* its last byte is still queued */
 			p->done = true;
-			p->flags |= NETLAT_RXP_COPIED;
+			/*
+			 * The same bytes twice: a resent segment that came
+			 * while the first was in the backlog, and that TCP
+			 * dropped there (the arrival hint, gone by then, could
+			 * not tell its drop): one copy, the other dropped.
+			 */
+			p->flags |= netlat_rxt_copied_twice(done, n, p) ?
+				    NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
 			done[n].p = *p;
 			done[n].key = f->key;
 			done[n++].proto = NETLAT_RX_TCP;

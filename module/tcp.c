@@ -82,7 +82,9 @@ NOKPROBE_SYMBOL(netlat_slot);
  * tcp_retransmit_skb() can also run in process context with bottom halves
  * on (release_sock() draining the backlog), where a softirq retransmit may
  * nest inside it: outer_skb, the skb a retransmit probe is recording, is
- * therefore saved on entry and restored on return, last in first out.
+ * therefore saved on entry and restored on return, last in first out; a
+ * preemptible kernel may move that context to another CPU before the
+ * return, which then restores the entry CPU's.
  */
 struct netlat_rtx_ctx {
 	const struct sock *timer_sk;
@@ -367,6 +369,7 @@ struct netlat_rtx_data {
 	struct sock *sk;
 	struct sk_buff *skb;
 	const struct sk_buff *prev_outer_skb;
+	int cpu;		/* whose outer_skb the entry set */
 	u32 total_retrans;
 	u16 segs_req;
 	u8 kind;
@@ -421,6 +424,7 @@ static notrace int netlat_rtx_entry(void *data, struct pt_regs *regs)
 	d->ca_state = inet_csk(d->sk)->icsk_ca_state;
 	d->retransmits = inet_csk(d->sk)->icsk_retransmits;
 	d->prev_outer_skb = this_cpu_read(netlat_rtx_ctx.outer_skb);
+	d->cpu = raw_smp_processor_id();
 	this_cpu_write(netlat_rtx_ctx.outer_skb, d->skb);
 	return 0;
 }
@@ -434,7 +438,17 @@ static notrace int netlat_rtx_ret(void *data, struct pt_regs *regs)
 	struct netlat_writer w;
 	u32 counted;
 
-	this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
+	if (likely(raw_smp_processor_id() == d->cpu))
+		this_cpu_write(netlat_rtx_ctx.outer_skb, d->prev_outer_skb);
+	else
+		/*
+		 * Preempted in process context and moved (a preemptible
+		 * kernel: 7.3's lazy preemption): the entry's CPU still names
+		 * this skb, and would skip its next retransmit there as
+		 * nested; undone unless something replaced it since.
+		 */
+		cmpxchg(&per_cpu(netlat_rtx_ctx, d->cpu).outer_skb, d->skb,
+			d->prev_outer_skb);
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
 	/* segments the kernel added to RetransSegs for this attempt */

@@ -150,7 +150,7 @@ static ssize_t netlat_write(struct file *file, const char __user *buf,
 {
 	u8 data[NETLAT_MARKER_MAX];
 	struct netlat_rec_marker *m;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!count)
 		return 0;

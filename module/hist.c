@@ -31,8 +31,11 @@ void netlat_hist_exit(void)
 	free_percpu(netlat_hists);
 }
 
-notrace void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
-				 enum netlat_stage stage, u64 ns)
+/* Inline in the callers below: a packet's end adds ten stages or more. */
+static __always_inline void netlat_hist_stage_add(struct netlat_hist_cpu
+						  __percpu *set,
+						  enum netlat_stage stage,
+						  u64 ns)
 {
 	struct netlat_stage_hist __percpu *h = &set->stage[stage];
 	u64 max;
@@ -47,6 +50,12 @@ notrace void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
 			break;
 		max = old;
 	}
+}
+
+notrace void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
+				 enum netlat_stage stage, u64 ns)
+{
+	netlat_hist_stage_add(set, stage, ns);
 }
 NOKPROBE_SYMBOL(netlat_hist_set_add);
 
@@ -73,9 +82,9 @@ NOKPROBE_SYMBOL(netlat_hist_count);
 notrace void netlat_hist_add_key(struct netlat_hist_cpu __percpu *key,
 				 enum netlat_stage stage, u64 ns)
 {
-	netlat_hist_set_add(netlat_hists, stage, ns);
+	netlat_hist_stage_add(netlat_hists, stage, ns);
 	if (key)
-		netlat_hist_set_add(key, stage, ns);
+		netlat_hist_stage_add(key, stage, ns);
 }
 NOKPROBE_SYMBOL(netlat_hist_add_key);
 

@@ -30,7 +30,12 @@ void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk);
  */
 void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk);
 
-/* A TCP segment (or UDP datagram) as its headers describe it. */
+/*
+ * A TCP segment (or UDP datagram) as its headers describe it. Callers
+ * declare it __uninitialized (see struct netlat_writer): the parsers zero
+ * it, except netlat_parse_tcp_out(), which fills only what its callers
+ * read (sequence, flags, payload).
+ */
 struct netlat_tcp_seg {
 	struct netlat_tcp_flow flow;	/* addresses and ports; cookie 0 */
 	u32 seq;

@@ -27,7 +27,12 @@ struct netlat_rings {
 	struct netlat_ring *ring[];	/* nr_cpu_ids, NULL if not possible */
 };
 
-/* Writer handle between netlat_ring_reserve() and its commit. */
+/*
+ * Writer handle between netlat_ring_reserve() and its commit, which fills
+ * every field the commit reads. Handlers declare it __uninitialized: the
+ * kernels of the lane zero every stack variable on function entry
+ * (INIT_STACK_ALL_ZERO), on every hook hit, whether it writes or not.
+ */
 struct netlat_writer {
 	struct netlat_ring *ring;
 	void *rec;

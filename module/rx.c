@@ -58,11 +58,13 @@ static notrace void netlat_rx_stamp(const struct sk_buff *skb, __u64 *real,
 	u64 stamp = netlat_skb_rx_stamp(skb);
 
 	if (stamp) {
-		/* realtime -> monotonic at this moment: the records' clock */
-		s64 off = ktime_get_real_fast_ns() - ktime_get_mono_fast_ns();
-
+		/*
+		 * realtime -> monotonic (the records' clock) by the offset
+		 * between them now: the timekeeper's, read without reading
+		 * a clock (the hooks of every packet come here)
+		 */
 		*real = stamp;
-		*mono = stamp - off;
+		*mono = stamp - ktime_to_ns(ktime_mono_to_real(0));
 	}
 }
 NOKPROBE_SYMBOL(netlat_rx_stamp);
@@ -97,11 +99,11 @@ NOKPROBE_SYMBOL(netlat_rx_keep_pkt);
 static notrace void netlat_tp_netif(void *data, struct sk_buff *skb)
 {
 	struct netlat_rec_rx_netif *r;
-	struct netlat_tcp_seg seg;
-	struct netlat_writer w;
+	struct netlat_tcp_seg seg __uninitialized;
+	struct netlat_writer w __uninitialized;
 	u8 proto;
 
-	/* the packet level takes the stamp from the skb at its arrival */
+	/* armed at the events level only: this covers a change of level */
 	if (!netlat_group_on(NETLAT_PROBE_RX) || netlat_rxtrack_packets())
 		return;
 	proto = netlat_rx_parse(skb, &seg);
@@ -154,7 +156,7 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
 	struct netlat_rec_rx_skb *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	u32 len = netlat_tcp_payload(skb);
 
 	if (!len)
@@ -333,7 +335,7 @@ static notrace int netlat_recvmsg_ret(void *data, struct pt_regs *regs)
 	int ret = (int)regs_return_value(regs);
 	struct netlat_rec_rx_copy *r;
 	struct netlat_rxt_wake wk;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	bool woke;
 	u32 copied;
 	u64 queued;
@@ -372,7 +374,7 @@ static notrace void netlat_rx_udp_skb(const struct sock *sk,
 				      u8 where, u32 len)
 {
 	struct netlat_rec_rx_skb *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (type == NETLAT_REC_RX_QUEUE)
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, where);
@@ -398,7 +400,7 @@ static notrace int netlat_udp_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
-	struct netlat_tcp_seg seg;
+	struct netlat_tcp_seg seg __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX) || !netlat_parse_udp(skb, &seg))
 		return 0;
@@ -434,7 +436,7 @@ static notrace int netlat_udp_consume_pre(struct kprobe *p,
 	int len = (int)regs_get_kernel_argument(regs, 2);
 	struct netlat_rec_rx_copy *r;
 	struct netlat_rxt_wake wk;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	u64 queued;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX))
@@ -465,8 +467,8 @@ NOKPROBE_SYMBOL(netlat_udp_consume_pre);
 static notrace void netlat_tp_kfree_skb(NETLAT_KFREE_SKB_PROTO)
 {
 	struct netlat_rec_rx_drop *r;
-	struct netlat_tcp_seg seg;
-	struct netlat_writer w;
+	struct netlat_tcp_seg seg __uninitialized;
+	struct netlat_writer w __uninitialized;
 	u8 proto;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX))
@@ -578,7 +580,7 @@ static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event
 				   const struct task_struct *t, int cpu)
 {
 	struct netlat_rec_rx_wake *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_WAKE, sizeof(*r));
 	if (!r)
@@ -808,7 +810,9 @@ static void netlat_rx_groups_off(u64 groups)
 }
 
 static struct netlat_probe netlat_rx_probes[] = {
-	NETLAT_TP(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif),
+	/* the packet level reads the arrival from the skb, later */
+	NETLAT_TP_AT(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif,
+		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre),
 	NETLAT_KP("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),

@@ -373,7 +373,7 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	const struct netlat_rxt_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
 	struct netlat_tcp_flow flow;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (p->flags & NETLAT_RXP_COPIED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);

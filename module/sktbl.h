@@ -308,9 +308,14 @@ netlat_skt_find(struct netlat_skt *t, const struct sock *sk, bool create,
 
 	if (likely(READ_ONCE(e->sk) == sk)) {
 		v = READ_ONCE(e->verdict);
-		if (likely(v >> 32 == netlat_filter_gen_get() &&
-			   !(v & NETLAT_SKT_OUT)))
-			return e;
+		if (likely(v >> 32 == netlat_filter_gen_get())) {
+			if (likely(!(v & NETLAT_SKT_OUT)))
+				return e;
+			/* kept out: every hook of its packets ends here */
+			if (out)
+				*out = true;
+			return NULL;
+		}
 	}
 	return netlat_skt_find_slow(t, sk, create, out);
 }

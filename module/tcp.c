@@ -168,7 +168,7 @@ static notrace int netlat_sendmsg_ret(void *data, struct pt_regs *regs)
 {
 	struct netlat_sendmsg_data *d = data;
 	struct netlat_rec_tcp_sendmsg *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (d->slot) {
 		struct netlat_slot *s = netlat_slot();
@@ -222,7 +222,7 @@ static notrace void netlat_push(struct pt_regs *regs, u16 func, u32 mss,
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct netlat_rec_tcp_push *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_PUSH) || netlat_tracking())
 		return;
@@ -277,7 +277,7 @@ static notrace int netlat_entail_pre(struct kprobe *p, struct pt_regs *regs)
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 	struct netlat_rec_tcp_skb *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_SKB) || netlat_tracking())
 		return 0;
@@ -304,7 +304,7 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct netlat_rec_tcp_xmit *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT))
 		return 0;
@@ -435,7 +435,7 @@ static notrace int netlat_rtx_ret(void *data, struct pt_regs *regs)
 	struct netlat_rtx_data *d = data;
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(d->skb);
 	struct netlat_rec_tcp_retrans *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	u32 counted;
 
 	if (likely(raw_smp_processor_id() == d->cpu))
@@ -491,7 +491,7 @@ static notrace int netlat_synack_ret(void *data, struct pt_regs *regs)
 {
 	struct request_sock *req = *(struct request_sock **)data;
 	struct netlat_rec_tcp_retrans *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_RETRANS))
 		return 0;
@@ -543,7 +543,7 @@ static notrace int netlat_ack_pre(struct kprobe *p, struct pt_regs *regs)
 	u32 nxt = READ_ONCE(tp->snd_nxt);
 	struct netlat_rec_tcp_ack *r;
 	const struct sk_buff *head;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	u64 xmit_ns;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK) || !after(una, prior) ||
@@ -581,8 +581,8 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 			       const struct net_device *dev, u8 stage)
 {
 	struct netlat_rec_tcp_dev *r;
-	struct netlat_tcp_seg seg;
-	struct netlat_writer w;
+	struct netlat_tcp_seg seg __uninitialized;
+	struct netlat_writer w __uninitialized;
 	const struct sock *sk;
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))

@@ -524,7 +524,7 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
 	struct netlat_track_pkt *p;
-	struct netlat_tcp_seg seg;
+	struct netlat_tcp_seg seg __uninitialized;
 	unsigned long flags;
 
 	if (!f || !netlat_parse_tcp_out(skb, &seg))
@@ -548,7 +548,7 @@ notrace bool netlat_track_starts(const struct sock *sk,
 {
 	struct netlat_track_flow *f = netlat_track_find(netlat_track_skt(), sk,
 							 false);
-	struct netlat_tcp_seg seg;
+	struct netlat_tcp_seg seg __uninitialized;
 
 	if (!f || !netlat_parse_tcp_out(skb, &seg) ||
 	    netlat_track_no_start(f, &seg))
@@ -623,7 +623,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 	u64 driver_ns = netlat_track_at(p, NETLAT_PKT_DRIVER, p->driver_d);
 	u64 vq_ns = netlat_track_at(p, NETLAT_PKT_VQ, p->vq_d);
 	struct netlat_rec_tcp_pkt *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (p->flags & NETLAT_PKT_ACKED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key, 1);

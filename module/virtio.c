@@ -240,9 +240,9 @@ static notrace int nv_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 0);
 	struct net_device *dev = (void *)regs_get_kernel_argument(regs, 1);
 	struct netlat_rec_virtio *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	const struct sock *sk = NULL;
-	struct netlat_tcp_seg seg;
+	struct netlat_tcp_seg seg __uninitialized;
 	struct virtqueue *vq;
 	bool tcp;
 	u16 q;
@@ -286,7 +286,7 @@ static notrace void nv_vq_event(struct pt_regs *regs, u64 group, u8 event)
 {
 	struct virtqueue *vq = (void *)regs_get_kernel_argument(regs, 0);
 	struct netlat_rec_virtio *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(group))
 		return;
@@ -366,7 +366,7 @@ static notrace void nv_napi_poll_tp(void *data, struct napi_struct *napi,
 				    int work, int budget)
 {
 	struct netlat_rec_virtio *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (this_cpu_read(nv_poll_napi) != napi)
 		return;
@@ -390,7 +390,7 @@ static notrace int nv_recv_pre(struct kprobe *p, struct pt_regs *regs)
 	struct napi_struct *napi = this_cpu_read(nv_poll_napi);
 	struct net_device *dev = napi ? napi->dev : NULL;
 	struct netlat_rec_virtio *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX))
 		return 0;
@@ -411,7 +411,7 @@ static notrace void nv_gro_tp(void *data, const struct sk_buff *skb)
 {
 	struct net_device *dev = skb->dev;
 	struct netlat_rec_virtio *r;
-	struct netlat_writer w;
+	struct netlat_writer w __uninitialized;
 	struct virtqueue *vq;
 
 	if (!netlat_group_on(NETLAT_PROBE_VIRTIO_RX) || !dev ||

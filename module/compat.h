@@ -179,4 +179,16 @@ static inline void netlat_fprobe_maxactive(struct fprobe *fp, int n)
 }
 #endif
 
+/*
+ * Return probes by wrapping the function (module/wrap.c), where there is
+ * no fprobe (6.1): an ftrace callback with the registers saved may move
+ * the instruction pointer (x86-64's ftrace_regs_caller copies it back),
+ * and without IBT or kCFI the body may be called at no ENDBR or hash.
+ */
+#if !defined(NETLAT_FPROBE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	defined(CONFIG_X86_64) && !defined(CONFIG_X86_KERNEL_IBT) && \
+	!defined(CONFIG_CFI_CLANG)
+#define NETLAT_WRAP
+#endif
+
 #endif /* _NETLAT_COMPAT_H */

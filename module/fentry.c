@@ -7,6 +7,7 @@
  * their address, written under a mutex, read by the callback without one.
  */
 #include <linux/ftrace.h>
+#include <linux/module.h>
 #include <linux/hash.h>
 #include <linux/mutex.h>
 #include <linux/atomic.h>
@@ -123,45 +124,59 @@ out:
 	return e;
 }
 
+/*
+ * Site @ip into (@on) or out of @ops's filter, @ops registered while the
+ * filter holds any (*@nr_on of them): an ops with an empty filter would
+ * trace every function. The caller serialises. Out: the ops goes before
+ * the filter empties; if it cannot (ftrace failed and stopped), the site
+ * stays on and so does the module, whose callback may still be called.
+ */
+int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
+		       unsigned long ip, bool on)
+{
+	int err;
+
+	if (on) {
+		err = ftrace_set_filter_ip(ops, ip, 0, 0);
+		if (err)
+			return err;
+		if (!*nr_on) {
+			err = register_ftrace_function(ops);
+			if (err) {
+				ftrace_set_filter_ip(ops, ip, 1, 0);
+				return err;
+			}
+		}
+		++*nr_on;
+		return 0;
+	}
+	if (*nr_on == 1) {
+		err = unregister_ftrace_function(ops);
+		if (err) {
+			pr_warn("ftrace: %ps stays on (%d)\n", (void *)ip, err);
+			__module_get(THIS_MODULE);
+			return err;
+		}
+	}
+	--*nr_on;
+	/* left in the filter, the site only finds itself off */
+	err = ftrace_set_filter_ip(ops, ip, 1, 0);
+	if (err)
+		pr_warn("ftrace: %ps stays in a filter (%d)\n", (void *)ip, err);
+	return 0;
+}
+
 static int netlat_fentry_switch_locked(struct netlat_fentry *e, bool on)
 {
-	unsigned long ip = e->ip;
 	int err;
 
 	lockdep_assert_held(&netlat_fentry_lock);
 	if (e->on == on)
 		return 0;
-	if (on) {
-		err = ftrace_set_filter_ip(&netlat_fentry_ops, ip, 0, 0);
-		if (err)
-			return err;
-		if (!netlat_fentry_nr_on) {
-			err = register_ftrace_function(&netlat_fentry_ops);
-			if (err) {
-				ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1,
-						     0);
-				return err;
-			}
-		}
-		netlat_fentry_nr_on++;
-		WRITE_ONCE(e->on, true);
-		return 0;
-	}
-	/*
-	 * The last site out: the ops goes before its filter empties (an ops
-	 * with an empty filter would trace every function). If it cannot,
-	 * the site stays on.
-	 */
-	if (netlat_fentry_nr_on == 1) {
-		err = unregister_ftrace_function(&netlat_fentry_ops);
-		if (WARN_ON_ONCE(err))
-			return err;
-	}
-	WRITE_ONCE(e->on, false);
-	netlat_fentry_nr_on--;
-	/* left in the filter, the site only finds its slot off */
-	err = ftrace_set_filter_ip(&netlat_fentry_ops, ip, 1, 0);
-	WARN_ON_ONCE(err);
+	err = netlat_ftrace_site(&netlat_fentry_ops, &netlat_fentry_nr_on,
+				 e->ip, on);
+	if (!err)
+		WRITE_ONCE(e->on, on);
 	return err;
 }
 

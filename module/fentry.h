@@ -11,6 +11,7 @@
 #define _NETLAT_FENTRY_H
 
 #include <linux/kprobes.h>
+#include <linux/ftrace.h>
 
 struct netlat_fentry;
 
@@ -23,5 +24,9 @@ void netlat_fentry_del(struct netlat_fentry *e);
 int netlat_fentry_switch(struct netlat_fentry *e, bool on);
 /* Hits lost: the same context re-entered (a handler's own call). */
 u64 netlat_fentry_missed(const struct netlat_fentry *e);
+
+/* An ftrace_ops's site on or off (wrap.c's too); the caller serialises. */
+int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
+		       unsigned long ip, bool on);
 
 #endif /* _NETLAT_FENTRY_H */

@@ -23,6 +23,7 @@
 #include <linux/netlat.h>
 #include "probes.h"
 #include "fentry.h"
+#include "wrap.h"
 #include "compat.h"
 
 u64 netlat_probes_on;
@@ -138,6 +139,7 @@ static int netlat_probe_register(struct netlat_probe *p)
 	memset(&p->kp, 0, sizeof(p->kp));
 	memset(&p->krp, 0, sizeof(p->krp));
 	p->fentry = NULL;
+	p->wrap = NULL;
 	switch (p->kind) {
 	case NETLAT_KPROBE:
 		p->kp.symbol_name = p->name;
@@ -154,13 +156,33 @@ static int netlat_probe_register(struct netlat_probe *p)
 		p->krp.handler = netlat_krp_ret;
 		p->krp.data_size = p->data_size;
 		p->krp.maxactive = netlat_maxactive();
-		return register_kretprobe(&p->krp);
+		err = register_kretprobe(&p->krp);
+		/* a module's function ("module:symbol") is not wrapped */
+		if (!err && p->atomic && !strchr(p->name, ':') &&
+		    !netlat_use_fprobe(p))
+			p->wrap = netlat_wrap_add(&p->krp.kp, p->entry, p->ret,
+						  p->data_size);
+		return err;
 	case NETLAT_TRACEPOINT:
 		if (!p->tp)
 			for_each_kernel_tracepoint(netlat_find_tp, p);
 		return p->tp ? 0 : -ENOENT;
 	}
 	return -EINVAL;
+}
+
+/* A site that refuses the wrap (a live patch has it): the kretprobe. */
+static int netlat_wrap_probe_switch(struct netlat_probe *p, bool on)
+{
+	int err = netlat_wrap_switch(p->wrap, on);
+
+	if (!err || !on)
+		return err;
+	pr_info("%s: wrapping it failed (%d), a kretprobe instead\n", p->name,
+		err);
+	netlat_wrap_del(p->wrap);
+	p->wrap = NULL;
+	return enable_kretprobe(&p->krp);
 }
 
 static int netlat_probe_switch(struct netlat_probe *p, bool on)
@@ -180,6 +202,8 @@ static int netlat_probe_switch(struct netlat_probe *p, bool on)
 	case NETLAT_KRETPROBE:
 		if (netlat_use_fprobe(p))
 			err = netlat_fprobe_switch(p, on);
+		else if (p->wrap)
+			err = netlat_wrap_probe_switch(p, on);
 		else
 			err = on ? enable_kretprobe(&p->krp) :
 				   disable_kretprobe(&p->krp);
@@ -226,6 +250,9 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 		/* its misses were taken by the caller (detach) */
 		if (p->on && netlat_use_fprobe(p))
 			unregister_fprobe(&p->fp);
+		if (p->wrap)
+			netlat_wrap_del(p->wrap);
+		p->wrap = NULL;
 		unregister_kretprobe(&p->krp);
 		break;
 	case NETLAT_TRACEPOINT:
@@ -517,4 +544,5 @@ void netlat_probes_exit(void)
 	unregister_module_notifier(&netlat_module_nb);
 	WRITE_ONCE(netlat_probes_on, 0);
 	netlat_groups_enabled = 0;
+	netlat_wrap_exit();
 }

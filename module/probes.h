@@ -24,7 +24,8 @@ enum netlat_probe_kind {
 
 /*
  * A return probe's handlers. A kretprobe or, where the kernel has them, an
- * fprobe (which nests across contexts like fentry.h's hooks) calls them.
+ * fprobe (which nests across contexts like fentry.h's hooks) calls them;
+ * without fprobes, a wrapper (wrap.h) for a function that never sleeps.
  */
 typedef int (*netlat_ret_handler_t)(void *data, struct pt_regs *regs);
 
@@ -48,6 +49,8 @@ struct netlat_probe {
 	netlat_ret_handler_t entry;	/* nonzero: no return handler */
 	netlat_ret_handler_t ret;
 	size_t data_size;
+	/* the function never sleeps: without fprobes it is wrapped (wrap.h) */
+	bool atomic;
 	/* NETLAT_TRACEPOINT */
 	void *tp_fn;
 
@@ -56,6 +59,7 @@ struct netlat_probe {
 	struct netlat_fentry *fentry;	/* kp's site hooked through ftrace */
 	struct kretprobe krp;
 	struct fprobe fp;		/* krp's site, if netlat_use_fprobe() */
+	struct netlat_wrap *wrap;	/* krp's site wrapped instead */
 	struct tracepoint *tp;
 	u64 missed_gone;	/* nmissed of its registrations detached */
 	bool avail;
@@ -91,6 +95,10 @@ struct netlat_probe {
 #define NETLAT_KP(sym, grp, fn)	NETLAT_KP_AT(sym, grp, fn, 0)
 #define NETLAT_KRP(sym, grp, en, rt, type) \
 	NETLAT_KRP_AT(sym, grp, en, rt, type, 0)
+/* The same for a function that never sleeps (see .atomic). */
+#define NETLAT_KRP_ATOMIC(sym, grp, en, rt, type) \
+	{ .name = sym, .group = grp, .kind = NETLAT_KRETPROBE, .entry = en, \
+	  .ret = rt, .data_size = sizeof(type), .atomic = true }
 #define NETLAT_TP(tp, grp, fn)	NETLAT_TP_AT(tp, grp, fn, 0)
 
 struct netlat_family {

@@ -324,7 +324,11 @@ static notrace int netlat_recvmsg_entry(void *data, struct pt_regs *regs)
 		return 1;
 	d->sk = (void *)regs_get_kernel_argument(regs, 0);
 	d->peek = regs_get_kernel_argument(regs, 3) & MSG_PEEK;
-	d->start_ns = ktime_get_mono_fast_ns();
+	/*
+	 * only the events level's record has the entry time (a level
+	 * changed while a reader was inside leaves that one record's 0)
+	 */
+	d->start_ns = netlat_rxtrack_packets() ? 0 : ktime_get_mono_fast_ns();
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_recvmsg_entry);

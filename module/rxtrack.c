@@ -296,6 +296,22 @@ netlat_rxt_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
 }
 NOKPROBE_SYMBOL(netlat_rxt_queued);
 
+/*
+ * When a packet reached its socket's queue @where. TCP queues in order or
+ * out of order from tcp_rcv_established() or tcp_rcv_state_process(),
+ * which refreshed tcp_clock_cache (CLOCK_MONOTONIC) on entry, under the
+ * socket lock: the clock TCP read serves. A backlog is queued before
+ * that, and UDP has no such clock: a read of our own.
+ */
+static notrace u64 netlat_rxt_queue_clock(const struct sock *sk, u8 proto,
+					  u8 where)
+{
+	if (proto == NETLAT_RX_TCP && where != NETLAT_RX_Q_BACKLOG)
+		return READ_ONCE(tcp_sk(sk)->tcp_clock_cache);
+	return ktime_get_mono_fast_ns();
+}
+NOKPROBE_SYMBOL(netlat_rxt_queue_clock);
+
 /* The packet is queued to its socket (@where: NETLAT_RX_Q_*). */
 notrace void netlat_rxtrack_queue(const struct sock *sk,
 				  const struct sk_buff *skb, u8 proto,
@@ -336,7 +352,7 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 	if (!(p->flags & NETLAT_RXP_QUEUED)) {
 		p->flags |= NETLAT_RXP_QUEUED;
 		p->where = where;
-		p->queue_ns = ktime_get_mono_fast_ns();
+		p->queue_ns = netlat_rxt_queue_clock(sk, proto, where);
 		p->rmem = atomic_read(&sk->sk_rmem_alloc);
 		p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 	}

@@ -22,6 +22,7 @@
 #include <net/ipv6.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
+#include <net/sch_generic.h>
 #include <trace/events/net.h>
 #include <trace/events/tcp.h>
 #include "record.h"
@@ -577,6 +578,25 @@ NOKPROBE_SYMBOL(netlat_ack_pre);
 
 /* ---- qdisc and driver: net:net_dev_queue, net:net_dev_start_xmit ---- */
 
+/*
+ * Whether the TX queue @skb was given has a qdisc that queues: a device
+ * without one (noqueue: veth, loopback, tunnels) hands the skb to its
+ * driver at once, so the packet level takes no lock or clock for a qdisc
+ * point there (the driver's time stands for it, netlat_track_dev()).
+ * net_dev_queue fires inside __dev_queue_xmit()'s rcu_read_lock_bh(),
+ * after the queue was picked.
+ */
+static notrace bool netlat_dev_queues(const struct sk_buff *skb)
+{
+	const struct netdev_queue *txq;
+
+	if (unlikely(!skb->dev))
+		return true;
+	txq = netdev_get_tx_queue(skb->dev, skb_get_queue_mapping(skb));
+	return READ_ONCE(rcu_dereference_bh(txq->qdisc)->enqueue);
+}
+NOKPROBE_SYMBOL(netlat_dev_queues);
+
 static notrace void netlat_dev(const struct sk_buff *skb,
 			       const struct net_device *dev, u8 stage)
 {
@@ -597,7 +617,7 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	 * and so does a segment of a socket the table does not follow.
 	 */
 	if (netlat_tracking()) {
-		if (sk)
+		if (sk && (stage == NETLAT_DEV_DRIVER || netlat_dev_queues(skb)))
 			netlat_track_dev(sk, skb, stage == NETLAT_DEV_DRIVER);
 		return;
 	}

@@ -308,6 +308,33 @@ static notrace void netlat_track_unlock(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_unlock);
 
+/*
+ * The clock TCP already read for @sk (CLOCK_MONOTONIC, tcp_clock_ns(), the
+ * clock of the records' ktime_get_mono_fast_ns()): tcp_mstamp_refresh()
+ * sets tcp_clock_cache when tcp_write_xmit() starts, when a segment
+ * reaches tcp_rcv_established() or tcp_rcv_state_process() (before their
+ * tcp_ack()) and when a write timer fires, all under the socket lock. The
+ * send path's stamps that have it take it instead of a clock read.
+ */
+static notrace u64 netlat_track_tcp_clock(const struct sock *sk)
+{
+	return READ_ONCE(tcp_sk(sk)->tcp_clock_cache);
+}
+NOKPROBE_SYMBOL(netlat_track_tcp_clock);
+
+/*
+ * The transmit time __tcp_transmit_skb() is about to give the skb
+ * (skb_mstamp_ns): its earliest departure time, the cached clock or,
+ * under pacing (fq, or TCP's own), a time the pacing rate may put ahead.
+ */
+static notrace u64 netlat_track_xmit_clock(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return max(READ_ONCE(tp->tcp_wstamp_ns), READ_ONCE(tp->tcp_clock_cache));
+}
+NOKPROBE_SYMBOL(netlat_track_xmit_clock);
+
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 {
@@ -364,6 +391,13 @@ static notrace bool netlat_track_merge(struct netlat_skt *t,
 	return true;
 }
 NOKPROBE_SYMBOL(netlat_track_merge);
+
+/* Whether @cb's segment carries no data, only its FIN. */
+static notrace bool netlat_track_fin_only(const struct tcp_skb_cb *cb)
+{
+	return (cb->tcp_flags & TCPHDR_FIN) && cb->end_seq - cb->seq == 1;
+}
+NOKPROBE_SYMBOL(netlat_track_fin_only);
 
 /* A packet of a socket without an entry (no counters of its own). */
 static notrace void netlat_track_untracked(void)
@@ -427,9 +461,15 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	p->seq = cb->seq;
 	p->end_seq = cb->end_seq;
 	p->range_end = cb->end_seq;
-	p->xmit_ns = ktime_get_mono_fast_ns();
+	p->xmit_ns = netlat_track_xmit_clock(sk);
 	p->segs = tcp_skb_pcount(skb);
-	p->sendmsg_ns = netlat_track_send_ns(f, cb->seq);
+	/*
+	 * A bare FIN was queued by close() or shutdown(), not by a sendmsg:
+	 * the socket's last sendmsg may have started seconds before it (an
+	 * idle pooled connection closing), which is no wait of this packet.
+	 */
+	p->sendmsg_ns = netlat_track_fin_only(cb) ? 0 :
+			netlat_track_send_ns(f, cb->seq);
 	if (p->sendmsg_ns)
 		p->flags |= NETLAT_PKT_SENDMSG;
 	netlat_track_unlock(f, flags);
@@ -537,8 +577,18 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 				       : offsetof(struct netlat_track_pkt, qdisc_d),
 				&p, &flags))
 		return;
-	if (driver)
+	if (driver) {
 		WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
+		/*
+		 * No qdisc point: the device has no qdisc that queues (the
+		 * TCP family stamps none there), so the skb went to its
+		 * driver at once: the driver's time is the qdisc's too.
+		 */
+		if (!(p->flags & NETLAT_PKT_QDISC)) {
+			p->qdisc_d = p->driver_d;
+			p->flags |= NETLAT_PKT_QDISC;
+		}
+	}
 	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_dev);
@@ -646,7 +696,8 @@ static notrace void netlat_track_end(const struct sock *sk,
 		netlat_hist_count_key(key, NETLAT_HC_BYTES, p->end_seq - p->seq);
 		netlat_hist_count_key(key, NETLAT_HC_SEGS, p->segs);
 		/* only the slow ones leave a record */
-		if (end_ns - p->xmit_ns < READ_ONCE(netlat_track_slow))
+		if (end_ns <= p->xmit_ns ||
+		    end_ns - p->xmit_ns < READ_ONCE(netlat_track_slow))
 			return;
 	}
 	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK))
@@ -731,7 +782,8 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 
 	if (!f)
 		return;
-	now = ktime_get_mono_fast_ns();
+	/* the segment's arrival in TCP, refreshed just before tcp_ack() */
+	now = netlat_track_tcp_clock(sk);
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;

@@ -19,6 +19,9 @@
  *	namespaces.
  * tlp_counted: tail loss probes that retransmit are counted as TLP, as
  *	many as TCPLossProbes, whichever function the loss probe enters.
+ * sendmsg_within_round_trip: request/response, idle, then closed: no
+ *	sendmsg>xmit longer than the slowest round trip the client measured,
+ *	and a FIN without data carries no sendmsg start.
  * bad_input: malformed HIST, FLOWS and level configs are -EINVAL.
  * flow_counters: the sender's own counters (TCP_INFO) against its flow's
  *	in NETLAT_IOC_FLOWS, live: bytes == tcpi_bytes_acked - 1 (the SYN)
@@ -323,6 +326,119 @@ TEST_F(pkt, slow_only)
 	EXPECT_EQ(0ull, hist.untracked);
 	EXPECT_EQ(BYTES / 4 + 1ull, hist.bytes);
 	EXPECT_EQ(hist.packets, st[NETLAT_STAGE_XMIT_ACK].count);
+}
+
+/* Read exactly @len bytes of @fd; false on EOF or error. */
+static bool read_exactly(int fd, char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= n;
+	}
+	return true;
+}
+
+static int tcp_state(int fd)
+{
+	return nl_tcp_info_of(fd).b.tcpi_state;
+}
+
+/*
+ * A request/response connection, idle for a while, then closed by both
+ * ends (a pooled client's life). Oracle: the test's own round trips. A
+ * request's or its reply's sendmsg>xmit lies inside the round trip the
+ * client measured around it, so no packet's is longer than the slowest
+ * round trip; the FINs, queued by shutdown() after the idle time, were
+ * queued by no sendmsg and carry none (the socket's last sendmsg began
+ * IDLE_MS before them).
+ */
+#define ROUNDS	16
+#define REQ	100
+#define REPLY	300
+#define IDLE_MS	500
+TEST_F(pkt, sendmsg_within_round_trip)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	uint64_t rtt_max = 0, with_sendmsg = 0, fins = 0;
+	struct netlat_hist hist;
+	const struct netlat_rec_hdr *h;
+	char buf[REPLY];
+	unsigned int i;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
+	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < ROUNDS; i++) {
+		uint64_t t0 = nl_mono_ns(), d;
+
+		ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, REQ));
+		ASSERT_TRUE(read_exactly(self->conn.srv, buf, REQ));
+		ASSERT_EQ(0, nl_send_all(self->conn.srv, buf, REPLY));
+		ASSERT_TRUE(read_exactly(self->conn.cli, buf, REPLY));
+		d = nl_mono_ns() - t0;
+		if (d > rtt_max)
+			rtt_max = d;
+		nl_sleep_ms(10);
+	}
+	nl_sleep_ms(IDLE_MS);
+	ASSERT_EQ(0, shutdown(self->conn.cli, SHUT_WR));
+	ASSERT_FALSE(read_exactly(self->conn.srv, buf, 1));
+	ASSERT_EQ(0, shutdown(self->conn.srv, SHUT_WR));
+	ASSERT_FALSE(read_exactly(self->conn.cli, buf, 1));
+	/*
+	 * both FINs ACKed: the server closed, and the client's socket too
+	 * (TIME_WAIT is a timewait sock of its own; the fd's reads CLOSE)
+	 */
+	for (i = 0; i < 500 && (tcp_state(self->conn.cli) != TCP_CLOSE ||
+				tcp_state(self->conn.srv) != TCP_CLOSE); i++)
+		nl_sleep_ms(10);
+	ASSERT_EQ(TCP_CLOSE, tcp_state(self->conn.cli));
+	ASSERT_EQ(TCP_CLOSE, tcp_state(self->conn.srv));
+	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
+				       PKT_GROUPS)) TH_LOG("%s", self->log.why);
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
+		    !nl_flow_of(&p->flow, &self->conn) ||
+		    !(p->flags & NETLAT_PKT_ACKED))
+			continue;
+		if (p->end_seq - p->seq == 1) {
+			fins++;
+			EXPECT_EQ(0u, p->flags & NETLAT_PKT_SENDMSG)
+				TH_LOG("a FIN's sendmsg>xmit: %llu ns",
+				       (unsigned long long)(p->xmit_ns - p->sendmsg_ns));
+			continue;
+		}
+		if (!(p->flags & NETLAT_PKT_SENDMSG))
+			continue;
+		with_sendmsg++;
+		EXPECT_LE(p->xmit_ns - p->sendmsg_ns, rtt_max)
+			TH_LOG("seq %u: sendmsg>xmit %llu ns, slowest round trip %llu ns",
+			       p->seq,
+			       (unsigned long long)(p->xmit_ns - p->sendmsg_ns),
+			       (unsigned long long)rtt_max);
+	}
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+	TH_LOG("slowest round trip %llu ns; sendmsg>xmit: %llu samples, max %llu ns",
+	       (unsigned long long)rtt_max,
+	       (unsigned long long)st[NETLAT_STAGE_SENDMSG_XMIT].count,
+	       (unsigned long long)st[NETLAT_STAGE_SENDMSG_XMIT].max_ns);
+	/* every request and reply is one packet of its own sendmsg */
+	EXPECT_EQ(2ull * ROUNDS, with_sendmsg);
+	EXPECT_EQ(2ull, fins);
+	EXPECT_EQ(2ull * ROUNDS, st[NETLAT_STAGE_SENDMSG_XMIT].count);
+	EXPECT_GE(rtt_max, st[NETLAT_STAGE_SENDMSG_XMIT].max_ns);
 }
 
 /*

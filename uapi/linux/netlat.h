@@ -780,7 +780,8 @@ struct netlat_rec_rx_skb {
  *	udp_recvmsg()).
  * @flow: the socket.
  * @start_ns: TCP: the entry of tcp_recvmsg() (a blocking reader's wait
- *	is in [@start_ns, @hdr.ts_ns]); UDP: 0.
+ *	is in [@start_ns, @hdr.ts_ns]); UDP: 0. 0 too for a call that
+ *	began at the packet level (a level changed while it read).
  * @skb_id: UDP: the datagram's skb (see netlat_rec_rx_netif.skb_id);
  *	TCP: 0.
  * @seq: TCP: the socket's copied_seq at entry: the bytes copied are
@@ -1094,9 +1095,12 @@ struct netlat_mmap_cons {
  * @seq: first sequence number of the packet (its first transmission).
  * @end_seq: sequence number after its last byte.
  * @sendmsg_ns: start of the tcp_sendmsg_locked() call that queued the
- *	packet's first byte (NETLAT_PKT_SENDMSG), else 0.
+ *	packet's first byte (NETLAT_PKT_SENDMSG), else 0; 0 for a FIN
+ *	without data (close() or shutdown() queued it).
  * @xmit_ns: its first transmission (__tcp_transmit_skb), always set.
- * @qdisc_ns: its first segment reached the qdisc (net:net_dev_queue).
+ * @qdisc_ns: its first segment reached the qdisc (net:net_dev_queue);
+ *	on a device without a qdisc that queues (noqueue: veth, loopback)
+ *	the driver's time, so that qdisc>driver is 0 there.
  * @driver_ns: its first segment was handed to the driver
  *	(net:net_dev_start_xmit).
  * @end_ns: when its life ended: the ACK that covered its last byte

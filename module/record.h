@@ -23,19 +23,30 @@
 static __always_inline void *netlat_reserve(struct netlat_writer *w, u16 type,
 					    u32 len)
 {
-	return netlat_ring_reserve(w, type, len);
+	return netlat_ring_reserve_at(w, type, len, 0);
+}
+
+/*
+ * netlat_reserve() of a record whose time its writer has read already
+ * (@at, CLOCK_MONOTONIC; the ring keeps its CPU's times in order), zeroed
+ * past its header: no second clock read for it.
+ */
+static __always_inline void *netlat_reserve_zeroed_at(struct netlat_writer *w,
+						      u16 type, u32 len, u64 at)
+{
+	void *rec = netlat_ring_reserve_at(w, type, len, at);
+
+	if (rec)
+		memset(rec + sizeof(struct netlat_rec_hdr), 0,
+		       len - sizeof(struct netlat_rec_hdr));
+	return rec;
 }
 
 /* netlat_reserve(), and the record zeroed past its header. */
 static __always_inline void *netlat_reserve_zeroed(struct netlat_writer *w,
 						   u16 type, u32 len)
 {
-	void *rec = netlat_ring_reserve(w, type, len);
-
-	if (rec)
-		memset(rec + sizeof(struct netlat_rec_hdr), 0,
-		       len - sizeof(struct netlat_rec_hdr));
-	return rec;
+	return netlat_reserve_zeroed_at(w, type, len, 0);
 }
 
 /* Publish the record of a successful netlat_reserve(); checks triggers. */

@@ -264,16 +264,19 @@ reset:
 }
 
 /**
- * netlat_ring_reserve() - start writing one record on this CPU's ring
+ * netlat_ring_reserve_at() - start writing one record on this CPU's ring
  * @w: writer handle, passed on to netlat_ring_publish() and _finish()
  * @type: NETLAT_REC_* type
  * @len: record length, header included (at most NETLAT_REC_MAX_SIZE)
+ * @at: the record's time (CLOCK_MONOTONIC) if its writer read it already
+ *	(a packet's end), else 0: the clock is read here
  *
  * Returns the record with its header filled in and its padding zeroed, or
  * NULL if tracing is off or the record had to be dropped (then it has been
  * counted). On success interrupts stay disabled until netlat_ring_finish().
  */
-void *netlat_ring_reserve(struct netlat_writer *w, u16 type, u32 len)
+void *netlat_ring_reserve_at(struct netlat_writer *w, u16 type, u32 len,
+			     u64 at)
 {
 	u32 size = ALIGN(len, NETLAT_REC_ALIGN);
 	struct netlat_rings *rs;
@@ -323,7 +326,7 @@ void *netlat_ring_reserve(struct netlat_writer *w, u16 type, u32 len)
 	}
 
 	/* One clock for all CPUs, kept monotonic per CPU. */
-	ts = ktime_get_mono_fast_ns();
+	ts = at ?: ktime_get_mono_fast_ns();
 	if (ts < r->last_ts)
 		ts = r->last_ts;
 	r->last_ts = ts;
@@ -353,9 +356,9 @@ out:
 	local_irq_restore(w->irq_flags);
 	return NULL;
 }
-NOKPROBE_SYMBOL(netlat_ring_reserve);
+NOKPROBE_SYMBOL(netlat_ring_reserve_at);
 /* Other modules may write records too (the stress test's irq writers). */
-EXPORT_SYMBOL_GPL(netlat_ring_reserve);
+EXPORT_SYMBOL_GPL(netlat_ring_reserve_at);
 
 /* Make the reserved record visible to readers (still in the write). */
 void netlat_ring_publish(struct netlat_writer *w)
@@ -369,7 +372,7 @@ void netlat_ring_publish(struct netlat_writer *w)
 NOKPROBE_SYMBOL(netlat_ring_publish);
 
 /**
- * netlat_ring_finish() - end the write begun by netlat_ring_reserve()
+ * netlat_ring_finish() - end the write begun by netlat_ring_reserve_at()
  * @w: the writer handle, its record published
  *
  * The reader is never woken from here: that could be hardirq context

@@ -28,7 +28,7 @@ struct netlat_rings {
 };
 
 /*
- * Writer handle between netlat_ring_reserve() and its commit, which fills
+ * Writer handle between netlat_ring_reserve_at() and its commit, which fills
  * every field the commit reads. Handlers declare it __uninitialized: the
  * kernels of the lane zero every stack variable on function entry
  * (INIT_STACK_ALL_ZERO), on every hook hit, whether it writes or not.
@@ -89,7 +89,8 @@ void netlat_rings_start(void);
 void netlat_rings_stop(void);
 
 /* the write path: any context */
-void *netlat_ring_reserve(struct netlat_writer *w, u16 type, u32 len);
+void *netlat_ring_reserve_at(struct netlat_writer *w, u16 type, u32 len,
+			     u64 at);
 void netlat_ring_publish(struct netlat_writer *w);
 void netlat_ring_finish(struct netlat_writer *w);
 

@@ -428,7 +428,7 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	}
 	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))
 		return;
-	r = netlat_reserve_zeroed(&w, NETLAT_REC_RX_PKT, sizeof(*r));
+	r = netlat_reserve_zeroed_at(&w, NETLAT_REC_RX_PKT, sizeof(*r), end_ns);
 	if (!r)
 		return;
 	r->flow = flow;

@@ -715,7 +715,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 		netlat_filter_kept_out();
 		return;
 	}
-	r = netlat_reserve_zeroed(&w, NETLAT_REC_TCP_PKT, sizeof(*r));
+	r = netlat_reserve_zeroed_at(&w, NETLAT_REC_TCP_PKT, sizeof(*r), end_ns);
 	if (!r)
 		return;
 	r->flow = who->id;

@@ -116,8 +116,8 @@ out:
 }
 NOKPROBE_SYMBOL(netlat_filter_keep);
 
-notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
-				   struct netlat_tcp_flow *flow)
+notrace bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
+				      struct netlat_tcp_flow *flow, u64 id)
 {
 	bool cookie = false;
 
@@ -135,14 +135,21 @@ notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
 
 		cookie = READ_ONCE(netlat_filter_cookie_groups) & group;
 		if (cookie)
-			flow->cookie = netlat_sk_id(sk);
+			flow->cookie = id ?: netlat_sk_id(sk);
 		in.lazy_cookie = !cookie;
 		if (!netlat_filter_keep(group, &in))
 			return false;
 	}
 	if (!cookie)
-		flow->cookie = netlat_sk_id(sk);
+		flow->cookie = id ?: netlat_sk_id(sk);
 	return true;
+}
+NOKPROBE_SYMBOL(netlat_filter_sk_flow_id);
+
+notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
+				   struct netlat_tcp_flow *flow)
+{
+	return netlat_filter_sk_flow_id(group, sk, flow, 0);
 }
 NOKPROBE_SYMBOL(netlat_filter_sk_flow);
 

@@ -55,6 +55,9 @@ bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
  */
 bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
 			   struct netlat_tcp_flow *flow);
+/* The same with @sk's cookie known already (@id; 0: not known). */
+bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
+			      struct netlat_tcp_flow *flow, u64 id);
 
 /*
  * Of @groups, those whose records about @in the rules keep, for a caller

@@ -371,6 +371,35 @@ static notrace int netlat_recvmsg_ret(void *data, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_recvmsg_ret);
 
+#ifdef NETLAT_HAVE_SOCK_RECV_LENGTH_TP
+/*
+ * sock:sock_recv_length(sk, ret, flags), after a socket's recvmsg: at the
+ * packet level it stands for tcp_recvmsg's return probe (a tracepoint
+ * with one probe costs its call, a return probe some 230 instructions a
+ * hit), for a socket whose recvmsg is TCP's own: not kTLS's, sockmap's or
+ * MPTCP's, whose bytes read are not TCP's copied bytes.
+ */
+static notrace void netlat_tp_recv_length(void *data, struct sock *sk,
+					  int ret, int flags)
+{
+	struct netlat_rxt_wake wk;
+	bool woke;
+
+	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM ||
+	    !netlat_group_on(NETLAT_PROBE_RX) || !netlat_rxtrack_packets() ||
+	    (flags & MSG_ERRQUEUE) ||
+	    READ_ONCE(sk->sk_prot)->recvmsg != tcp_prot.recvmsg)
+		return;
+	/* a wait that ended in an error is this call's, not the next's */
+	woke = !(flags & MSG_PEEK) && netlat_rx_woke(sk, &wk);
+	if (ret <= 0)
+		return;
+	netlat_rxtrack_copy_tcp(sk, READ_ONCE(tcp_sk(sk)->copied_seq), ret,
+				flags & MSG_PEEK, woke ? &wk : NULL);
+}
+NOKPROBE_SYMBOL(netlat_tp_recv_length);
+#endif
+
 /* ---- UDP ---- */
 
 static notrace void netlat_rx_udp_skb(const struct sock *sk,
@@ -823,8 +852,17 @@ static struct netlat_probe netlat_rx_probes[] = {
 	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),
 	NETLAT_KP("tcp_queue_rcv", NETLAT_PROBE_RX, netlat_queue_rcv_pre),
+#ifdef NETLAT_HAVE_SOCK_RECV_LENGTH_TP
+	/* the packet level needs only the return, which a tracepoint has */
+	NETLAT_KRP_AT("tcp_recvmsg", NETLAT_PROBE_RX, netlat_recvmsg_entry,
+		      netlat_recvmsg_ret, struct netlat_recvmsg_data,
+		      NETLAT_EVENTS_ONLY),
+	NETLAT_TP_AT(sock_recv_length, NETLAT_PROBE_RX, netlat_tp_recv_length,
+		     NETLAT_PACKETS_ONLY),
+#else
 	NETLAT_KRP("tcp_recvmsg", NETLAT_PROBE_RX, netlat_recvmsg_entry,
 		   netlat_recvmsg_ret, struct netlat_recvmsg_data),
+#endif
 	NETLAT_KP("udp_queue_rcv_one_skb", NETLAT_PROBE_RX, netlat_udp_rcv_pre),
 	NETLAT_KP("udpv6_queue_rcv_one_skb", NETLAT_PROBE_RX,
 		  netlat_udp_rcv_pre),

@@ -81,6 +81,11 @@ struct netlat_rxt_pkt {
 struct netlat_rxt_flow {
 	struct netlat_skt_ent e;
 	u32 next_q;		/* after the last one queued in order: a guess */
+	/*
+	 * netlat_sk_id() of the socket, taken when it claimed the entry: a
+	 * SipHash, once per socket instead of once per packet record.
+	 */
+	u64 cookie;
 };
 
 /* The last arrival this CPU saw: what a drop right after it ends. */
@@ -97,9 +102,22 @@ struct netlat_rxt_hint {
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
 struct netlat_rxt_end {
 	struct netlat_rxt_pkt p;
+	u64 cookie;		/* its socket's (netlat_rxt_flow) */
 	u32 key;		/* its socket's histograms (keys.c) */
 	u8 proto;
 };
+
+/* @p of the socket of entry @f (locked) ended: into @d, with its socket's. */
+static notrace void netlat_rxt_take(struct netlat_rxt_end *d,
+				    const struct netlat_skt_ent *f,
+				    const struct netlat_rxt_pkt *p, u8 proto)
+{
+	d->p = *p;
+	d->cookie = container_of(f, struct netlat_rxt_flow, e)->cookie;
+	d->key = f->key;
+	d->proto = proto;
+}
+NOKPROBE_SYMBOL(netlat_rxt_take);
 
 static const struct netlat_rxt_wake netlat_rxt_no_wake;
 
@@ -131,12 +149,27 @@ static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
 }
 NOKPROBE_SYMBOL(netlat_rxt_verdict);
 
+/* @e taken by @sk (entry locked): its cookie, once. */
+static notrace void netlat_rxt_refresh(struct netlat_skt_ent *e,
+				       const struct sock *sk, u64 v,
+				       bool claimed)
+{
+	struct netlat_rxt_flow *rf = container_of(e, struct netlat_rxt_flow, e);
+
+	if (claimed)
+		rf->cookie = 0;
+	if (!rf->cookie && !(v & NETLAT_RXT_OUT))
+		rf->cookie = netlat_sk_id(sk);
+}
+NOKPROBE_SYMBOL(netlat_rxt_refresh);
+
 static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e);
 
 static const struct netlat_skt_type netlat_rxt_type = {
 	.ent_size = sizeof(struct netlat_rxt_flow),
 	.max_pkts = NETLAT_RXT_PKTS,
 	.verdict = netlat_rxt_verdict,
+	.refresh = netlat_rxt_refresh,
 	.left = netlat_rxt_left,
 	.no_entry = NETLAT_HC_RX_FLOWS_FULL,
 	.evicted = NETLAT_HC_RX_EVICTED,
@@ -426,7 +459,7 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	} else if (p->flags & NETLAT_RXP_CLOSED) {
 		netlat_hist_count(NETLAT_HC_RX_CLOSED, 1);
 	}
-	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))
+	if (!netlat_filter_sk_flow_id(NETLAT_PROBE_RX, sk, &flow, e->cookie))
 		return;
 	r = netlat_reserve_zeroed_at(&w, NETLAT_REC_RX_PKT, sizeof(*r), end_ns);
 	if (!r)
@@ -551,9 +584,7 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			 */
 			p->flags |= netlat_rxt_copied_twice(done, n, p) ?
 				    NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
-			done[n].p = *p;
-			done[n].key = f->key;
-			done[n++].proto = NETLAT_RX_TCP;
+			netlat_rxt_take(&done[n++], f, p, NETLAT_RX_TCP);
 		}
 		netlat_rxt_trim(t, f);
 		netlat_skt_unlock(f, flags);
@@ -611,9 +642,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	p->flags |= NETLAT_RXP_COPIED;
 	if (p->flags & NETLAT_RXP_QUEUED)
 		queued = p->queue_ns;
-	done.p = *p;
-	done.key = f->key;
-	done.proto = NETLAT_RX_UDP;
+	netlat_rxt_take(&done, f, p, NETLAT_RX_UDP);
 	netlat_rxt_trim(t, f);
 	netlat_skt_unlock(f, flags);
 	if (lost)
@@ -655,9 +684,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	if (p && p->skb == (unsigned long)skb && !p->done) {
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
-		done.p = *p;
-		done.key = f->key;
-		done.proto = proto;
+		netlat_rxt_take(&done, f, p, proto);
 		found = true;
 		netlat_rxt_trim(tbl, f);
 	}
@@ -694,9 +721,7 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 				continue;
 			p->done = true;
 			p->flags |= NETLAT_RXP_CLOSED;
-			done[n].p = *p;
-			done[n].key = f->key;
-			done[n++].proto = proto;
+			netlat_rxt_take(&done[n++], f, p, proto);
 		}
 		if (!netlat_skt_len(f) && !n) {
 			/* a new socket may take the entry from now on */

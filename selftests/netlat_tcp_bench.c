@@ -41,7 +41,14 @@
  * bench counts the guest's instructions per segment in each mode; -i
  * prints the kernel's symbols and every module's sections at the start and
  * netlat's at each load, for the host to name the counted addresses.
- * -t tx or -t rx runs only the TCP send or only the receive benches.
+ * The server bench ("server", first): Debian's redis-server in B answers
+ * redis-benchmark's GETs (100-byte values, 20 clients, no pipelining) from
+ * A with the module unloaded, loaded and idle, and with every group on at
+ * the events level, the packet level, slow-only and kept out: instructions
+ * per request, the whole machine's (kernel and user) among them.
+ *
+ * -t tx or -t rx runs only the TCP send or only the receive benches, -t
+ * server only the server bench.
  * -K N: the packet modes keep their histograms by key too (N: the
  * NETLAT_KEY_* bits; not for the baseline module), so that beside -b the
  * packet modes give the cost of keying.
@@ -55,7 +62,7 @@
  * ones, each module's first transfer after its load an idle one.
  *
  * usage: netlat_tcp_bench [-k repeats] [-s seconds] [-m netlat.ko]
- *                         [-b baseline.ko] [-t tx|rx] [-i]
+ *                         [-b baseline.ko] [-t tx|rx|server] [-i]
  */
 #include "netlat_util.h"
 
@@ -457,6 +464,7 @@ static uint64_t snmp_counter(int ns, const char *proto, const char *name)
  */
 struct workload {
 	double (*run)(double secs);
+	uint64_t (*units)(void);	/* its units so far, if not a MIB's */
 	const int *ns;
 	const char *proto, *counter;
 	uint64_t groups;
@@ -470,6 +478,8 @@ static const struct workload tcp_send = {
 
 static uint64_t segs_of(const struct workload *w)
 {
+	if (w->units)
+		return w->units();
 	return snmp_counter(*w->ns, w->proto, w->counter);
 }
 
@@ -1173,6 +1183,183 @@ static void rx_series(const char *label, const struct workload *w,
 	printf("\n");
 }
 
+/* ---- the server series: redis-server and redis-benchmark ---- */
+
+#define REDIS_SERVER	"/bin/redis-server"
+#define REDIS_BENCH	"/bin/redis-benchmark"
+#define REDIS_PORT	"6379"
+/* a run's GETs per second of its length: TCG serves a few thousand */
+#define REDIS_RPS	2000
+
+static uint64_t server_requests;	/* answered by the runs so far */
+
+/* Run @argv in namespace @ns, its output dropped; its pid. */
+static pid_t spawn_in(int ns, char *const argv[])
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	if (setns(ns, CLONE_NEWNET))
+		_exit(126);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	/* redis-benchmark spins for ever on a connection refused */
+	if (strcmp(argv[0], REDIS_SERVER))
+		alarm(300);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+/*
+ * redis-benchmark from A: @n requests of @test (set, get) with 100-byte
+ * values, by 20 clients, one request each in flight. True if it exited 0.
+ */
+static bool redis_bench(const char *test, unsigned long n)
+{
+	char num[24];
+	char *const argv[] = {
+		REDIS_BENCH, "-h", ADDR_B, "-p", REDIS_PORT, "-c", "20",
+		"-n", num, "-t", (char *)test, "-d", "100", "-P", "1", "-q",
+		NULL,
+	};
+	pid_t pid;
+	int st;
+
+	snprintf(num, sizeof(num), "%lu", n);
+	pid = spawn_in(ns_a, argv);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       !WEXITSTATUS(st);
+}
+
+/* Whether redis-server in B takes a connection from A. */
+static bool server_listening(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(atoi(REDIS_PORT)) };
+	bool ok;
+	int fd;
+
+	inet_pton(AF_INET, ADDR_B, &a.sin_addr);
+	setns(ns_a, CLONE_NEWNET);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ok = fd >= 0 && !connect(fd, (void *)&a, sizeof(a));
+	if (fd >= 0)
+		close(fd);
+	setns(ns_orig, CLONE_NEWNET);
+	return ok;
+}
+
+/*
+ * Requests/s of @secs worth of GETs; the window holds the client's whole
+ * life (its start and connections too, the same in every mode).
+ */
+static double server_run(double secs)
+{
+	unsigned long n = secs * REDIS_RPS > 100 ? secs * REDIS_RPS : 100;
+	uint64_t t0;
+	bool ok;
+
+	nl_insn_begin();
+	t0 = nl_mono_ns();
+	ok = redis_bench("get", n);
+	t0 = nl_mono_ns() - t0;
+	nl_insn_mark();
+	if (!ok)
+		die("redis-benchmark", EIO);
+	server_requests += n;
+	return (double)n * 1e9 / (double)t0;
+}
+
+static uint64_t server_units(void)
+{
+	return server_requests;
+}
+
+/* Every group on: what the service's default (NETLAT_PROBES=all) costs. */
+static const struct workload server = {
+	.run = server_run, .units = server_units, .ns = &ns_a,
+};
+
+static const enum probe_mode server_modes[] = {
+	PROBES_READ, PROBES_PACKETS, PROBES_SLOW, PROBES_KEPT_OUT,
+};
+#define NR_SERVER_MODES	(sizeof(server_modes) / sizeof(server_modes[0]))
+
+/*
+ * k alternating rounds of redis-server in B answering redis-benchmark's
+ * GETs from A: the module unloaded, loaded and idle, and each mode with
+ * every group on. The instruction windows count per request (make bench's
+ * report adds the whole machine's, kernel and user, for this series).
+ */
+static void server_series(unsigned int k, double secs)
+{
+	char *const srv[] = {
+		REDIS_SERVER, "--bind", ADDR_B, "--port", REDIS_PORT,
+		"--save", "", "--appendonly", "no", "--protected-mode", "no",
+		"--dir", "/tmp", NULL,
+	};
+	struct mode_acc acc[NR_SERVER_MODES] = { 0 };
+	double un[16], idle[16];
+	unsigned int i, m;
+	pid_t pid;
+
+	if (access(REDIS_SERVER, X_OK) || access(REDIS_BENCH, X_OK)) {
+		printf("bench: server skipped: no %s and %s in this VM\n",
+		       REDIS_SERVER, REDIS_BENCH);
+		return;
+	}
+	module_set(true);
+	pid = spawn_in(ns_b, srv);
+	/* the server up, and the key the GETs read set (100 bytes) */
+	for (i = 0; i < 300 && pid > 0 && !server_listening(); i++)
+		nl_sleep_ms(100);
+	if (pid <= 0 || i == 300 || !redis_bench("set", 1)) {
+		printf("bench: server skipped: redis-server did not answer\n");
+		goto out;
+	}
+	insn_series = "server";
+	server_run(0.5);	/* warm up */
+	for (i = 0; i < k; i++) {
+		insn_round = i + 1;
+		module_set(false);
+		un[i] = run_plain(&server, secs, "unloaded");
+		module_set(true);
+		idle[i] = run_plain(&server, secs, "idle");
+		for (m = 0; m < NR_SERVER_MODES; m++)
+			run_into(&server, secs, server_modes[m], &acc[m], i);
+		printf("bench: server run %u: unloaded %.0f requests/s, idle %.0f",
+		       i + 1, un[i], idle[i]);
+		for (m = 0; m < NR_SERVER_MODES; m++)
+			printf(", %s %.0f", probe_mode_names[server_modes[m]],
+			       acc[m].bps[i]);
+		printf("\n");
+	}
+	printf("bench: server: redis-benchmark GET, 100-byte values, 20 clients, every group on; per-round ratios to unloaded (median over %u rounds):",
+	       k);
+	for (m = 0; m < NR_SERVER_MODES; m++)
+		printf("%s %s %.3f", m ? "," : "",
+		       probe_mode_names[server_modes[m]],
+		       nl_median_ratio(acc[m].bps, un, k));
+	printf("\n");
+	for (m = 0; m < NR_SERVER_MODES; m++)
+		printf("bench: server %s: %llu records for %llu requests, %.4f per request, %llu lost, dropped or missed\n",
+		       probe_mode_names[server_modes[m]],
+		       (unsigned long long)acc[m].records,
+		       (unsigned long long)acc[m].segs,
+		       per_seg(acc[m].records, acc[m].segs),
+		       (unsigned long long)acc[m].lost);
+out:
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int k = 5;
@@ -1204,14 +1391,15 @@ int main(int argc, char **argv)
 			bench_keys = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx] [-i] [-K key_by]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx|server] [-i] [-K key_by]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (!k || k > 16 || secs <= 0 ||
-	    (*only && strcmp(only, "tx") && strcmp(only, "rx"))) {
-		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0, -t tx or rx\n");
+	    (*only && strcmp(only, "tx") && strcmp(only, "rx") &&
+	     strcmp(only, "server"))) {
+		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0, -t tx, rx or server\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1222,6 +1410,13 @@ int main(int argc, char **argv)
 	if (insn_names) {
 		nl_insn_kallsyms();
 		nl_insn_modules("netlat", ko_path);
+	}
+	/* a real server first: what an owner pays per request */
+	if (!*only || !strcmp(only, "server"))
+		server_series(k, secs);
+	if (!strcmp(only, "server")) {
+		module_set(true);
+		return 0;
 	}
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
 	if (strcmp(only, "rx"))

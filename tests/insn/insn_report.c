@@ -709,6 +709,49 @@ static void series_table(const char *series)
 		       series, mode_order[m], k.med, a.med, a.lo, a.hi, p.med,
 		       p.lo, p.hi, t.med);
 	}
+	/*
+	 * Where user space does much of the work (a server and its clients:
+	 * the server series), what an owner pays is the whole machine's work
+	 * per unit, kernel and user, against the module unloaded.
+	 */
+	for (i = 0; i < u->n; i++)
+		v[i] = per(u->user[i], u->segs[i]);
+	{
+		double umed = stat_of(v, u->n).med;
+
+		for (i = 0; i < u->n; i++)
+			v[i] = per(u->kernel[i], u->segs[i]);
+		if (umed * 10 < stat_of(v, u->n).med)
+			goto no_machine;
+		for (i = 0; i < u->n; i++)
+			v[i] = per(u->kernel[i] + u->user[i], u->segs[i]);
+		printf("bench: insn %s whole machine (kernel + user) per unit: unloaded %.0f (median)\n",
+		       series, stat_of(v, u->n).med);
+	}
+	for (m = 0; m < NR_MODE_ORDER; m++) {
+		struct group *g = group_of(series, mode_order[m]);
+		struct stat3 a, p;
+
+		if (!g->n || g == u)
+			continue;
+		for (i = n = 0; i < g->n; i++) {
+			int j = round_idx(u, g->round[i]);
+			double base;
+
+			if (j < 0 || !g->segs[i] || !u->segs[j])
+				continue;
+			base = per(u->kernel[j] + u->user[j], u->segs[j]);
+			add[n] = per(g->kernel[i] + g->user[i], g->segs[i]) - base;
+			pct[n] = base > 0 ? 100 * add[n] / base : 0;
+			n++;
+		}
+		a = stat_of(add, n);
+		p = stat_of(pct, n);
+		printf("bench: insn %s whole machine %-13s %+7.0f [%+.0f..%+.0f] %+7.2f%% [%+.1f..%+.1f]\n",
+		       series, mode_order[m], a.med, a.lo, a.hi, p.med, p.lo,
+		       p.hi);
+	}
+no_machine:
 	/* NETLAT_BENCH_BASE: this tree's modes against that module's, round by round */
 	for (m = 0; m < NR_MODE_ORDER; m++) {
 		struct group *b, *g;

@@ -62,6 +62,8 @@ NETLAT-INSN w=4 series=gso mode=packets round=1 segs=100 mbps=9.0
 NETLAT-INSN w=6 series=gso mode=unloaded round=2 segs=200 mbps=10.0
 NETLAT-INSN w=8 series=gso mode=packets round=2 segs=200 mbps=8.0
 NETLAT-INSN w=9 series=gso mode=base-packets round=2 segs=100 mbps=8.0
+NETLAT-INSN w=10 series=server mode=unloaded round=1 segs=100 mbps=1.0
+NETLAT-INSN w=11 series=server mode=packets round=1 segs=100 mbps=0.9
 EOT
 cat >"$dir/plugin.out" <<'EOT'
 W 1 7 0
@@ -86,6 +88,10 @@ A ffffffffc0001008 1000 200
 A ffffffffd0000000 1000 200
 W 9 104000 40
 A ffffffff81000000 104000 1000
+W 10 50000 50000
+A ffffffff81000000 50000 500
+W 11 52000 50000
+A ffffffff81000000 52000 520
 EOT
 printf '0000000000000000 l     F .text\t0000000000000040 netlat_xmit_pre\n' >"$dir/netlat.syms"
 echo "kprobe __tcp_transmit_skb netlat_xmit_pre" >"$dir/hooks.txt"
@@ -105,5 +111,14 @@ expect "the budget verdict" 'gso budget: the packet level adds \+3\.00% .* budge
 expect "where the instructions go" 'gso packets where .*: netlat\.ko \+15, kprobe \+10, trampolines/BPF JIT \+5, total \+30'
 expect "this tree against another commit's module" 'gso this tree against NETLAT_BENCH_BASE, packets: -10 per segment \[-10\.\.-10\] \(-1\.00% of the baseline\), throughput ratio 1\.000'
 expect "hits and costs per hook" 'gso packets per hook: __tcp_transmit_skb +netlat_xmit_pre +kprobe +1\.000 +15\.0 +15\.0 +30\.0'
+# a series whose user space works as much as its kernel (the server
+# series): the whole machine's work per unit, kernel and user
+expect "the whole machine per unit" 'server whole machine \(kernel \+ user\) per unit: unloaded 1000 '
+expect "the whole machine, added" 'server whole machine packets +\+20 \[\+20\.\.\+20\] +\+2\.00%'
+if grep -q 'gso whole machine' "$dir/report.txt"; then
+	not_ok "insn report: a whole-machine line for a series without user work"
+else
+	ok "insn report: no whole-machine line for a series without user work"
+fi
 echo "$pass passed, $fail failed"
 ((fail == 0))

@@ -146,13 +146,6 @@ notrace bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_filter_sk_flow_id);
 
-notrace bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
-				   struct netlat_tcp_flow *flow)
-{
-	return netlat_filter_sk_flow_id(group, sk, flow, 0);
-}
-NOKPROBE_SYMBOL(netlat_filter_sk_flow);
-
 notrace void netlat_filter_kept_out(void)
 {
 	/* like the ring's counters: only what tracing would have kept */

@@ -51,13 +51,17 @@ bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
 
 /*
  * @sk's flow into @flow unless the rules of @group keep @sk's records out
- * (counted then): its addresses first, its cookie only for a record kept.
+ * (counted then): its addresses first, its cookie (@id if the caller
+ * knows it already, else computed) only for a record kept.
  */
-bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
-			   struct netlat_tcp_flow *flow);
-/* The same with @sk's cookie known already (@id; 0: not known). */
 bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
 			      struct netlat_tcp_flow *flow, u64 id);
+
+static inline bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
+					 struct netlat_tcp_flow *flow)
+{
+	return netlat_filter_sk_flow_id(group, sk, flow, 0);
+}
 
 /*
  * Of @groups, those whose records about @in the rules keep, for a caller

@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include <linux/netlat.h>
+#include <linux/tcp.h>
 
 struct sk_buff;
 struct sock;
@@ -60,6 +61,32 @@ bool netlat_parse_tcp_out(const struct sk_buff *skb, struct netlat_tcp_seg *seg)
 
 /* The same for UDP: ports, and the datagram's payload in @seg->payload. */
 bool netlat_parse_udp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
+
+/*
+ * The clock TCP already read for @sk, TCP's own (CLOCK_MONOTONIC, the
+ * clock of the records' ktime_get_mono_fast_ns()): tcp_mstamp_refresh()
+ * sets tcp_clock_cache when tcp_write_xmit() starts, when a segment
+ * reaches tcp_rcv_established() or tcp_rcv_state_process() (before their
+ * tcp_ack() and their queueing) and when a write timer fires, all under
+ * the socket lock. The packet tables' points that have it take it instead
+ * of a clock read (design.rst, "The clocks of the stages").
+ */
+static __always_inline u64 netlat_tcp_clock(const struct sock *sk)
+{
+	return READ_ONCE(tcp_sk(sk)->tcp_clock_cache);
+}
+
+/*
+ * The transmit time __tcp_transmit_skb() is about to give its skb
+ * (skb_mstamp_ns): the earliest departure time, the cached clock or,
+ * under pacing (fq, or TCP's own), a time the pacing rate may put ahead.
+ */
+static __always_inline u64 netlat_tcp_xmit_clock(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return max(READ_ONCE(tp->tcp_wstamp_ns), READ_ONCE(tp->tcp_clock_cache));
+}
 
 void netlat_pkt_init(void);
 

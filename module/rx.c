@@ -333,25 +333,39 @@ static notrace int netlat_recvmsg_entry(void *data, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_recvmsg_entry);
 
+/*
+ * A TCP recvmsg of @sk returned @ret: the receive table's copy, with the
+ * reader's wait. The queueing of the oldest byte copied (0: none) and
+ * copied_seq in *@copied; false if nothing was copied.
+ */
+static notrace bool netlat_rx_tcp_copied(struct sock *sk, int ret, bool peek,
+					 u64 *queued, u32 *copied)
+{
+	struct netlat_rxt_wake wk;
+	bool woke;
+
+	/* a wait that ended in an error is this call's, not the next's */
+	woke = !peek && netlat_rx_woke(sk, &wk);
+	if (ret <= 0 || !netlat_group_on(NETLAT_PROBE_RX))
+		return false;
+	*copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	*queued = netlat_rxtrack_copy_tcp(sk, *copied, ret, peek,
+					  woke ? &wk : NULL);
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_rx_tcp_copied);
+
 static notrace int netlat_recvmsg_ret(void *data, struct pt_regs *regs)
 {
 	struct netlat_recvmsg_data *d = data;
 	int ret = (int)regs_return_value(regs);
 	struct netlat_rec_rx_copy *r;
-	struct netlat_rxt_wake wk;
 	struct netlat_writer w __uninitialized;
-	bool woke;
 	u32 copied;
 	u64 queued;
 
-	/* a wait that ended in an error is this call's, not the next's */
-	woke = !d->peek && netlat_rx_woke(d->sk, &wk);
-	if (ret <= 0 || !netlat_group_on(NETLAT_PROBE_RX))
-		return 0;
-	copied = READ_ONCE(tcp_sk(d->sk)->copied_seq);
-	queued = netlat_rxtrack_copy_tcp(d->sk, copied, ret, d->peek,
-					 woke ? &wk : NULL);
-	if (netlat_rxtrack_packets())
+	if (!netlat_rx_tcp_copied(d->sk, ret, d->peek, &queued, &copied) ||
+	    netlat_rxtrack_packets())
 		return 0;
 	r = netlat_rx_reserve(&w, NETLAT_REC_RX_COPY, sizeof(*r), d->sk);
 	if (!r)
@@ -382,20 +396,15 @@ NOKPROBE_SYMBOL(netlat_recvmsg_ret);
 static notrace void netlat_tp_recv_length(void *data, struct sock *sk,
 					  int ret, int flags)
 {
-	struct netlat_rxt_wake wk;
-	bool woke;
+	u32 copied;
+	u64 queued;
 
 	if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM ||
 	    !netlat_group_on(NETLAT_PROBE_RX) || !netlat_rxtrack_packets() ||
 	    (flags & MSG_ERRQUEUE) ||
 	    READ_ONCE(sk->sk_prot)->recvmsg != tcp_prot.recvmsg)
 		return;
-	/* a wait that ended in an error is this call's, not the next's */
-	woke = !(flags & MSG_PEEK) && netlat_rx_woke(sk, &wk);
-	if (ret <= 0)
-		return;
-	netlat_rxtrack_copy_tcp(sk, READ_ONCE(tcp_sk(sk)->copied_seq), ret,
-				flags & MSG_PEEK, woke ? &wk : NULL);
+	netlat_rx_tcp_copied(sk, ret, flags & MSG_PEEK, &queued, &copied);
 }
 NOKPROBE_SYMBOL(netlat_tp_recv_length);
 #endif

@@ -330,17 +330,15 @@ netlat_rxt_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
 NOKPROBE_SYMBOL(netlat_rxt_queued);
 
 /*
- * When a packet reached its socket's queue @where. TCP queues in order or
- * out of order from tcp_rcv_established() or tcp_rcv_state_process(),
- * which refreshed tcp_clock_cache (CLOCK_MONOTONIC) on entry, under the
- * socket lock: the clock TCP read serves. A backlog is queued before
- * that, and UDP has no such clock: a read of our own.
+ * When a packet reached its socket's queue @where: TCP's clock where TCP
+ * queues it in order or out of order (netlat_tcp_clock()); a backlog is
+ * queued before TCP reads it, and UDP has none: a read of our own.
  */
 static notrace u64 netlat_rxt_queue_clock(const struct sock *sk, u8 proto,
 					  u8 where)
 {
 	if (proto == NETLAT_RX_TCP && where != NETLAT_RX_Q_BACKLOG)
-		return READ_ONCE(tcp_sk(sk)->tcp_clock_cache);
+		return netlat_tcp_clock(sk);
 	return ktime_get_mono_fast_ns();
 }
 NOKPROBE_SYMBOL(netlat_rxt_queue_clock);

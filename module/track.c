@@ -308,33 +308,6 @@ static notrace void netlat_track_unlock(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_unlock);
 
-/*
- * The clock TCP already read for @sk (CLOCK_MONOTONIC, tcp_clock_ns(), the
- * clock of the records' ktime_get_mono_fast_ns()): tcp_mstamp_refresh()
- * sets tcp_clock_cache when tcp_write_xmit() starts, when a segment
- * reaches tcp_rcv_established() or tcp_rcv_state_process() (before their
- * tcp_ack()) and when a write timer fires, all under the socket lock. The
- * send path's stamps that have it take it instead of a clock read.
- */
-static notrace u64 netlat_track_tcp_clock(const struct sock *sk)
-{
-	return READ_ONCE(tcp_sk(sk)->tcp_clock_cache);
-}
-NOKPROBE_SYMBOL(netlat_track_tcp_clock);
-
-/*
- * The transmit time __tcp_transmit_skb() is about to give the skb
- * (skb_mstamp_ns): its earliest departure time, the cached clock or,
- * under pacing (fq, or TCP's own), a time the pacing rate may put ahead.
- */
-static notrace u64 netlat_track_xmit_clock(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return max(READ_ONCE(tp->tcp_wstamp_ns), READ_ONCE(tp->tcp_clock_cache));
-}
-NOKPROBE_SYMBOL(netlat_track_xmit_clock);
-
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 {
@@ -461,7 +434,7 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 	p->seq = cb->seq;
 	p->end_seq = cb->end_seq;
 	p->range_end = cb->end_seq;
-	p->xmit_ns = netlat_track_xmit_clock(sk);
+	p->xmit_ns = netlat_tcp_xmit_clock(sk);
 	p->segs = tcp_skb_pcount(skb);
 	/*
 	 * A bare FIN was queued by close() or shutdown(), not by a sendmsg:
@@ -783,7 +756,7 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	if (!f)
 		return;
 	/* the segment's arrival in TCP, refreshed just before tcp_ack() */
-	now = netlat_track_tcp_clock(sk);
+	now = netlat_tcp_clock(sk);
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;

@@ -1336,6 +1336,18 @@ static size_t poll_waits(struct __test_metadata *_metadata,
 	return nc;
 }
 
+/* Each netlat queue>user in @us is no longer than the reader's @own. */
+static void within_own(struct __test_metadata *_metadata, const char *who,
+		       const double *us, const double *own, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		EXPECT_LE(us[i], own[i] + 1.0)
+			TH_LOG("%s read %zu: queue>user %.1f us, own stamp->read %.1f us",
+			       who, i, us[i], own[i]);
+}
+
 /* RX_WAKE records of the task @tid, WAKEUP and RUN. */
 static size_t wakes_of(const struct nl_log *l, pid_t tid)
 {
@@ -1355,9 +1367,10 @@ static size_t wakes_of(const struct nl_log *l, pid_t tid)
 /*
  * The same messages, NL_POLL_GAP_MS apart, to a reader blocked in recv() and
  * to one polling with MSG_DONTWAIT on the sender's CPU: the busy one has
- * no wakeup or run records while the blocked one has them; where the
- * readers' own SO_TIMESTAMPNS -> read times show the busy one faster,
- * its queue>user p50 is lower too.
+ * no wakeup or run records while the blocked one has them; each read's
+ * queue>user lies within the reader's own SO_TIMESTAMPNS -> read time;
+ * where those show the busy one clearly faster, its queue>user p50 is
+ * lower too.
  */
 TEST_F(rx, tcp_busy_vs_blocking)
 {
@@ -1390,6 +1403,15 @@ TEST_F(rx, tcp_busy_vs_blocking)
 	np = poll_waits(_metadata, &self->log, &pp.busy, busy_us, busy_own);
 	ASSERT_EQ((size_t)NL_POLL_MSGS, nb);
 	ASSERT_EQ((size_t)NL_POLL_MSGS, np);
+	/*
+	 * Each read's queue>user lies inside the reader's own interval: the
+	 * receive stamp comes before the queueing, the copy before recv()
+	 * returns. The two clocks differ (REALTIME, MONOTONIC) but not
+	 * their rates; 1 us covers their reads.
+	 * Before the medians: they sort.
+	 */
+	within_own(_metadata, "blocking", blk_us, blk_own, nb);
+	within_own(_metadata, "busy", busy_us, busy_own, np);
 	wb = wakes_of(&self->log, pp.blk.tid);
 	wp = wakes_of(&self->log, pp.busy.tid);
 	TH_LOG("queue>user p50: blocking %.1f us, busy %.1f us; own stamp->read p50: blocking %.1f us, busy %.1f us; WAKEUP/RUN records: blocking %zu, busy %zu",
@@ -1405,11 +1427,12 @@ TEST_F(rx, tcp_busy_vs_blocking)
 	/*
 	 * Whether spinning wins is the VM's business (single-threaded TCG
 	 * runs both vCPUs on one host thread, and the spinner then takes the
-	 * sender's time): the readers' own stamps say whether it did here,
-	 * and when they do, netlat must say the same.
+	 * sender's time): the readers' own stamps say whether it did here.
+	 * A gain within TCG's noise (a CI run saw 11% in the readers' stamps
+	 * and -7% in queue>user) says nothing; a clear one netlat must show.
 	 */
-	if (nl_median(busy_own, np) >= nl_median(blk_own, nb))
-		SKIP(return, "the readers' own stamps show no gain from busy polling in this VM (p50 busy %.1f us, blocking %.1f us)",
+	if (nl_median(busy_own, np) > 0.75 * nl_median(blk_own, nb))
+		SKIP(return, "the readers' own stamps show no clear gain from busy polling in this VM (p50 busy %.1f us, blocking %.1f us)",
 		     nl_median(busy_own, np), nl_median(blk_own, nb));
 	EXPECT_LT(nl_median(busy_us, np), nl_median(blk_us, nb));
 }

@@ -331,6 +331,7 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.level = READ_ONCE(netlat_track_level);
 	netlat_track_capacity(&info.pkt_flows, &info.pkt_pkts);
 	info.slow_ns = netlat_track_slow_ns();
+	info.sample = netlat_track_sample();
 	info.pkt_mem_bytes = netlat_track_mem_bytes();
 	netlat_rxtrack_capacity(&info.rx_flows, &info.rx_pkts);
 	info.rx_mem_bytes = netlat_rxtrack_mem_bytes();
@@ -408,7 +409,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
 			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
 			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
-			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS;
+			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
+			  NETLAT_CONFIG_SAMPLE;
 	struct netlat_keys *keys = NULL;
 	struct netlat_config cfg;
 	bool new_mode;
@@ -420,8 +422,12 @@ static long netlat_ioc_set_config(void __user *uarg)
 			      &usize);
 	if (err)
 		return err;
-	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2 ||
-	    cfg.reserved3)
+	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2)
+		return -EINVAL;
+	if (cfg.flags & NETLAT_CONFIG_SAMPLE ?
+	    usize < offsetofend(struct netlat_config, sample) ||
+	    cfg.sample > NETLAT_SAMPLE_MAX ||
+	    (cfg.sample && !is_power_of_2(cfg.sample)) : cfg.sample)
 		return -EINVAL;
 	if ((cfg.flags & NETLAT_CONFIG_LEVEL) &&
 	    cfg.level != NETLAT_LEVEL_EVENTS && cfg.level != NETLAT_LEVEL_PACKETS)
@@ -514,6 +520,8 @@ static long netlat_ioc_set_config(void __user *uarg)
 	/* hooks that only one level needs are armed for the new one */
 	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
 		netlat_probes_set_level(cfg.level);
+	if (!err && (cfg.flags & NETLAT_CONFIG_SAMPLE))
+		netlat_track_set_sample(cfg.sample);
 	if (!err && (cfg.flags & NETLAT_CONFIG_KEYS)) {
 		netlat_keys_install(keys);
 		keys = NULL;

@@ -32,6 +32,7 @@ enum netlat_hist_counter {
 	NETLAT_HC_RX_EVICTED,
 	NETLAT_HC_CLOSED,
 	NETLAT_HC_RX_CLOSED,
+	NETLAT_HC_UNSAMPLED,
 	/* of NETLAT_HC_UNTRACKED, a socket's without an entry (not in uapi) */
 	NETLAT_HC_UNTRACKED_NO_ENTRY,
 	/*

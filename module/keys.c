@@ -653,7 +653,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 			      &usize);
 	if (err)
 		return err;
-	if ((h.flags & ~NETLAT_HIST_RESET) || h.reserved ||
+	if ((h.flags & ~NETLAT_HIST_RESET) ||
 	    (h.key && ((h.flags & NETLAT_HIST_RESET) ||
 		       usize < offsetofend(struct netlat_hist, keys_mem_bytes))))
 		return -EINVAL;
@@ -689,6 +689,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	for (i = 0; i < ARRAY_SIZE(h.retrans_segs); i++)
 		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
 	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
+	h.unsampled = counter[NETLAT_HC_UNSAMPLED];
 	h.merged = counter[NETLAT_HC_MERGED];
 	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
 	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];

@@ -73,7 +73,10 @@
  * (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more packets of
  * @merged_segs segments, followed only as a whole (counted, bytes and
  * segments exact, no stage times). Their own packet still gets its stage
- * times.
+ * times. A packet that sampling leaves out (netlat_config.sample) joins
+ * the newest entry's range the same way (@unsampled of @merged); with
+ * none to join, it takes a slot of its own as an empty packet at its
+ * start, ended already (NETLAT_TRACK_FIRST_DONE), with itself as range.
  */
 struct netlat_track_pkt {
 	u32 seq;
@@ -89,6 +92,7 @@ struct netlat_track_pkt {
 	u16 retrans_fail;
 	u16 merged;
 	u16 merged_segs;
+	u16 unsampled;		/* of @merged, left out by sampling */
 	u16 vq_queue;
 	u16 vq_free;
 	u16 vq_size;
@@ -118,6 +122,14 @@ struct netlat_track_flow {
 	 * is a later segment of its software GSO, which nothing stamps.
 	 */
 	u64 driver_range;
+	/*
+	 * Sampling: 1 << 32 | seq of the newest packet joined (0: none), read
+	 * without the lock by the device points, which leave the packets
+	 * sent after it at once; and the jiffies until which every packet
+	 * is joined (one of the socket's was slow).
+	 */
+	u64 joined;
+	unsigned long join_all_until;
 	struct netlat_tcp_flow id;
 	struct netlat_track_counts c;
 	struct {
@@ -143,6 +155,18 @@ struct netlat_track_closed {
 
 u32 netlat_track_level;
 static u64 netlat_track_slow;
+/* log2 of netlat_config.sample x NETLAT_SAMPLE_UNIT; 0: every packet */
+static u32 netlat_track_sample_shift;
+
+/* What a socket's entry knows of its packets: forgotten with them. */
+static notrace void netlat_track_forget(struct netlat_track_flow *f)
+{
+	f->send_next = 0;
+	WRITE_ONCE(f->driver_range, 0);
+	WRITE_ONCE(f->joined, 0);
+	f->join_all_until = jiffies;
+}
+NOKPROBE_SYMBOL(netlat_track_forget);
 
 static notrace struct netlat_track_flow *
 netlat_track_flow_of(struct netlat_skt_ent *e)
@@ -196,8 +220,7 @@ static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
 
 	if (claimed) {
 		f->ident = false;
-		f->send_next = 0;
-		WRITE_ONCE(f->driver_range, 0);
+		netlat_track_forget(f);
 	}
 	if (!(v & NETLAT_TV_OUT) && !f->ident) {
 		/* the identity's cookie is a SipHash: only for one followed */
@@ -372,6 +395,56 @@ static notrace bool netlat_track_fin_only(const struct tcp_skb_cb *cb)
 }
 NOKPROBE_SYMBOL(netlat_track_fin_only);
 
+/*
+ * Whether sampling joins the packet [@seq, @end_seq) of @f (entry
+ * locked): one that holds a byte at a multiple of the sampling stride
+ * (seq - 1 and end_seq - 1 differ above the stride's bits: the stride
+ * divides 2^32, so this holds across the wrap too), or any while the
+ * socket was slow lately.
+ */
+static __always_inline bool netlat_track_sampled(const struct netlat_track_flow *f,
+						 u32 seq, u32 end_seq)
+{
+	u32 shift = READ_ONCE(netlat_track_sample_shift);
+
+	return !shift || ((seq - 1) ^ (end_seq - 1)) >> shift ||
+	       time_before(jiffies, f->join_all_until);
+}
+
+/*
+ * A packet that sampling leaves out (entry locked): counted as part of
+ * the newest entry's range, or of an empty entry of its own at its
+ * start. False if neither can be had.
+ */
+static notrace bool netlat_track_skip(struct netlat_skt *t,
+				      struct netlat_track_flow *f, u32 seq,
+				      u32 end_seq, u16 segs,
+				      enum netlat_skt_full *why)
+{
+	struct netlat_track_pkt *p;
+	struct netlat_skt_cur c;
+
+	if (netlat_track_merge(t, f, seq, end_seq, segs)) {
+		/* unsampled <= merged, which the merge kept within a u16 */
+		netlat_skt_last(&f->e, &c);
+		p = netlat_skt_slot(t, &c);
+		p->unsampled++;
+		return true;
+	}
+	p = netlat_skt_push(t, &f->e, why);
+	if (!p)
+		return false;
+	p->seq = seq;
+	p->end_seq = seq;
+	p->range_end = end_seq;
+	p->merged = 1;
+	p->merged_segs = segs;
+	p->unsampled = 1;
+	p->flags = NETLAT_PKT_MERGED | NETLAT_TRACK_FIRST_DONE;
+	return true;
+}
+NOKPROBE_SYMBOL(netlat_track_skip);
+
 /* A packet of a socket without an entry (no counters of its own). */
 static notrace void netlat_track_untracked(void)
 {
@@ -416,6 +489,21 @@ notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
 		netlat_track_untracked();
 		return;
 	}
+	if (!netlat_track_sampled(f, cb->seq, cb->end_seq)) {
+		bool skipped = netlat_track_skip(t, f, cb->seq, cb->end_seq,
+						 tcp_skb_pcount(skb), &why);
+
+		if (!skipped)
+			f->c.untracked++;
+		netlat_track_unlock(f, flags);
+		if (!skipped) {
+			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+			if (why == NETLAT_SKT_FULL_MEM)
+				netlat_hist_count(NETLAT_HC_NO_MEM, 1);
+		}
+		return;
+	}
+	WRITE_ONCE(f->joined, 1ULL << 32 | cb->seq);
 	p = netlat_skt_push(t, &f->e, &why);
 	if (!p) {
 		bool merged = netlat_track_merge(t, f, cb->seq,
@@ -465,8 +553,9 @@ netlat_track_starting(struct netlat_skt *t, struct netlat_track_flow *f,
 	     more = netlat_skt_prev(t, &f->e, &c)) {
 		struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
 
+		/* not a sampled-out packet's empty entry */
 		if (p->seq == seq)
-			return p;
+			return p->end_seq != seq ? p : NULL;
 		if (before(p->seq, seq))
 			break;
 	}
@@ -512,7 +601,8 @@ NOKPROBE_SYMBOL(netlat_track_stamp);
  * Whether @seg of @f's socket starts no packet, so that the entry's lock
  * is not taken for it: a SYN or a bare ACK (netlat_track_xmit() starts no
  * packet for those), or a later segment of a software-GSO packet the
- * driver met already (driver_range).
+ * driver met already (driver_range), or, while sampling, a packet sent
+ * after the newest one joined (joined).
  */
 static notrace bool netlat_track_no_start(const struct netlat_track_flow *f,
 					  const struct netlat_tcp_seg *seg)
@@ -523,7 +613,12 @@ static notrace bool netlat_track_no_start(const struct netlat_track_flow *f,
 	    (!seg->payload && !(seg->tcp_flags & TCPHDR_FIN)))
 		return true;
 	r = READ_ONCE(f->driver_range);
-	return after(seg->seq, (u32)(r >> 32)) && before(seg->seq, (u32)r);
+	if (after(seg->seq, (u32)(r >> 32)) && before(seg->seq, (u32)r))
+		return true;
+	if (!READ_ONCE(netlat_track_sample_shift))
+		return false;
+	r = READ_ONCE(f->joined);
+	return !r || after(seg->seq, (u32)r);
 }
 NOKPROBE_SYMBOL(netlat_track_no_start);
 
@@ -723,6 +818,22 @@ static notrace void netlat_track_count(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_count);
 
+/*
+ * A packet of @f ended by an ACK at @now (entry locked): if it was slow,
+ * sampling joins every packet of its socket for a second.
+ */
+static notrace void netlat_track_slow_join(struct netlat_track_flow *f,
+					   const struct netlat_track_pkt *p,
+					   u64 now)
+{
+	u64 slow = READ_ONCE(netlat_track_slow);
+
+	if (slow && READ_ONCE(netlat_track_sample_shift) &&
+	    now > p->xmit_ns && now - p->xmit_ns >= slow)
+		f->join_all_until = jiffies + HZ;
+}
+NOKPROBE_SYMBOL(netlat_track_slow_join);
+
 /* The range after a range entry's own packet is ACKed (entry locked). */
 static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 					    const struct netlat_track_pkt *p)
@@ -731,11 +842,14 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 	u32 bytes = p->range_end - p->end_seq;
 
 	f->c.packets += p->merged;
-	f->c.merged += p->merged;
+	f->c.merged += p->merged - p->unsampled;
 	f->c.bytes += bytes;
 	f->c.segs += p->merged_segs;
 	netlat_hist_count_key(key, NETLAT_HC_PACKETS, p->merged);
-	netlat_hist_count(NETLAT_HC_MERGED, p->merged);
+	if (p->merged > p->unsampled)
+		netlat_hist_count(NETLAT_HC_MERGED, p->merged - p->unsampled);
+	if (p->unsampled)
+		netlat_hist_count(NETLAT_HC_UNSAMPLED, p->unsampled);
 	netlat_hist_count_key(key, NETLAT_HC_BYTES, bytes);
 	netlat_hist_count_key(key, NETLAT_HC_SEGS, p->merged_segs);
 }
@@ -770,6 +884,7 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 				done[n] = *p;
 				done[n++].flags |= NETLAT_PKT_ACKED;
 				netlat_track_count(f, p);
+				netlat_track_slow_join(f, p, now);
 				p->flags |= NETLAT_TRACK_FIRST_DONE;
 			}
 			/* a range entry stays until its range is ACKed */
@@ -941,8 +1056,7 @@ notrace void netlat_track_close(const struct sock *sk)
 			if (ident)
 				netlat_track_stats(f, &e);
 			f->ident = false;
-			f->send_next = 0;
-			WRITE_ONCE(f->driver_range, 0);
+			netlat_track_forget(f);
 			/* a new socket may take the entry from now on */
 			netlat_skt_release(t, &f->e);
 			netlat_track_unlock(f, flags);
@@ -1067,6 +1181,22 @@ void netlat_track_groups_on(u64 on)
 u64 netlat_track_slow_ns(void)
 {
 	return READ_ONCE(netlat_track_slow);
+}
+
+void netlat_track_set_sample(u32 sample)
+{
+	lockdep_assert_held(&netlat_lock);
+	BUILD_BUG_ON(!is_power_of_2(NETLAT_SAMPLE_UNIT));
+	BUILD_BUG_ON(ilog2(NETLAT_SAMPLE_MAX * NETLAT_SAMPLE_UNIT) >= 32);
+	WRITE_ONCE(netlat_track_sample_shift, sample > 1 ?
+		   ilog2(sample * NETLAT_SAMPLE_UNIT) : 0);
+}
+
+u32 netlat_track_sample(void)
+{
+	u32 shift = READ_ONCE(netlat_track_sample_shift);
+
+	return shift ? 1U << (shift - ilog2(NETLAT_SAMPLE_UNIT)) : 0;
 }
 
 /* Sockets followed now (a racy count, for reports). */

@@ -67,6 +67,9 @@ int netlat_track_set(u32 level, u64 slow_ns);
 void netlat_track_groups_on(u64 on);
 /* Any context: a load of what the last netlat_track_set() left. */
 u64 netlat_track_slow_ns(void);
+/* Under netlat_lock: netlat_config.sample, for packets sent from now on. */
+void netlat_track_set_sample(u32 sample);
+u32 netlat_track_sample(void);
 /* Process context, no lock: racy figures for reports, and the ioctl. */
 u64 netlat_track_flows(void);
 u64 netlat_track_mem_bytes(void);

@@ -22,6 +22,10 @@
  * sendmsg_within_round_trip: request/response, idle, then closed: no
  *	sendmsg>xmit longer than the slowest round trip the client measured,
  *	and a FIN without data carries no sendmsg start.
+ * sample_by_sequence: with --sample 16, ping-pong writes: the counters
+ *	stay exact (TCPOrigDataSent, the bytes written), the records and the
+ *	xmit>ack histogram hold exactly the packets that cross a multiple
+ *	of 16 KiB of sequence space, none missed and none more.
  * bad_input: malformed HIST, FLOWS and level configs are -EINVAL.
  * flow_counters: the sender's own counters (TCP_INFO) against its flow's
  *	in NETLAT_IOC_FLOWS, live: bytes == tcpi_bytes_acked - 1 (the SYN)
@@ -142,6 +146,7 @@ FIXTURE_TEARDOWN(pkt)
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
 		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+		EXPECT_EQ(0, nl_set_sample(self->fd, 0));
 		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
 						NETLAT_TABLE_BYTES_DEFAULT));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
@@ -442,6 +447,130 @@ TEST_F(pkt, sendmsg_within_round_trip)
 }
 
 /*
+ * Sampling by sequence space: 16 KiB strides. Each request of the client
+ * is a packet of its own (the server's one-byte reply ACKs it before the
+ * next), so the client's packets are REQS x SREQ bytes in a row, then its
+ * FIN; the server's are one byte each.
+ */
+#define SAMPLE		16
+#define SAMPLE_SHIFT	14	/* log2(SAMPLE x NETLAT_SAMPLE_UNIT) */
+#define SREQS		200
+#define SREQ		1000
+TEST_F(pkt, sample_by_sequence)
+{
+	struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	uint32_t cli_seq[64], base = 0;
+	uint64_t recs = 0, cli_recs = 0;
+	bool matched = false;
+	long long d0, d1 = 0;
+	const struct netlat_rec_hdr *h;
+	struct netlat_flow_stats fs;
+	struct netlat_info info;
+	struct netlat_hist hist;
+	char buf[SREQ], why[256];
+	unsigned int i;
+
+	_Static_assert(SAMPLE * NETLAT_SAMPLE_UNIT == 1u << SAMPLE_SHIFT,
+		       "SAMPLE_SHIFT");
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_set_sample(self->fd, SAMPLE));
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	ASSERT_EQ((uint32_t)SAMPLE, info.sample);
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
+	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
+	ASSERT_LE(0, d0);
+	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	memset(buf, 0x6b, sizeof(buf));
+	for (i = 0; i < SREQS; i++) {
+		ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, SREQ));
+		ASSERT_TRUE(read_exactly(self->conn.srv, buf, SREQ));
+		ASSERT_EQ(0, nl_send_all(self->conn.srv, buf, 1));
+		ASSERT_TRUE(read_exactly(self->conn.cli, buf, 1));
+	}
+	ASSERT_EQ(0, shutdown(self->conn.cli, SHUT_WR));
+	ASSERT_FALSE(read_exactly(self->conn.srv, buf, 1));
+	ASSERT_EQ(0, shutdown(self->conn.srv, SHUT_WR));
+	ASSERT_FALSE(read_exactly(self->conn.cli, buf, 1));
+	for (i = 0; i < 50; i++) {
+		d1 = nl_orig_data_sent(g_ns_a, g_ns_b);
+		ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+		if (hist.packets == (unsigned long long)(d1 - d0))
+			break;
+		nl_sleep_ms(100);
+	}
+	/* the client's counters (its socket may be gone: then closed) */
+	ASSERT_TRUE(nl_get_flow(self->fd, &self->conn, false, &fs) ||
+		    nl_get_flow(self->fd, &self->conn, true, &fs));
+	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
+				       PKT_GROUPS)) TH_LOG("%s", self->log.why);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
+		    !nl_flow_of(&p->flow, &self->conn))
+			continue;
+		recs++;
+		/* a joined packet holds a byte at a multiple of the stride */
+		EXPECT_NE(0u, ((p->seq - 1) ^ (p->end_seq - 1)) >> SAMPLE_SHIFT)
+			TH_LOG("record [%u, %u) crosses no multiple of %u",
+			       p->seq, p->end_seq, 1u << SAMPLE_SHIFT);
+		EXPECT_NE(0u, p->flags & NETLAT_PKT_ACKED);
+		if (p->flow.sport == self->conn.sport &&
+		    cli_recs < NL_ARRAY_SIZE(cli_seq))
+			cli_seq[cli_recs++] = p->seq;
+	}
+	ASSERT_LT(0ull, cli_recs);
+	/*
+	 * The client's packets are [base + i x SREQ, + SREQ), then its FIN;
+	 * base, its first byte, is one of SREQS + 1 values that put the
+	 * first record's seq on a packet's start. For one of them the
+	 * packets that hold a multiple of the stride must be exactly those
+	 * recorded: none missed, none more.
+	 */
+	for (i = 0; i <= SREQS && !matched; i++) {
+		uint64_t want = 0, found = 0;
+		unsigned int j, r;
+
+		base = cli_seq[0] - i * SREQ;
+		for (j = 0; j <= SREQS; j++) {
+			uint32_t a = base + j * SREQ, b = a + (j < SREQS ? SREQ : 1);
+
+			if (!(((a - 1) ^ (b - 1)) >> SAMPLE_SHIFT))
+				continue;
+			want++;
+			for (r = 0; r < cli_recs; r++)
+				found += cli_seq[r] == a;
+		}
+		matched = want == cli_recs && found == cli_recs;
+	}
+	TH_LOG("TCPOrigDataSent +%lld; packets %llu (unsampled %llu), bytes %llu; records %llu (client %llu, its stream from %u: %s); xmit>ack samples %llu",
+	       d1 - d0, (unsigned long long)hist.packets,
+	       (unsigned long long)hist.unsampled,
+	       (unsigned long long)hist.bytes, (unsigned long long)recs,
+	       (unsigned long long)cli_recs, base,
+		       matched ? "the packets that cross a stride" : "no start fits",
+	       (unsigned long long)st[NETLAT_STAGE_XMIT_ACK].count);
+	EXPECT_TRUE(matched);
+	/* the counters are every packet's */
+	EXPECT_EQ((unsigned long long)(d1 - d0), hist.packets);
+	EXPECT_EQ(2ull * SREQS + 2, hist.packets);
+	EXPECT_EQ((unsigned long long)SREQS * (SREQ + 1) + 2, hist.bytes);
+	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ((unsigned long long)SREQS * SREQ + 1, fs.bytes);
+	/* the joined ones, and only they, have records and stage samples */
+	EXPECT_EQ(hist.packets - hist.unsampled, recs);
+	EXPECT_EQ(recs, st[NETLAT_STAGE_XMIT_ACK].count);
+	/* 200,001 bytes with the FIN: 12 or 13 multiples of 16 KiB */
+	EXPECT_LE((SREQS * SREQ + 1ull) >> SAMPLE_SHIFT, cli_recs);
+	EXPECT_GE(((SREQS * SREQ + 1ull) >> SAMPLE_SHIFT) + 1, cli_recs);
+	EXPECT_EQ(0, nl_flows_add_up(self->fd, &hist, why, sizeof(why)))
+		TH_LOG("%s", why);
+}
+
+/*
  * A hook that gives a level nothing is not armed there (a hit costs even
  * when its handler returns at once): the packet level has kprobes on
  * the entries of sendmsg and tcp_ack instead of the event level's
@@ -679,9 +808,6 @@ TEST_F(pkt, bad_input)
 	h.flags = 2;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
 	h.flags = 0;
-	h.reserved = 1;
-	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
-	h.reserved = 0;
 	h.stage_size = 8;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HIST, &h, sizeof(h)));
 	h.stage_size = sizeof(st[0]);
@@ -759,9 +885,20 @@ TEST_F(pkt, bad_input)
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    sizeof(cfg)));
 	cfg.level = NETLAT_LEVEL_PACKETS;
-	cfg.reserved3 = 1;
+	/* a sample without its flag, one not a power of two, one too large */
+	cfg.sample = 16;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    sizeof(cfg)));
+	cfg.flags = NETLAT_CONFIG_SAMPLE;
+	cfg.sample = 3;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	cfg.sample = NETLAT_SAMPLE_MAX * 2;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	cfg.sample = 16;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    offsetof(struct netlat_config, sample)));
 	/* a budget out of range, or asked by a caller without the field */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = NETLAT_CONFIG_TABLE_BYTES;

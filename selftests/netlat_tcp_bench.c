@@ -47,8 +47,8 @@
  * the events level, the packet level, slow-only and kept out: instructions
  * per request, the whole machine's (kernel and user) among them.
  *
- * -t tx or -t rx runs only the TCP send or only the receive benches, -t
- * server only the server bench.
+ * -t LIST runs only the benches named in LIST (comma-separated): server,
+ * gso, virtio, rx (tcp and udp), 1seg; tx is gso,virtio,1seg.
  * -K N: the packet modes keep their histograms by key too (N: the
  * NETLAT_KEY_* bits; not for the baseline module), so that beside -b the
  * packet modes give the cost of keying.
@@ -420,7 +420,10 @@ enum probe_mode {
 	PROBES_PACKETS,		/* as READ at the packet level */
 	PROBES_SLOW,		/* as PACKETS, records only from 5 ms */
 	PROBES_KEPT_OUT,	/* as PACKETS, a filter keeps every socket out */
+	PROBES_SAMPLED,		/* as PACKETS, sent packets sampled 1 in 16 KiB */
 };
+
+#define BENCH_SAMPLE	16	/* netlat_config.sample of PROBES_SAMPLED */
 
 /* The MIB counter @name of the /proc/net/snmp line @proto in namespace @ns. */
 static uint64_t snmp_counter(int ns, const char *proto, const char *name)
@@ -512,10 +515,10 @@ static double run_plain(const struct workload *w, double secs,
 }
 
 static const char *const probe_mode_names[] = {
-	"events", "filtered", "flight", "packets", "slow", "keptout",
+	"events", "filtered", "flight", "packets", "slow", "keptout", "sampled",
 };
 _Static_assert(sizeof(probe_mode_names) / sizeof(probe_mode_names[0]) ==
-	       PROBES_KEPT_OUT + 1, "a name for every probe_mode");
+	       PROBES_SAMPLED + 1, "a name for every probe_mode");
 
 /* @w's probe groups on for one run of @secs in @mode. */
 static void run_probes(const struct workload *w, double secs,
@@ -554,9 +557,11 @@ static void run_probes(const struct workload *w, double secs,
 	if (!err && mode == PROBES_FLIGHT)
 		err = trig_set(d.fd, &trig);
 	if (!err && (mode == PROBES_PACKETS || mode == PROBES_SLOW ||
-		     mode == PROBES_KEPT_OUT))
+		     mode == PROBES_KEPT_OUT || mode == PROBES_SAMPLED))
 		err = nl_set_level(d.fd, NETLAT_LEVEL_PACKETS,
 				mode == PROBES_SLOW ? 5000000 : 0);
+	if (!err && mode == PROBES_SAMPLED)
+		err = nl_set_sample(d.fd, BENCH_SAMPLE);
 	/* the baseline module may have no keys */
 	if (!err && bench_keys && !insn_base &&
 	    (mode == PROBES_PACKETS || mode == PROBES_SLOW ||
@@ -586,7 +591,8 @@ static void run_probes(const struct workload *w, double secs,
 	if (w->drops)
 		r->rx_drops = snmp_counter(*w->ns, w->proto, w->drops) - drops0;
 	r->pkt_mem = info.pkt_mem_bytes;
-	if (mode == PROBES_PACKETS || mode == PROBES_SLOW) {
+	if (mode == PROBES_PACKETS || mode == PROBES_SLOW ||
+	    mode == PROBES_SAMPLED) {
 		struct netlat_hist h = { .size = sizeof(h) };
 
 		/* packets the table could not follow: no record, no sample */
@@ -626,6 +632,8 @@ static void run_probes(const struct workload *w, double secs,
 
 		err = nl_ioctl(d.fd, NETLAT_IOC_SET_CONFIG, &kc, sizeof(kc));
 	}
+	if (!err && mode == PROBES_SAMPLED)
+		err = nl_set_sample(d.fd, 0);
 	if (!err)
 		err = nl_set_level(d.fd, NETLAT_LEVEL_EVENTS, 0);
 	if (!err)
@@ -943,7 +951,8 @@ static void base_round(const char *label, double secs, struct mode_acc *base,
 static void series(const char *label, unsigned int k, double secs)
 {
 	double un[16], idle[16], on[16], rps[16], filt[16], fl[16], pk[16], sl[16];
-	double ko[16];
+	double ko[16], sa[16] = { 0 };
+	uint64_t sa_recs = 0, sa_segs = 0;
 	uint64_t recs = 0, lost = 0, dropped = 0, missed = 0, segs = 0;
 	uint64_t filtered = 0, fl_recs = 0, overwritten = 0, pkt_mem = 0;
 	uint64_t ko_recs = 0;
@@ -958,7 +967,7 @@ static void series(const char *label, unsigned int k, double secs)
 	transfer(0.5);		/* warm up: ARP, caches */
 	insn_series = label;
 	for (i = 0; i < k; i++) {
-		struct probe_run r, rf, rfl, rp, rs, rko;
+		struct probe_run r, rf, rfl, rp, rs, rko, rsa;
 
 		insn_round = i + 1;
 		module_set(false);
@@ -974,6 +983,11 @@ static void series(const char *label, unsigned int k, double secs)
 		run_probes(&tcp_send, secs, PROBES_PACKETS, &rp);
 		run_probes(&tcp_send, secs, PROBES_SLOW, &rs);
 		run_probes(&tcp_send, secs, PROBES_KEPT_OUT, &rko);
+		run_probes(&tcp_send, secs, PROBES_SAMPLED, &rsa);
+		sa[i] = rsa.bps;
+		sa_recs += rsa.records;
+		sa_segs += rsa.segs;
+		untracked += rsa.untracked;
 		on[i] = r.bps;
 		ko[i] = rko.bps;
 		ko_recs += rko.records;
@@ -1004,13 +1018,14 @@ static void series(const char *label, unsigned int k, double secs)
 		filtered += rf.filtered;
 		fl_recs += rfl.records;
 		overwritten += rfl.overwritten;
-		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s; packets %.1f Mbit/s (%.3f records/segment); slow %.1f Mbit/s (%.4f records/segment); packets, every socket kept out %.1f Mbit/s\n",
+		printf("bench: tcp %s run %u: unloaded %.1f Mbit/s, idle %.1f Mbit/s, probes %.1f Mbit/s, %.0f records/s, lost %llu, missed %llu; filtered out %.1f Mbit/s (%llu records stored); flight %.1f Mbit/s; packets %.1f Mbit/s (%.3f records/segment); slow %.1f Mbit/s (%.4f records/segment); packets, every socket kept out %.1f Mbit/s; packets sampled (1 in %u KiB) %.1f Mbit/s (%.4f records/segment)\n",
 		       label, i + 1, un[i] * 8e-6, idle[i] * 8e-6, on[i] * 8e-6,
 		       rps[i], (unsigned long long)(r.lost + r.dropped),
 		       (unsigned long long)r.missed, filt[i] * 8e-6,
 		       (unsigned long long)rf.records, fl[i] * 8e-6,
 		       pk[i] * 8e-6, per_seg(rp.records, rp.segs), sl[i] * 8e-6,
-		       per_seg(rs.records, rs.segs), ko[i] * 8e-6);
+		       per_seg(rs.records, rs.segs), ko[i] * 8e-6, BENCH_SAMPLE,
+		       sa[i] * 8e-6, per_seg(rsa.records, rsa.segs));
 		if (base_path && !(i % 2))
 			base_round(label, secs, base, i);
 		if (bt_available() &&
@@ -1022,11 +1037,12 @@ static void series(const char *label, unsigned int k, double secs)
 		}
 	}
 	/* before the medians below sort the rounds' figures */
-	printf("bench: tcp %s per-round ratios to unloaded (median over %u rounds of each round's ratio): idle %.3f, probes %.3f, filtered %.3f, flight %.3f, packets %.3f, slow %.3f, packets kept out %.3f",
+	printf("bench: tcp %s per-round ratios to unloaded (median over %u rounds of each round's ratio): idle %.3f, probes %.3f, filtered %.3f, flight %.3f, packets %.3f, slow %.3f, packets kept out %.3f, packets sampled %.3f",
 	       label, k, nl_median_ratio(idle, un, k),
 	       nl_median_ratio(on, un, k), nl_median_ratio(filt, un, k),
 	       nl_median_ratio(fl, un, k), nl_median_ratio(pk, un, k),
-	       nl_median_ratio(sl, un, k), nl_median_ratio(ko, un, k));
+	       nl_median_ratio(sl, un, k), nl_median_ratio(ko, un, k),
+	       nl_median_ratio(sa, un, k));
 	if (nbt == k)
 		printf(", bpftrace peer %.3f", nl_median_ratio(bt, un, k));
 	printf("\n");
@@ -1046,6 +1062,8 @@ static void series(const char *label, unsigned int k, double secs)
 	       mko / mu);
 	printf("bench: tcp %s packets, every socket kept out by a filter: %llu records (the hooks' own cost: nothing followed, nothing written)\n",
 	       label, (unsigned long long)ko_recs);
+	printf("bench: tcp %s records per data segment (OutSegs): sampled (1 in %u KiB) %.4f\n",
+	       label, BENCH_SAMPLE, per_seg(sa_recs, sa_segs));
 	printf("bench: tcp %s records per data segment (OutSegs): events %.3f, packets %.3f, slow (>= 5 ms) %.4f; packet table and histograms %llu bytes, %llu packets not followed\n",
 	       label, per_seg(recs, segs), per_seg(pk_recs, pk_segs),
 	       per_seg(sl_recs, sl_segs), (unsigned long long)pkt_mem,
@@ -1287,6 +1305,7 @@ static const struct workload server = {
 
 static const enum probe_mode server_modes[] = {
 	PROBES_READ, PROBES_PACKETS, PROBES_SLOW, PROBES_KEPT_OUT,
+	PROBES_SAMPLED,
 };
 #define NR_SERVER_MODES	(sizeof(server_modes) / sizeof(server_modes[0]))
 
@@ -1360,6 +1379,47 @@ out:
 	}
 }
 
+/* Whether -t @only names the bench @name (none: every bench). */
+static bool bench_wanted(const char *only, const char *name)
+{
+	char list[128], *tok, *save = NULL;
+
+	if (!*only)
+		return true;
+	snprintf(list, sizeof(list), "%s", only);
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, name) ||
+		    (!strcmp(tok, "tx") && (!strcmp(name, "gso") ||
+					    !strcmp(name, "virtio") ||
+					    !strcmp(name, "1seg"))))
+			return true;
+	return false;
+}
+
+/* Every name in -t @only is a bench's. */
+static bool bench_list_ok(const char *only)
+{
+	static const char *const names[] = {
+		"server", "gso", "virtio", "rx", "1seg", "tx",
+	};
+	char list[128], *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlen(only) >= sizeof(list))
+		return false;
+	snprintf(list, sizeof(list), "%s", only);
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]) &&
+			    strcmp(tok, names[i]); i++)
+			;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int k = 5;
@@ -1391,15 +1451,13 @@ int main(int argc, char **argv)
 			bench_keys = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t tx|rx|server] [-i] [-K key_by]\n",
+			fprintf(stderr, "usage: %s [-k repeats] [-s seconds] [-m netlat.ko] [-b baseline.ko] [-t server,gso,virtio,rx,1seg,tx] [-i] [-K key_by]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!k || k > 16 || secs <= 0 ||
-	    (*only && strcmp(only, "tx") && strcmp(only, "rx") &&
-	     strcmp(only, "server"))) {
-		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0, -t tx, rx or server\n");
+	if (!k || k > 16 || secs <= 0 || !bench_list_ok(only)) {
+		fprintf(stderr, "netlat_tcp_bench: -k 1..16, -s > 0, -t a list of server, gso, virtio, rx, 1seg, tx\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1412,25 +1470,21 @@ int main(int argc, char **argv)
 		nl_insn_modules("netlat", ko_path);
 	}
 	/* a real server first: what an owner pays per request */
-	if (!*only || !strcmp(only, "server"))
+	if (bench_wanted(only, "server"))
 		server_series(k, secs);
-	if (!strcmp(only, "server")) {
-		module_set(true);
-		return 0;
-	}
 	/* veth defaults: TCP sends GSO skbs of up to 64 KiB */
-	if (strcmp(only, "rx"))
+	if (bench_wanted(only, "gso"))
 		series("gso", k, secs);
-	if (strcmp(only, "rx") && topology_virtio()) {
+	if (bench_wanted(only, "virtio") && topology_virtio()) {
 		dst_addr = VIRTIO_B;
 		series("virtio", k, secs);
 		dst_addr = ADDR_B;
 	}
-	if (strcmp(only, "tx")) {
+	if (bench_wanted(only, "rx")) {
 		rx_series("rx tcp", &tcp_recv, k, secs);
 		rx_series("rx udp", &udp_recv, k, secs);
 	}
-	if (!strcmp(only, "rx")) {
+	if (!bench_wanted(only, "1seg")) {
 		module_set(true);
 		return 0;
 	}

@@ -363,6 +363,17 @@ static inline bool nl_debug_kernel(void)
 	return !access("/sys/kernel/debug/kmemleak", F_OK);
 }
 
+/* Sampling of the sent packets (netlat_config.sample); 0: every one. */
+static inline int nl_set_sample(int fd, uint32_t sample)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_SAMPLE,
+		.sample = sample,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
+
 /* The packet tables' memory budget (netlat_config.table_bytes). */
 static inline int nl_set_table_bytes(int fd, uint64_t bytes)
 {

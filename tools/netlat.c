@@ -846,6 +846,18 @@ static void add_cpu_stats(struct netlat_cpu_stats *total, const struct netlat_cp
 	total->filtered += st->filtered;
 }
 
+/* The sent packets whose stages the packet level joins. */
+static const char *sample_text(const struct netlat_info *info)
+{
+	static char buf[64];
+
+	if (info->sample <= 1)
+		return "every packet joined";
+	snprintf(buf, sizeof(buf), "sent packets sampled every %u KiB",
+		 info->sample * NETLAT_SAMPLE_UNIT / 1024);
+	return buf;
+}
+
 static void print_info(const char *path, const struct netlat_info *info)
 {
 	printf("device        %s\n", path);
@@ -857,8 +869,8 @@ static void print_info(const char *path, const struct netlat_info *info)
 	printf("ring mode     %s\n", ring_mode_name(info->mode));
 	printf("level         %s", info->level == NETLAT_LEVEL_PACKETS ? "packets" : "events");
 	if (info->level == NETLAT_LEVEL_PACKETS)
-		printf(" (records for packets from %llu ns; table %llu bytes, %u sockets, %u packets in flight)",
-		       (unsigned long long)info->slow_ns,
+		printf(" (records for packets from %llu ns; %s; table %llu bytes, %u sockets, %u packets in flight)",
+		       (unsigned long long)info->slow_ns, sample_text(info),
 		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows,
 		       info->pkt_pkts);
 	putchar('\n');
@@ -1016,6 +1028,7 @@ static int cmd_config(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "slow", required_argument, NULL, 's' },
+		{ "sample", required_argument, NULL, 'S' },
 		{ "table-bytes", required_argument, NULL, 'T' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "keys", required_argument, NULL, 'k' },
@@ -1028,7 +1041,7 @@ static int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:m:l:s:T:b:k:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:l:s:S:T:b:k:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -1072,6 +1085,14 @@ static int cmd_config(int argc, char **argv)
 						   optarg);
 			cfg->slow_ns = v;
 			cfg->flags |= NETLAT_CONFIG_SLOW_NS;
+			break;
+		case 'S':
+			if (!parse_u64(optarg, &v) || v > NETLAT_SAMPLE_MAX ||
+			    (v & (v - 1)))
+				return usage_error("bad --sample '%s': 0, 1 or a power of two up to %u",
+						   optarg, NETLAT_SAMPLE_MAX);
+			cfg->sample = (uint32_t)v;
+			cfg->flags |= NETLAT_CONFIG_SAMPLE;
 			break;
 		case 'T':
 			if (!parse_size(optarg, &v) || v < NETLAT_TABLE_BYTES_MIN ||
@@ -1273,7 +1294,7 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--table-bytes N[K|M|G]] [--by FIELDS [--keys N]] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--sample N] [--table-bytes N[K|M|G]] [--by FIELDS [--keys N]] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
 	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
@@ -1285,6 +1306,13 @@ static const struct command commands[] = {
 	  "                       record per packet; needs the xmit and ack groups\n"
 	  "  --slow DURATION      packets level: records only for packets whose\n"
 	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n"
+	  "  --sample N           packets level, sent packets: join the stages of\n"
+	  "                       the packets that hold a byte at a multiple of\n"
+	  "                       N KiB of sequence space (both ends of a connection\n"
+	  "                       pick the same bytes), and of every packet of a\n"
+	  "                       socket for a second after a slow one (--slow);\n"
+	  "                       the others are only counted. N a power of two,\n"
+	  "                       0 or 1: every packet (the default)\n"
 	  "  --table-bytes N      the packet tables' memory (default 32M, 64K to 1G):\n"
 	  "                       sockets and packets in flight they can follow;\n"
 	  "                       a change empties them\n"

@@ -78,10 +78,11 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	if (json) {
 		fprintf(f, "{\"packets\":%llu,\"bytes\":%llu,\"segs\":%llu,"
 			"\"untracked\":%llu,\"flows\":%llu,\"flows_full\":%llu,"
-			"\"merged\":%llu,\"retrans_fail\":%llu,\"retrans_segs\":{",
+			"\"merged\":%llu,\"unsampled\":%llu,\"retrans_fail\":%llu,"
+			"\"retrans_segs\":{",
 			ull(h->packets), ull(h->bytes), ull(h->segs),
 			ull(h->untracked), ull(h->flows), ull(h->flows_full),
-			ull(h->size >= sizeof(*h) ? h->merged : 0),
+			ull(h->size >= sizeof(*h) ? h->merged : 0), ull(h->unsampled),
 			ull(h->retrans_fail));
 		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
@@ -123,6 +124,9 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	if (h->size >= sizeof(*h) && h->merged)
 		fprintf(f, "followed as ranges (socket or table full): %llu packets\n",
 			ull(h->merged));
+	if (h->unsampled)
+		fprintf(f, "left out by sampling (counted, no stage times): %llu packets\n",
+			ull(h->unsampled));
 }
 
 static const char *const errno_names[NETLAT_RTXERR_NR] = {

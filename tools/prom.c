@@ -441,6 +441,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_tcp_merged_packets", NULL,
 		"TCP packets followed only as part of a range: their socket or the table was full.",
 		h->size >= sizeof(*h) ? h->merged : 0);
+	counter(&o, "netlat_tcp_unsampled_packets", NULL,
+		"TCP packets counted but left out of the stage histograms by sampling.",
+		h->unsampled);
 	counter(&o, "netlat_tcp_sockets_no_slot", NULL,
 		"Lookups of a socket that found no entry free or idle in the packet table.",
 		h->flows_full);

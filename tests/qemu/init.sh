@@ -316,8 +316,8 @@ job_demo() {
 
 # netlat_bench_quick=1 on the command line (NETLAT_APPEND): only the TCP
 # bench, one round of 1 s per mode, for trying the bench itself;
-# netlat_bench_only=tx, =rx or =server: only its send, its receive or its
-# server benches.
+# netlat_bench_only=LIST: only the benches LIST names (comma-separated:
+# server, gso, virtio, rx, 1seg; tx is gso,virtio,1seg).
 job_bench() {
 	quick=$(cmdline_arg netlat_bench_quick 0)
 	only=$(cmdline_arg netlat_bench_only '')

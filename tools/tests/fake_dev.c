@@ -16,7 +16,8 @@
  *  FAKE_NETLAT_RULES   rules in force at start (port=1000+i), default 0
  *  FAKE_NETLAT_HIST    what NETLAT_IOC_HIST reports (default: all zero),
  *                      space-separated KEY=N: packets, bytes, segs,
- *                      untracked, flows_full, flows, retrans_fail, merged, rK
+ *                      untracked, flows_full, flows, retrans_fail, merged,
+ *                      unsampled, rK
  *                      (retrans_segs[K]), hS.B (stage S, bucket B), sumS
  *                      (stage S's sum_ns); count and max follow the
  *                      buckets; the level is then packets
@@ -85,6 +86,7 @@ static void hist_init(const char *spec)
 		{ "flows", offsetof(struct netlat_hist, flows) },
 		{ "retrans_fail", offsetof(struct netlat_hist, retrans_fail) },
 		{ "merged", offsetof(struct netlat_hist, merged) },
+		{ "unsampled", offsetof(struct netlat_hist, unsampled) },
 	};
 	char key[32];
 	unsigned long long v;

@@ -18,7 +18,7 @@
  * What the fake device reports: xmit>ack (stage 4) and sendmsg>ack (5)
  * histograms, the counters. The expected figures below follow from it.
  */
-#define FED_HIST "packets=10 bytes=14480 segs=12 untracked=1 flows_full=2 flows=3 merged=6 " \
+#define FED_HIST "packets=10 bytes=14480 segs=12 untracked=1 flows_full=2 flows=3 merged=6 unsampled=5 " \
 	"retrans_fail=1 r1=4 r2=5 h4.10=3 h4.20=5 h4.21=2 sum4=6000000 " \
 	"h5.15=100 h5.16=50 h5.30=1 h5.63=2 sum5=123456789"
 
@@ -219,6 +219,7 @@ static void test_exporter_fake(void)
 		"netlat_tcp_segments_total 12\n",
 		"netlat_tcp_untracked_packets_total 1\n",
 		"netlat_tcp_merged_packets_total 6\n",
+		"netlat_tcp_unsampled_packets_total 5\n",
 		"netlat_tcp_sockets_no_slot_total 2\n",
 		"# TYPE netlat_tcp_sockets gauge\nnetlat_tcp_sockets 3\n",
 		"netlat_tcp_retransmitted_segments_total{kind=\"rto\"} 4\n",

@@ -1118,10 +1118,11 @@ struct netlat_mmap_cons {
  * @vq_queue: the TX queue (virtqueue pair) index it went to.
  * @vq_free: free descriptors of that virtqueue when start_xmit began.
  * @vq_size: the virtqueue's ring size.
- * @merged: packets sent after this one, while the socket's FIFO was full,
- *	that the kernel followed together with it as one range
- *	(NETLAT_PKT_MERGED): [@end_seq, @range_end). They have no stage
- *	times of their own; counted in netlat_hist.packets and .merged.
+ * @merged: packets sent after this one that the kernel followed together
+ *	with it as one range (NETLAT_PKT_MERGED): [@end_seq, @range_end),
+ *	sent while the socket's FIFO was full (netlat_hist.merged) or left
+ *	out by sampling (netlat_config.sample, netlat_hist.unsampled). They
+ *	have no stage times of their own; counted in netlat_hist.packets.
  * @range_end: @end_seq, or the end of the range with @merged.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
@@ -1372,7 +1373,8 @@ enum {
  *	(out; from size 144).
  * @pkt_pkts: packets in flight the packet table can follow, all its
  *	sockets together (out; 0 below the packet level, as @pkt_flows).
- * @reserved2: zero.
+ * @sample: netlat_config.sample in force, 0 for every packet (out; from
+ *	size 152).
  */
 struct netlat_info {
 	__u32 size;
@@ -1400,7 +1402,7 @@ struct netlat_info {
 	__aligned_u64 rx_mem_bytes;
 	__aligned_u64 table_bytes;
 	__u32 pkt_pkts;
-	__u32 reserved2;
+	__u32 sample;
 };
 
 /**
@@ -1443,6 +1445,15 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_SLOW_NS		(1U << 5)
 #define NETLAT_CONFIG_TABLE_BYTES	(1U << 6)
 #define NETLAT_CONFIG_KEYS		(1U << 7)
+#define NETLAT_CONFIG_SAMPLE		(1U << 8)
+
+/*
+ * netlat_config.sample: the packet level joins the stages of the sent
+ * packets whose sequence range holds a byte at a multiple of sample x
+ * NETLAT_SAMPLE_UNIT bytes.
+ */
+#define NETLAT_SAMPLE_UNIT	1024
+#define NETLAT_SAMPLE_MAX	(1U << 16)
 
 /*
  * What the packet level's histograms are kept by, besides the host's
@@ -1522,7 +1533,19 @@ struct netlat_cpu_stats {
  * @reserved2: zero.
  * @level: NETLAT_LEVEL_*. A change empties the packet table and zeroes
  *	the histograms (from size 56).
- * @reserved3: zero.
+ * @sample: packet level, sent packets (NETLAT_CONFIG_SAMPLE, from size
+ *	48): 0 or 1 joins every packet's stages (the default); a power of
+ *	two N up to NETLAT_SAMPLE_MAX joins only the packets whose sequence
+ *	range [seq, end_seq) holds a byte whose sequence number is a
+ *	multiple of N x NETLAT_SAMPLE_UNIT, and, while @slow_ns is set,
+ *	every packet of a socket for a second after one of its joined
+ *	packets was slow. The choice needs no state: the two ends of a
+ *	connection choose the same bytes. A packet left out has no stage
+ *	times and no record of its own; it is counted, exactly, as part of
+ *	the range of the packet before it (netlat_hist.unsampled, .packets,
+ *	.bytes, .segs; netlat_rec_tcp_pkt.merged), so that every counter
+ *	stays exact. A change applies to packets sent from then on. Other
+ *	values, and a nonzero one without the flag, are -EINVAL.
  * @slow_ns: packet level: write a record only for packets whose
  *	xmit -> ACK time is at least this (0: every packet).
  * @table_bytes: the packet tables' memory budget, NETLAT_TABLE_BYTES_MIN
@@ -1548,7 +1571,7 @@ struct netlat_config {
 	__u32 mode;
 	__u32 reserved2;
 	__u32 level;
-	__u32 reserved3;
+	__u32 sample;
 	__aligned_u64 slow_ns;
 	__aligned_u64 table_bytes;
 	__u32 key_by;
@@ -1853,7 +1876,10 @@ struct netlat_filters {
  * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
  *	kernel counts them in RetransSegs (out).
  * @retrans_fail: failed retransmission attempts (out).
- * @reserved: zero.
+ * @unsampled: packets among @packets and @closed that sampling left out
+ *	of the join (netlat_config.sample): followed only as part of the
+ *	range of the packet before them, counted with their bytes and
+ *	segments, without stage times (out; a field reserved, zero, before).
  * @merged: packets among @packets followed only as part of a range: sent
  *	while their socket had 4096 packets followed in flight or the
  *	table's memory was used up,
@@ -1929,7 +1955,7 @@ struct netlat_hist {
 	__aligned_u64 flows;
 	__aligned_u64 retrans_segs[8];
 	__aligned_u64 retrans_fail;
-	__aligned_u64 reserved;
+	__aligned_u64 unsampled;
 	__aligned_u64 merged;
 	__aligned_u64 rx_packets;
 	__aligned_u64 rx_bytes;

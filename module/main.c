@@ -50,14 +50,11 @@ static int __init netlat_init(void)
 	err = netlat_flight_init();
 	if (err)
 		goto err_rings;
-	err = netlat_dev_init();
-	if (err)
-		goto err_flight;
 	/* Probes write into the rings: registered after, removed before. */
 	netlat_pkt_init();
 	err = netlat_probes_init(test_missing);
 	if (err)
-		goto err_dev;
+		goto err_flight;
 	err = netlat_tcp_init();
 	if (err)
 		goto err_probes;
@@ -70,6 +67,10 @@ static int __init netlat_init(void)
 	err = netlat_probes_set(probes & netlat_probes_available());
 	if (err)
 		goto err_families;
+	/* last: no one can open the device before the rest is ready */
+	err = netlat_dev_init();
+	if (err)
+		goto err_families;
 	pr_info("loaded, ABI %d, %u KiB per CPU\n", NETLAT_ABI_VERSION, ring_kb);
 	return 0;
 
@@ -80,8 +81,8 @@ err_tcp:
 	netlat_tcp_exit();
 err_probes:
 	netlat_probes_exit();
-err_dev:
-	netlat_dev_exit();
+	netlat_keys_exit();
+	netlat_filter_exit();
 err_flight:
 	netlat_flight_exit();
 err_rings:
@@ -91,8 +92,10 @@ err_hist:
 	return err;
 }
 
+/* init's steps undone in reverse, as its error path does */
 static void __exit netlat_exit(void)
 {
+	netlat_dev_exit();
 	netlat_virtio_exit();
 	netlat_rx_exit();
 	netlat_tcp_exit();
@@ -101,7 +104,6 @@ static void __exit netlat_exit(void)
 	netlat_keys_exit();
 	/* no handler reads the filter rules any more */
 	netlat_filter_exit();
-	netlat_dev_exit();
 	netlat_flight_exit();
 	netlat_rings_exit();
 	netlat_hist_exit();

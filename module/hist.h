@@ -33,6 +33,7 @@ enum netlat_hist_counter {
 	NETLAT_HC_CLOSED,
 	NETLAT_HC_RX_CLOSED,
 	NETLAT_HC_UNSAMPLED,
+	NETLAT_HC_RX_UNSAMPLED,
 	/* of NETLAT_HC_UNTRACKED, a socket's without an entry (not in uapi) */
 	NETLAT_HC_UNTRACKED_NO_ENTRY,
 	/*

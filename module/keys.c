@@ -690,6 +690,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
 	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
 	h.unsampled = counter[NETLAT_HC_UNSAMPLED];
+	h.rx_unsampled = counter[NETLAT_HC_RX_UNSAMPLED];
 	h.merged = counter[NETLAT_HC_MERGED];
 	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
 	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];

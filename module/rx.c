@@ -162,7 +162,8 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 	if (!len)
 		return;
 	if (type == NETLAT_REC_RX_QUEUE)
-		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, where);
+		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, len,
+				     where);
 	/* a duplicate of what is in already ends nowhere: not followed */
 	else if (after(cb->end_seq, READ_ONCE(tcp_sk(sk)->rcv_nxt)))
 		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
@@ -419,7 +420,7 @@ static notrace void netlat_rx_udp_skb(const struct sock *sk,
 	struct netlat_writer w __uninitialized;
 
 	if (type == NETLAT_REC_RX_QUEUE)
-		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, where);
+		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, len, where);
 	else
 		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_UDP, 0, len,
 				      netlat_rx_mono(skb));

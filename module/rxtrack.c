@@ -88,7 +88,11 @@ struct netlat_rxt_flow {
 	u64 cookie;
 };
 
-/* The last arrival this CPU saw: what a drop right after it ends. */
+/*
+ * The last arrival this CPU saw: what a drop right after it ends. One
+ * that sampling left out has no slot (@unsampled): its @len bytes and its
+ * socket's @key say what to take back from the counts.
+ */
 struct netlat_rxt_hint {
 	unsigned long skb;
 	const struct netlat_skt *tbl;
@@ -96,7 +100,10 @@ struct netlat_rxt_hint {
 	u32 flow;
 	u32 idx;
 	u32 seq;
+	u32 len;
+	u32 key;
 	u8 proto;
+	bool unsampled;
 };
 
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
@@ -217,6 +224,47 @@ static notrace void netlat_rxt_trim(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_rxt_trim);
 
+/*
+ * Whether the packet level joins a received packet's stages: at the
+ * event level the table keeps every packet (RX_COPY reads their
+ * queueing); UDP has no sequence space to sample.
+ */
+static notrace bool netlat_rxt_sampled(u8 proto, u32 seq, u32 len)
+{
+	return proto != NETLAT_RX_TCP || !netlat_rxtrack_packets() ||
+	       netlat_track_sampled_range(seq, seq + len);
+}
+NOKPROBE_SYMBOL(netlat_rxt_sampled);
+
+/*
+ * A TCP packet of entry @f (locked) that sampling leaves out: counted as
+ * copied now, with no slot; a drop right after its arrival (its hint)
+ * takes it back.
+ */
+static notrace void netlat_rxt_unsampled(struct netlat_skt *t,
+					 struct netlat_skt_ent *f,
+					 const struct sock *sk,
+					 const struct sk_buff *skb, u32 seq,
+					 u32 len)
+{
+	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
+	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->key, 1);
+
+	netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
+	netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, len);
+	netlat_hist_count(NETLAT_HC_RX_UNSAMPLED, 1);
+	hint->skb = (unsigned long)skb;
+	hint->tbl = t;
+	hint->sk = sk;
+	hint->flow = netlat_skt_index(t, f);
+	hint->seq = seq;
+	hint->len = len;
+	hint->key = f->key;
+	hint->proto = NETLAT_RX_TCP;
+	hint->unsampled = true;
+}
+NOKPROBE_SYMBOL(netlat_rxt_unsampled);
+
 /* A received packet arrives at its socket's transport. */
 notrace void netlat_rxtrack_arrive(const struct sock *sk,
 				   const struct sk_buff *skb, u8 proto,
@@ -244,6 +292,11 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 		return;
 	}
 	netlat_rxt_trim(t, f);
+	if (!netlat_rxt_sampled(proto, seq, len)) {
+		netlat_rxt_unsampled(t, f, sk, skb, seq, len);
+		netlat_skt_unlock(f, flags);
+		return;
+	}
 	p = netlat_skt_push(t, f, &why);
 	if (!p) {
 		netlat_skt_unlock(f, flags);
@@ -268,6 +321,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	hint->idx = f->tail - 1;
 	hint->seq = seq;
 	hint->proto = proto;
+	hint->unsampled = false;
 	netlat_skt_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
@@ -346,7 +400,7 @@ NOKPROBE_SYMBOL(netlat_rxt_queue_clock);
 /* The packet is queued to its socket (@where: NETLAT_RX_Q_*). */
 notrace void netlat_rxtrack_queue(const struct sock *sk,
 				  const struct sk_buff *skb, u8 proto,
-				  u32 seq, u8 where)
+				  u32 seq, u32 len, u8 where)
 {
 	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
 	struct netlat_skt *t = netlat_rxt_tbl_get();
@@ -356,6 +410,13 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 
 	if (!t)
 		return;
+	/* left out by sampling: no slot; in order, its drops are over */
+	if (!netlat_rxt_sampled(proto, seq, len)) {
+		if (where == NETLAT_RX_Q_IN_ORDER &&
+		    hint->skb == (unsigned long)skb)
+			hint->skb = 0;
+		return;
+	}
 	/* the arrival on this CPU names the entry: no lookup */
 	f = hint->tbl == t && hint->sk == sk ? netlat_skt_ent(t, hint->flow) :
 					       NULL;
@@ -673,6 +734,17 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	tbl = netlat_rxt_tbl_get();
 	if (!tbl || tbl != hint->tbl)
 		return;
+	if (hint->unsampled) {
+		struct netlat_hist_cpu __percpu *key =
+			netlat_keys_set(hint->key, 0);
+
+		/* counted as copied at its arrival: dropped instead */
+		netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, -1ULL);
+		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, -(u64)hint->len);
+		netlat_hist_count(NETLAT_HC_RX_UNSAMPLED, -1ULL);
+		netlat_hist_count(NETLAT_HC_RX_DROPPED, 1);
+		return;
+	}
 	f = netlat_skt_ent(tbl, hint->flow);
 	sk = hint->sk;
 	if (!f || !netlat_skt_lock(f, sk, &flags))

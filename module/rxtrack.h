@@ -40,7 +40,7 @@ struct netlat_rxt_wake {
 void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
 			   u8 proto, u32 seq, u32 len, u64 netif_ns);
 void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
-			  u8 proto, u32 seq, u8 where);
+			  u8 proto, u32 seq, u32 len, u8 where);
 /* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */
 u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied, u32 bytes,
 			    bool peek, const struct netlat_rxt_wake *wk);

@@ -156,7 +156,7 @@ struct netlat_track_closed {
 u32 netlat_track_level;
 static u64 netlat_track_slow;
 /* log2 of netlat_config.sample x NETLAT_SAMPLE_UNIT; 0: every packet */
-static u32 netlat_track_sample_shift;
+u32 netlat_track_sample_shift;
 
 /* What a socket's entry knows of its packets: forgotten with them. */
 static notrace void netlat_track_forget(struct netlat_track_flow *f)
@@ -397,17 +397,12 @@ NOKPROBE_SYMBOL(netlat_track_fin_only);
 
 /*
  * Whether sampling joins the packet [@seq, @end_seq) of @f (entry
- * locked): one that holds a byte at a multiple of the sampling stride
- * (seq - 1 and end_seq - 1 differ above the stride's bits: the stride
- * divides 2^32, so this holds across the wrap too), or any while the
- * socket was slow lately.
+ * locked): its range is sampled, or the socket was slow lately.
  */
 static __always_inline bool netlat_track_sampled(const struct netlat_track_flow *f,
 						 u32 seq, u32 end_seq)
 {
-	u32 shift = READ_ONCE(netlat_track_sample_shift);
-
-	return !shift || ((seq - 1) ^ (end_seq - 1)) >> shift ||
+	return netlat_track_sampled_range(seq, end_seq) ||
 	       time_before(jiffies, f->join_all_until);
 }
 

@@ -26,6 +26,25 @@ static __always_inline bool netlat_tracking(void)
 	return READ_ONCE(netlat_track_level);
 }
 
+/*
+ * Sampling (netlat_config.sample), for both packet tables: log2 of the
+ * stride in bytes, 0 for every packet.
+ */
+extern u32 netlat_track_sample_shift;
+
+/*
+ * Whether sampling joins the sequence range [@seq, @end): it holds a byte
+ * at a multiple of the stride (seq - 1 and end - 1 differ above the
+ * stride's bits: the stride divides 2^32, so this holds across the wrap
+ * too). Both ends of a connection pick the same bytes.
+ */
+static __always_inline bool netlat_track_sampled_range(u32 seq, u32 end)
+{
+	u32 shift = READ_ONCE(netlat_track_sample_shift);
+
+	return !shift || ((seq - 1) ^ (end - 1)) >> shift;
+}
+
 void netlat_track_sendmsg(const struct sock *sk, u32 seq);
 void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb);
 void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,

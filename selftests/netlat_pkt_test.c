@@ -25,7 +25,9 @@
  * sample_by_sequence: with --sample 16, ping-pong writes: the counters
  *	stay exact (TCPOrigDataSent, the bytes written), the records and the
  *	xmit>ack histogram hold exactly the packets that cross a multiple
- *	of 16 KiB of sequence space, none missed and none more.
+ *	of 16 KiB of sequence space, none missed and none more; the
+ *	receiving end's records are the same packets, and its counters
+ *	every packet's.
  * bad_input: malformed HIST, FLOWS and level configs are -EINVAL.
  * flow_counters: the sender's own counters (TCP_INFO) against its flow's
  *	in NETLAT_IOC_FLOWS, live: bytes == tcpi_bytes_acked - 1 (the SYN)
@@ -459,9 +461,10 @@ TEST_F(pkt, sendmsg_within_round_trip)
 TEST_F(pkt, sample_by_sequence)
 {
 	struct netlat_stage_hist st[NETLAT_NR_STAGES];
-	uint32_t cli_seq[64], base = 0;
-	uint64_t recs = 0, cli_recs = 0;
-	bool matched = false;
+	uint32_t cli_seq[64], srv_seq[64], base = 0;
+	uint64_t recs = 0, cli_recs = 0, rx_recs = 0, srv_recs = 0;
+	bool matched = false, rx = self->pr.available & NETLAT_PROBE_RX;
+	uint64_t groups = PKT_GROUPS | (rx ? NETLAT_PROBE_RX : 0);
 	long long d0, d1 = 0;
 	const struct netlat_rec_hdr *h;
 	struct netlat_flow_stats fs;
@@ -479,7 +482,7 @@ TEST_F(pkt, sample_by_sequence)
 	ASSERT_EQ(0, nl_set_sample(self->fd, SAMPLE));
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
 	ASSERT_EQ((uint32_t)SAMPLE, info.sample);
-	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
 	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
 	ASSERT_LE(0, d0);
 	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
@@ -505,10 +508,23 @@ TEST_F(pkt, sample_by_sequence)
 	ASSERT_TRUE(nl_get_flow(self->fd, &self->conn, false, &fs) ||
 		    nl_get_flow(self->fd, &self->conn, true, &fs));
 	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
-				       PKT_GROUPS)) TH_LOG("%s", self->log.why);
+				       groups)) TH_LOG("%s", self->log.why);
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+		const struct netlat_rec_rx_pkt *q = (const void *)h;
 
+		if (h->type == NETLAT_REC_RX_PKT && h->size >= sizeof(*q) &&
+		    nl_flow_of(&q->flow, &self->conn)) {
+			rx_recs++;
+			EXPECT_NE(0u, ((q->seq - 1) ^ (q->end_seq - 1)) >> SAMPLE_SHIFT)
+				TH_LOG("received [%u, %u) crosses no multiple of %u",
+				       q->seq, q->end_seq, 1u << SAMPLE_SHIFT);
+			/* the server's socket reads the client's stream */
+			if (q->flow.sport != self->conn.sport &&
+			    srv_recs < NL_ARRAY_SIZE(srv_seq))
+				srv_seq[srv_recs++] = q->seq;
+			continue;
+		}
 		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
 		    !nl_flow_of(&p->flow, &self->conn))
 			continue;
@@ -563,6 +579,30 @@ TEST_F(pkt, sample_by_sequence)
 	/* the joined ones, and only they, have records and stage samples */
 	EXPECT_EQ(hist.packets - hist.unsampled, recs);
 	EXPECT_EQ(recs, st[NETLAT_STAGE_XMIT_ACK].count);
+	/*
+	 * The receiving end picks the same bytes: each request its own skb
+	 * (the reply comes first), the server's records are the client's,
+	 * seq for seq. Received, every packet is counted: the requests and
+	 * the replies, their bytes (a FIN has none).
+	 */
+	if (rx) {
+		unsigned int r, q, both = 0;
+
+		for (r = 0; r < cli_recs; r++)
+			for (q = 0; q < srv_recs; q++)
+				both += cli_seq[r] == srv_seq[q];
+		TH_LOG("received: packets %llu (unsampled %llu), bytes %llu; records %llu (server %llu, %u at the client's seqs)",
+		       (unsigned long long)hist.rx_packets,
+		       (unsigned long long)hist.rx_unsampled,
+		       (unsigned long long)hist.rx_bytes,
+		       (unsigned long long)rx_recs,
+		       (unsigned long long)srv_recs, both);
+		EXPECT_EQ(2ull * SREQS, hist.rx_packets);
+		EXPECT_EQ((unsigned long long)SREQS * (SREQ + 1), hist.rx_bytes);
+		EXPECT_EQ(hist.rx_packets - hist.rx_unsampled, rx_recs);
+		EXPECT_EQ(cli_recs, srv_recs);
+		EXPECT_EQ(cli_recs, (uint64_t)both);
+	}
 	/* 200,001 bytes with the FIN: 12 or 13 multiples of 16 KiB */
 	EXPECT_LE((SREQS * SREQ + 1ull) >> SAMPLE_SHIFT, cli_recs);
 	EXPECT_GE(((SREQS * SREQ + 1ull) >> SAMPLE_SHIFT) + 1, cli_recs);

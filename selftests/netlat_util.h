@@ -66,7 +66,9 @@ _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
 _Static_assert(offsetof(struct netlat_hist, rx_wait_untracked) == 208,
 	       "hist rx_wait");
-_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 168, "hist");
+_Static_assert(offsetof(struct netlat_hist, rx_unsampled) == 320,
+	       "hist rx_unsampled");
+_Static_assert(sizeof(struct netlat_hist) == NETLAT_HIST_SIZE_VER0 + 176, "hist");
 _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");

@@ -853,7 +853,7 @@ static const char *sample_text(const struct netlat_info *info)
 
 	if (info->sample <= 1)
 		return "every packet joined";
-	snprintf(buf, sizeof(buf), "sent packets sampled every %u KiB",
+	snprintf(buf, sizeof(buf), "TCP packets sampled every %u KiB",
 		 info->sample * NETLAT_SAMPLE_UNIT / 1024);
 	return buf;
 }
@@ -1306,7 +1306,7 @@ static const struct command commands[] = {
 	  "                       record per packet; needs the xmit and ack groups\n"
 	  "  --slow DURATION      packets level: records only for packets whose\n"
 	  "                       transmit-to-ACK time reaches DURATION (e.g. 10ms)\n"
-	  "  --sample N           packets level, sent packets: join the stages of\n"
+	  "  --sample N           packets level, TCP: join the stages of\n"
 	  "                       the packets that hold a byte at a multiple of\n"
 	  "                       N KiB of sequence space (both ends of a connection\n"
 	  "                       pick the same bytes), and of every packet of a\n"

@@ -94,9 +94,11 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full),
 			ull(h->rx_wait_untracked));
 		fprintf(f, ",\"no_mem\":%llu,\"evicted\":%llu,\"rx_no_mem\":%llu,"
-			"\"rx_evicted\":%llu,\"closed\":%llu,\"rx_closed\":%llu",
+			"\"rx_evicted\":%llu,\"closed\":%llu,\"rx_closed\":%llu,"
+			"\"rx_unsampled\":%llu",
 			ull(h->no_mem), ull(h->evicted), ull(h->rx_no_mem),
-			ull(h->rx_evicted), ull(h->closed), ull(h->rx_closed));
+			ull(h->rx_evicted), ull(h->closed), ull(h->rx_closed),
+			ull(h->rx_unsampled));
 		fputs(",\"stages\":", f);
 		print_stages(f, st, n, true, false);
 		fputs("}\n", f);
@@ -124,9 +126,9 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	if (h->size >= sizeof(*h) && h->merged)
 		fprintf(f, "followed as ranges (socket or table full): %llu packets\n",
 			ull(h->merged));
-	if (h->unsampled)
-		fprintf(f, "left out by sampling (counted, no stage times): %llu packets\n",
-			ull(h->unsampled));
+	if (h->unsampled || h->rx_unsampled)
+		fprintf(f, "left out by sampling (counted, no stage times): %llu sent, %llu received packets\n",
+			ull(h->unsampled), ull(h->rx_unsampled));
 }
 
 static const char *const errno_names[NETLAT_RTXERR_NR] = {

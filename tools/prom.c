@@ -444,6 +444,9 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	counter(&o, "netlat_tcp_unsampled_packets", NULL,
 		"TCP packets counted but left out of the stage histograms by sampling.",
 		h->unsampled);
+	counter(&o, "netlat_rx_unsampled_packets", NULL,
+		"Received TCP packets counted but left out of the stage histograms by sampling.",
+		h->rx_unsampled);
 	counter(&o, "netlat_tcp_sockets_no_slot", NULL,
 		"Lookups of a socket that found no entry free or idle in the packet table.",
 		h->flows_full);

@@ -87,6 +87,7 @@ static void hist_init(const char *spec)
 		{ "retrans_fail", offsetof(struct netlat_hist, retrans_fail) },
 		{ "merged", offsetof(struct netlat_hist, merged) },
 		{ "unsampled", offsetof(struct netlat_hist, unsampled) },
+		{ "rx_unsampled", offsetof(struct netlat_hist, rx_unsampled) },
 	};
 	char key[32];
 	unsigned long long v;

@@ -1448,7 +1448,7 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_SAMPLE		(1U << 8)
 
 /*
- * netlat_config.sample: the packet level joins the stages of the sent
+ * netlat_config.sample: the packet level joins the stages of the TCP
  * packets whose sequence range holds a byte at a multiple of sample x
  * NETLAT_SAMPLE_UNIT bytes.
  */
@@ -1533,8 +1533,8 @@ struct netlat_cpu_stats {
  * @reserved2: zero.
  * @level: NETLAT_LEVEL_*. A change empties the packet table and zeroes
  *	the histograms (from size 56).
- * @sample: packet level, sent packets (NETLAT_CONFIG_SAMPLE, from size
- *	48): 0 or 1 joins every packet's stages (the default); a power of
+ * @sample: packet level (NETLAT_CONFIG_SAMPLE, from size 48): 0 or 1
+ *	joins every packet's stages (the default); a power of
  *	two N up to NETLAT_SAMPLE_MAX joins only the packets whose sequence
  *	range [seq, end_seq) holds a byte whose sequence number is a
  *	multiple of N x NETLAT_SAMPLE_UNIT, and, while @slow_ns is set,
@@ -1545,7 +1545,9 @@ struct netlat_cpu_stats {
  *	the range of the packet before it (netlat_hist.unsampled, .packets,
  *	.bytes, .segs; netlat_rec_tcp_pkt.merged), so that every counter
  *	stays exact. A change applies to packets sent from then on. Other
- *	values, and a nonzero one without the flag, are -EINVAL.
+ *	values, and a nonzero one without the flag, are -EINVAL. The
+ *	receive table samples its TCP packets by the same rule (not the
+ *	slow socket's): netlat_hist.rx_unsampled.
  * @slow_ns: packet level: write a record only for packets whose
  *	xmit -> ACK time is at least this (0: every packet).
  * @table_bytes: the packet tables' memory budget, NETLAT_TABLE_BYTES_MIN
@@ -1887,7 +1889,8 @@ struct netlat_filters {
  *	@merged); their bytes and segments are in @bytes and @segs, they have
  *	no stage times (out; from size 160).
  * @rx_packets: received packets followed to their copy to the
- *	application (out; from size 168, as the fields below).
+ *	application, and those sampling left out (@rx_unsampled) (out; from
+ *	size 168, as the fields below).
  * @rx_bytes: their payload bytes (out).
  * @rx_dropped: followed received packets that were dropped (out).
  * @rx_untracked: received packets not followed: their socket's slot was
@@ -1940,6 +1943,10 @@ struct netlat_filters {
  *	entry, sent and received, and again at each renewal): its packets
  *	went to the other's (out); it tries again after the next eviction.
  * @keys_mem_bytes: memory of the keys' histograms (out).
+ * @rx_unsampled: received TCP packets among @rx_packets that sampling
+ *	(netlat_config.sample) left out of the join: counted with their
+ *	bytes at their arrival, without stage times or records; one dropped
+ *	right after its arrival moves to @rx_dropped (out; from size 328).
  */
 struct netlat_hist {
 	__u32 size;
@@ -1981,6 +1988,7 @@ struct netlat_hist {
 	__aligned_u64 keys_evicted;
 	__aligned_u64 keys_folded;
 	__aligned_u64 keys_mem_bytes;
+	__aligned_u64 rx_unsampled;
 };
 
 /*

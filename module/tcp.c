@@ -307,12 +307,9 @@ static notrace int netlat_xmit_pre(struct kprobe *p, struct pt_regs *regs)
 	struct netlat_rec_tcp_xmit *r;
 	struct netlat_writer w __uninitialized;
 
-	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT))
+	/* the packet level begins its packets at net_dev_queue */
+	if (!netlat_group_on(NETLAT_PROBE_TCP_XMIT) || netlat_tracking())
 		return 0;
-	if (netlat_tracking()) {
-		netlat_track_xmit(sk, skb);
-		return 0;
-	}
 	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_XMIT, NETLAT_REC_TCP_XMIT,
 			       sizeof(*r), sk);
 	if (!r)
@@ -597,6 +594,15 @@ static notrace bool netlat_dev_queues(const struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(netlat_dev_queues);
 
+/* Not the per-CPU control socket that sends RSTs and TIME-WAIT ACKs */
+static __always_inline const struct sock *netlat_own_tcp_sk(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	return sk && sk_fullsock(sk) && sk->sk_type == SOCK_STREAM &&
+	       sk->sk_protocol == IPPROTO_TCP ? sk : NULL;
+}
+
 static notrace void netlat_dev(const struct sk_buff *skb,
 			       const struct net_device *dev, u8 stage)
 {
@@ -607,18 +613,16 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 
 	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
 		return;
-	/* Not the per-CPU control socket that sends RSTs and TIME-WAIT ACKs */
-	sk = skb->sk && sk_fullsock(skb->sk) &&
-	     skb->sk->sk_type == SOCK_STREAM &&
-	     skb->sk->sk_protocol == IPPROTO_TCP ? skb->sk : NULL;
+	sk = netlat_own_tcp_sk(skb);
 	/*
 	 * The packet level follows only sockets' own segments: anything else
 	 * (every other protocol, RSTs) goes before its headers are parsed,
-	 * and so does a segment of a socket the table does not follow.
+	 * and so does a segment of a socket the table does not follow. Its
+	 * qdisc point is netlat_tp_pkt_queue()'s.
 	 */
 	if (netlat_tracking()) {
-		if (sk && (stage == NETLAT_DEV_DRIVER || netlat_dev_queues(skb)))
-			netlat_track_dev(sk, skb, stage == NETLAT_DEV_DRIVER);
+		if (sk && stage == NETLAT_DEV_DRIVER)
+			netlat_track_driver(sk, skb);
 		return;
 	}
 	if (!netlat_parse_tcp(skb, &seg))
@@ -656,6 +660,25 @@ static notrace void netlat_tp_dev_queue(void *data, struct sk_buff *skb)
 	netlat_dev(skb, skb->dev, NETLAT_DEV_QDISC);
 }
 NOKPROBE_SYMBOL(netlat_tp_dev_queue);
+
+/*
+ * net_dev_queue at the packet level: a packet of new data begins (the
+ * transmit group) and meets the qdisc (the device group), one hook for
+ * both; __tcp_transmit_skb() has no hook there.
+ */
+static notrace void netlat_tp_pkt_queue(void *data, struct sk_buff *skb)
+{
+	const struct sock *sk = netlat_own_tcp_sk(skb);
+	u64 on = READ_ONCE(netlat_probes_on);
+
+	if (!sk || !netlat_tracking() ||
+	    !(on & (NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV)))
+		return;
+	netlat_track_queue(sk, skb, on & NETLAT_PROBE_TCP_XMIT,
+			   (on & NETLAT_PROBE_TCP_DEV) &&
+			   netlat_dev_queues(skb));
+}
+NOKPROBE_SYMBOL(netlat_tp_pkt_queue);
 
 static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
 					 const struct net_device *dev)
@@ -698,7 +721,8 @@ static struct netlat_probe netlat_tcp_probes[] = {
 		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT("tcp_skb_entail", NETLAT_PROBE_TCP_SKB, netlat_entail_pre,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_KP("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT, netlat_xmit_pre),
+	NETLAT_KP_AT("__tcp_transmit_skb", NETLAT_PROBE_TCP_XMIT,
+		     netlat_xmit_pre, NETLAT_EVENTS_ONLY),
 	/* context first: enabled before the retransmit probe (table order) */
 	NETLAT_KRP_ATOMIC("tcp_retransmit_timer", NETLAT_PROBE_TCP_RETRANS,
 			  netlat_rto_entry, netlat_timer_ret, long),
@@ -718,7 +742,12 @@ static struct netlat_probe netlat_tcp_probes[] = {
 			  netlat_synack_entry, netlat_synack_ret,
 			  struct request_sock *),
 	NETLAT_KP("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pre),
-	NETLAT_TP(net_dev_queue, NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue),
+	NETLAT_TP_AT(net_dev_queue, NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue,
+		     NETLAT_EVENTS_ONLY),
+	/* the packet level's: armed while either of its groups is on */
+	NETLAT_TP_AT(net_dev_queue,
+		     NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV,
+		     netlat_tp_pkt_queue, NETLAT_PACKETS_ONLY),
 	NETLAT_TP(net_dev_start_xmit, NETLAT_PROBE_TCP_DEV,
 		  netlat_tp_start_xmit),
 	/* the packet level frees a socket's slot in the packet table */

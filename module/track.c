@@ -130,6 +130,13 @@ struct netlat_track_flow {
 	 */
 	u64 joined;
 	unsigned long join_all_until;
+	/*
+	 * 1 << 32 | the sequence after the newest data that began a packet
+	 * (0: none yet): data at or after it is sent for the first time,
+	 * data before it again (a retransmit, or a transmit the device
+	 * refused and TCP tries anew).
+	 */
+	u64 tx_next;
 	struct netlat_tcp_flow id;
 	struct netlat_track_counts c;
 	struct {
@@ -165,6 +172,7 @@ static notrace void netlat_track_forget(struct netlat_track_flow *f)
 	WRITE_ONCE(f->driver_range, 0);
 	WRITE_ONCE(f->joined, 0);
 	f->join_all_until = jiffies;
+	f->tx_next = 0;
 }
 NOKPROBE_SYMBOL(netlat_track_forget);
 
@@ -388,13 +396,6 @@ static notrace bool netlat_track_merge(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_track_merge);
 
-/* Whether @cb's segment carries no data, only its FIN. */
-static notrace bool netlat_track_fin_only(const struct tcp_skb_cb *cb)
-{
-	return (cb->tcp_flags & TCPHDR_FIN) && cb->end_seq - cb->seq == 1;
-}
-NOKPROBE_SYMBOL(netlat_track_fin_only);
-
 /*
  * Whether sampling joins the packet [@seq, @end_seq) of @f (entry
  * locked): its range is sampled, or the socket was slow lately.
@@ -448,89 +449,80 @@ static notrace void netlat_track_untracked(void)
 }
 NOKPROBE_SYMBOL(netlat_track_untracked);
 
-/* __tcp_transmit_skb of new data: a packet begins. */
-notrace void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb)
+/*
+ * Whether [@seq, ...) of @f's socket is sent for the first time (entry
+ * locked): at or after the data that began the last packet, or, before
+ * any, at snd_nxt (@at_nxt, read in __tcp_transmit_skb()'s call chain,
+ * before tcp_event_new_data_sent() moves it on).
+ */
+static notrace bool netlat_track_first_sent(const struct netlat_track_flow *f,
+					    u32 seq, bool at_nxt)
 {
-	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
-	struct netlat_skt *t = netlat_track_skt();
-	struct netlat_track_flow *f;
+	return f->tx_next ? !before(seq, (u32)f->tx_next) : at_nxt;
+}
+NOKPROBE_SYMBOL(netlat_track_first_sent);
+
+/*
+ * Data of @f's socket sent for the first time (entry locked, unlocked on
+ * return): a packet begins, at @xmit_ns; its qdisc point is now if
+ * @qdisc.
+ */
+static notrace void netlat_track_begin(struct netlat_skt *t,
+				       struct netlat_track_flow *f,
+				       const struct netlat_tcp_seg *seg,
+				       u32 end_seq, u16 segs, u64 xmit_ns,
+				       bool qdisc, unsigned long flags)
+{
 	struct netlat_track_pkt *p;
 	enum netlat_skt_full why;
-	unsigned long flags;
-	bool out = false;
+	bool kept, no_mem;
+	u64 now;
 
-	/*
-	 * A connecting socket's SYN: not a packet of data, but the socket's
-	 * counters start here, so that they hold its SYN retransmits too.
-	 */
-	if (cb->tcp_flags & TCPHDR_SYN) {
-		if (!(cb->tcp_flags & TCPHDR_ACK))
-			netlat_track_find(t, sk, true);
-		return;
+	f->tx_next = 1ULL << 32 | end_seq;
+	if (!netlat_track_sampled(f, seg->seq, end_seq)) {
+		kept = netlat_track_skip(t, f, seg->seq, end_seq, segs, &why);
+		no_mem = !kept && why == NETLAT_SKT_FULL_MEM;
+		goto not_joined;
 	}
-	/* data or FIN sent for the first time: it starts at snd_nxt */
-	if (cb->end_seq == cb->seq || cb->seq != READ_ONCE(tcp_sk(sk)->snd_nxt))
-		return;
-	f = netlat_track_find_out(t, sk, true, &out);
-	if (!f) {
-		/* kept out by the filters: its record counts as filtered */
-		if (out)
-			netlat_filter_kept_out();
-		else
-			netlat_track_untracked();
-		return;
-	}
-	if (!netlat_track_lock(f, sk, &flags)) {
-		netlat_track_untracked();
-		return;
-	}
-	if (!netlat_track_sampled(f, cb->seq, cb->end_seq)) {
-		bool skipped = netlat_track_skip(t, f, cb->seq, cb->end_seq,
-						 tcp_skb_pcount(skb), &why);
-
-		if (!skipped)
-			f->c.untracked++;
-		netlat_track_unlock(f, flags);
-		if (!skipped) {
-			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
-			if (why == NETLAT_SKT_FULL_MEM)
-				netlat_hist_count(NETLAT_HC_NO_MEM, 1);
-		}
-		return;
-	}
-	WRITE_ONCE(f->joined, 1ULL << 32 | cb->seq);
+	WRITE_ONCE(f->joined, 1ULL << 32 | seg->seq);
 	p = netlat_skt_push(t, &f->e, &why);
 	if (!p) {
-		bool merged = netlat_track_merge(t, f, cb->seq,
-						 cb->end_seq,
-						 tcp_skb_pcount(skb));
-
-		if (!merged)
-			f->c.untracked++;
-		netlat_track_unlock(f, flags);
-		if (!merged)
-			netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
-		if (why == NETLAT_SKT_FULL_MEM)
-			netlat_hist_count(NETLAT_HC_NO_MEM, 1);
-		return;
+		/* a range takes it in, but the pool ran dry all the same */
+		kept = netlat_track_merge(t, f, seg->seq, end_seq, segs);
+		no_mem = why == NETLAT_SKT_FULL_MEM;
+		goto not_joined;
 	}
-	p->seq = cb->seq;
-	p->end_seq = cb->end_seq;
-	p->range_end = cb->end_seq;
-	p->xmit_ns = netlat_tcp_xmit_clock(sk);
-	p->segs = tcp_skb_pcount(skb);
+	p->seq = seg->seq;
+	p->end_seq = end_seq;
+	p->range_end = end_seq;
+	p->xmit_ns = xmit_ns;
+	p->segs = segs;
 	/*
 	 * A bare FIN was queued by close() or shutdown(), not by a sendmsg:
 	 * the socket's last sendmsg may have started seconds before it (an
 	 * idle pooled connection closing), which is no wait of this packet.
 	 */
-	p->sendmsg_ns = netlat_track_fin_only(cb) ? 0 :
-			netlat_track_send_ns(f, cb->seq);
+	p->sendmsg_ns = !seg->payload ? 0 : netlat_track_send_ns(f, seg->seq);
 	if (p->sendmsg_ns)
 		p->flags |= NETLAT_PKT_SENDMSG;
+	if (qdisc) {
+		now = ktime_get_mono_fast_ns();
+		/* pacing may stamp the departure ahead: then no wait */
+		p->qdisc_d = now > xmit_ns ? min_t(u64, now - xmit_ns, U32_MAX) : 0;
+		p->flags |= NETLAT_PKT_QDISC;
+	}
 	netlat_track_unlock(f, flags);
+	return;
+not_joined:
+	if (!kept)
+		f->c.untracked++;
+	netlat_track_unlock(f, flags);
+	if (!kept)
+		netlat_hist_count(NETLAT_HC_UNTRACKED, 1);
+	if (no_mem)
+		netlat_hist_count(NETLAT_HC_NO_MEM, 1);
 }
-NOKPROBE_SYMBOL(netlat_track_xmit);
+NOKPROBE_SYMBOL(netlat_track_begin);
 
 /*
  * The packet that starts at @seq, searched from the newest: qdisc and
@@ -618,11 +610,84 @@ static notrace bool netlat_track_no_start(const struct netlat_track_flow *f,
 NOKPROBE_SYMBOL(netlat_track_no_start);
 
 /*
- * net_dev_queue (@driver false) or net_dev_start_xmit of a segment of
- * @sk: its headers are parsed only if the table follows @sk.
+ * net_dev_queue of a segment of @sk, in __tcp_transmit_skb()'s call chain
+ * (under the socket's lock) but for a neighbour's queue: with @start, data
+ * sent for the first time begins a packet, at the time TCP stamped the skb
+ * (its departure time, skb->tstamp: max(tcp_wstamp_ns, tcp_clock_cache));
+ * with @qdisc, the qdisc point of a packet that starts at the segment.
+ * One hook, one entry lock, for both.
  */
-notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
-			      bool driver)
+notrace void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb,
+				bool start, bool qdisc)
+{
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_tcp_seg seg __uninitialized;
+	struct netlat_track_flow *f;
+	struct netlat_track_pkt *p;
+	unsigned long flags;
+	bool at_nxt, out = false;
+	u32 end_seq;
+	u64 xmit_ns;
+
+	if (!netlat_parse_tcp_out(skb, &seg))
+		return;
+	/*
+	 * A connecting socket's SYN: not a packet of data, but the socket's
+	 * counters start here, so that they hold its SYN retransmits too.
+	 * A bare ACK begins nothing.
+	 */
+	if (seg.tcp_flags & TCPHDR_SYN) {
+		if (start && !(seg.tcp_flags & TCPHDR_ACK))
+			netlat_track_find(t, sk, true);
+		return;
+	}
+	if (!seg.payload && !(seg.tcp_flags & TCPHDR_FIN))
+		return;
+	at_nxt = start && seg.seq == READ_ONCE(tcp_sk(sk)->snd_nxt);
+	f = netlat_track_find_out(t, sk, at_nxt, &out);
+	if (!f) {
+		/* kept out by the filters: its record counts as filtered */
+		if (at_nxt && out)
+			netlat_filter_kept_out();
+		else if (at_nxt)
+			netlat_track_untracked();
+		return;
+	}
+	if (start) {
+		if (!netlat_track_lock(f, sk, &flags)) {
+			if (at_nxt)
+				netlat_track_untracked();
+			return;
+		}
+		if (netlat_track_first_sent(f, seg.seq, at_nxt)) {
+			end_seq = seg.seq + seg.payload +
+				  !!(seg.tcp_flags & TCPHDR_FIN);
+			xmit_ns = ktime_to_ns(skb->tstamp) ?:
+				  netlat_tcp_xmit_clock(sk);
+			netlat_track_begin(t, f, &seg, end_seq,
+					   skb_is_gso(skb) ?
+					   skb_shinfo(skb)->gso_segs : 1,
+					   xmit_ns, qdisc, flags);
+			return;
+		}
+		netlat_track_unlock(f, flags);
+	}
+	/* sent again: a retransmit's qdisc point, if its packet has none */
+	if (!qdisc || netlat_track_no_start(f, &seg) ||
+	    !netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_QDISC,
+				offsetof(struct netlat_track_pkt, qdisc_d),
+				&p, &flags))
+		return;
+	netlat_track_unlock(f, flags);
+}
+NOKPROBE_SYMBOL(netlat_track_queue);
+
+/*
+ * net_dev_start_xmit of a segment of @sk: its headers are parsed only if
+ * the table follows @sk.
+ */
+notrace void netlat_track_driver(const struct sock *sk,
+				 const struct sk_buff *skb)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
@@ -634,27 +699,23 @@ notrace void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
 		return;
 	if (netlat_track_no_start(f, &seg))
 		return;
-	if (!netlat_track_stamp(t, f, sk, seg.seq,
-				driver ? NETLAT_PKT_DRIVER : NETLAT_PKT_QDISC,
-				driver ? offsetof(struct netlat_track_pkt, driver_d)
-				       : offsetof(struct netlat_track_pkt, qdisc_d),
+	if (!netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_DRIVER,
+				offsetof(struct netlat_track_pkt, driver_d),
 				&p, &flags))
 		return;
-	if (driver) {
-		WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
-		/*
-		 * No qdisc point: the device has no qdisc that queues (the
-		 * TCP family stamps none there), so the skb went to its
-		 * driver at once: the driver's time is the qdisc's too.
-		 */
-		if (!(p->flags & NETLAT_PKT_QDISC)) {
-			p->qdisc_d = p->driver_d;
-			p->flags |= NETLAT_PKT_QDISC;
-		}
+	WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
+	/*
+	 * No qdisc point: the device has no qdisc that queues (the TCP
+	 * family stamps none there), so the skb went to its driver at once:
+	 * the driver's time is the qdisc's too.
+	 */
+	if (!(p->flags & NETLAT_PKT_QDISC)) {
+		p->qdisc_d = p->driver_d;
+		p->flags |= NETLAT_PKT_QDISC;
 	}
 	netlat_track_unlock(f, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_dev);
+NOKPROBE_SYMBOL(netlat_track_driver);
 
 notrace bool netlat_track_starts(const struct sock *sk,
 				const struct sk_buff *skb, u32 *seq)

@@ -46,9 +46,9 @@ static __always_inline bool netlat_track_sampled_range(u32 seq, u32 end)
 }
 
 void netlat_track_sendmsg(const struct sock *sk, u32 seq);
-void netlat_track_xmit(const struct sock *sk, const struct sk_buff *skb);
-void netlat_track_dev(const struct sock *sk, const struct sk_buff *skb,
-		      bool driver);
+void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb,
+			bool start, bool qdisc);
+void netlat_track_driver(const struct sock *sk, const struct sk_buff *skb);
 void netlat_track_ack(const struct sock *sk, u32 una);
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);

@@ -614,7 +614,8 @@ TEST_F(pkt, sample_by_sequence)
  * A hook that gives a level nothing is not armed there (a hit costs even
  * when its handler returns at once): the packet level has kprobes on
  * the entries of sendmsg and tcp_ack instead of the event level's
- * kretprobes, and no push or skb hooks. The kernel's own list of kprobes is the oracle.
+ * kretprobes, no push or skb hooks, and no transmit hook (net_dev_queue,
+ * a tracepoint, begins its packets). The kernel's own list of kprobes is the oracle.
  */
 TEST_F(pkt, hooks_armed_per_level)
 {
@@ -627,7 +628,8 @@ TEST_F(pkt, hooks_armed_per_level)
 		{ "tcp_sendmsg_locked", 'k', 0, 1 },
 		{ "tcp_push", 'k', 1, 0 },
 		{ "tcp_skb_entail", 'k', 1, 0 },
-		{ "__tcp_transmit_skb", 'k', 1, 1 },
+		/* the packet level begins a packet at net_dev_queue */
+		{ "__tcp_transmit_skb", 'k', 1, 0 },
 		{ "tcp_ack", 'k', 1, 1 },
 	};
 	unsigned int i, round;

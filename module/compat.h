@@ -92,6 +92,24 @@ static inline bool netlat_skb_xmit_ns(const struct sk_buff *skb, u64 *ns)
 }
 
 /*
+ * The departure time an outgoing skb carries (module/track.c): TCP's
+ * skb_mstamp_ns, which __tcp_transmit_skb() gives its clone as a
+ * monotonic delivery time (skb_set_delivery_time()); 0 if @skb carries
+ * none, or a stamp of another clock.
+ */
+static inline u64 netlat_skb_tx_stamp(const struct sk_buff *skb)
+{
+#ifdef NETLAT_HAVE_SKB_TSTAMP_TYPE
+	if (skb->tstamp_type != SKB_CLOCK_MONOTONIC)
+		return 0;
+#else
+	if (!skb->mono_delivery_time)
+		return 0;
+#endif
+	return ktime_to_ns(skb->tstamp);
+}
+
+/*
  * Receive stamp of an skb (module/rx.c): skb->tstamp, CLOCK_REALTIME as
  * net_timestamp_check() sets it, unless the skb carries a monotonic
  * delivery time instead (forwarded with an EDT stamp): 6.1 marks that with
@@ -108,6 +126,13 @@ static inline u64 netlat_skb_rx_stamp(const struct sk_buff *skb)
 #endif
 	return ktime_to_ns(skb->tstamp);
 }
+
+/* tcp:tcp_probe's skb: const from 7.x on. */
+#ifdef NETLAT_HAVE_TCP_PROBE_CONST_SKB
+#define NETLAT_TCP_PROBE_SKB	const struct sk_buff
+#else
+#define NETLAT_TCP_PROBE_SKB	struct sk_buff
+#endif
 
 /*
  * skb:kfree_skb's handler. 6.1: (skb, location, reason); 6.12 added the

@@ -39,6 +39,7 @@
 #include "pkt.h"
 #include "uarg.h"
 #include "sktbl.h"
+#include "compat.h"
 
 #define NETLAT_TRACK_PKTS	4096	/* in flight per socket, then ranges */
 #define NETLAT_TRACK_SENDS	8	/* power of two */
@@ -662,7 +663,7 @@ notrace void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb
 		if (netlat_track_first_sent(f, seg.seq, at_nxt)) {
 			end_seq = seg.seq + seg.payload +
 				  !!(seg.tcp_flags & TCPHDR_FIN);
-			xmit_ns = ktime_to_ns(skb->tstamp) ?:
+			xmit_ns = netlat_skb_tx_stamp(skb) ?:
 				  netlat_tcp_xmit_clock(sk);
 			netlat_track_begin(t, f, &seg, end_seq,
 					   skb_is_gso(skb) ?
@@ -911,8 +912,8 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_range_done);
 
-/* tcp_ack returned with snd_una at @una: every packet below it is done. */
-notrace void netlat_track_ack(const struct sock *sk, u32 una)
+/* An ACK at @now moves snd_una to @una: every packet below it is done. */
+notrace void netlat_track_ack(const struct sock *sk, u32 una, u64 now)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
@@ -921,12 +922,9 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n, i;
-	u64 now;
 
 	if (!f)
 		return;
-	/* the segment's arrival in TCP, refreshed just before tcp_ack() */
-	now = netlat_tcp_clock(sk);
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;

@@ -612,10 +612,11 @@ TEST_F(pkt, sample_by_sequence)
 
 /*
  * A hook that gives a level nothing is not armed there (a hit costs even
- * when its handler returns at once): the packet level has kprobes on
- * the entries of sendmsg and tcp_ack instead of the event level's
- * kretprobes, no push or skb hooks, and no transmit hook (net_dev_queue,
- * a tracepoint, begins its packets). The kernel's own list of kprobes is the oracle.
+ * when its handler returns at once): the packet level has a kprobe on
+ * sendmsg's entry instead of the event level's kretprobe, no push or skb
+ * hooks, no transmit hook (net_dev_queue, a tracepoint, begins its
+ * packets) and no tcp_ack hook (tcp:tcp_probe ends them, and a kprobe on
+ * tcp_rcv_state_process for the states but ESTABLISHED). The kernel's own list of kprobes is the oracle.
  */
 TEST_F(pkt, hooks_armed_per_level)
 {
@@ -630,7 +631,9 @@ TEST_F(pkt, hooks_armed_per_level)
 		{ "tcp_skb_entail", 'k', 1, 0 },
 		/* the packet level begins a packet at net_dev_queue */
 		{ "__tcp_transmit_skb", 'k', 1, 0 },
-		{ "tcp_ack", 'k', 1, 1 },
+		/* the packet level's ACKs: tcp:tcp_probe and this */
+		{ "tcp_ack", 'k', 1, 0 },
+		{ "tcp_rcv_state_process", 'k', 0, 1 },
 	};
 	unsigned int i, round;
 

@@ -5,6 +5,8 @@
  * only; the ops itself is registered while any hook is on (an empty
  * filter would trace every function). Sites are found in a small table by
  * their address, written under a mutex, read by the callback without one.
+ * Two families may hook one site: the second hook's slot hangs off the
+ * first one's (@also), tagged so that a lookup finds the first only.
  */
 #include <linux/ftrace.h>
 #include <linux/module.h>
@@ -19,10 +21,13 @@
 #define NETLAT_FENTRY_MAX	(1U << NETLAT_FENTRY_BITS)
 /* a slot once used: lookups go on past it */
 #define NETLAT_FENTRY_GONE	1UL
+/* @ip's tag on a slot reached through another's @also (sites are even) */
+#define NETLAT_FENTRY_ALSO	1UL
 
 struct netlat_fentry {
 	unsigned long ip;	/* 0: never used */
 	struct kprobe *kp;
+	struct netlat_fentry *also;	/* the next hook on the same site */
 	bool on;
 	atomic64_t missed;
 };
@@ -65,14 +70,14 @@ static notrace void netlat_fentry_func(unsigned long ip,
 	 */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
-		e = netlat_fentry_find(ip);
-		if (e)
-			atomic64_inc(&e->missed);
+		for (e = netlat_fentry_find(ip); e; e = READ_ONCE(e->also))
+			if (READ_ONCE(e->on))
+				atomic64_inc(&e->missed);
 		return;
 	}
-	e = netlat_fentry_find(ip);
-	if (e && READ_ONCE(e->on))
-		e->kp->pre_handler(e->kp, netlat_fregs_regs(fregs));
+	for (e = netlat_fentry_find(ip); e; e = READ_ONCE(e->also))
+		if (READ_ONCE(e->on))
+			e->kp->pre_handler(e->kp, netlat_fregs_regs(fregs));
 	ftrace_test_recursion_unlock(bit);
 }
 NOKPROBE_SYMBOL(netlat_fentry_func);
@@ -95,16 +100,15 @@ bool netlat_fentry_usable(const struct kprobe *kp)
 
 struct netlat_fentry *netlat_fentry_add(struct kprobe *kp)
 {
-	struct netlat_fentry *e = NULL;
+	struct netlat_fentry *e = NULL, *first, *last;
 	unsigned long ip = (unsigned long)kp->addr;
 	u32 h = hash_long(ip, NETLAT_FENTRY_BITS);
 	unsigned int i;
 
-	if (!netlat_fentry_usable(kp))
+	if (!netlat_fentry_usable(kp) || (ip & NETLAT_FENTRY_ALSO))
 		return NULL;
 	mutex_lock(&netlat_fentry_lock);
-	if (netlat_fentry_find(ip))
-		goto out;	/* a second hook on one site: a kprobe */
+	first = netlat_fentry_find(ip);
 	for (i = 0; i < NETLAT_FENTRY_MAX; i++) {
 		struct netlat_fentry *s =
 			&netlat_fentries[(h + i) & (NETLAT_FENTRY_MAX - 1)];
@@ -113,15 +117,40 @@ struct netlat_fentry *netlat_fentry_add(struct kprobe *kp)
 			continue;
 		s->kp = kp;
 		s->on = false;
+		s->also = NULL;
 		atomic64_set(&s->missed, 0);
 		/* the callback finds the slot only once it is whole */
-		smp_store_release(&s->ip, ip);
+		if (!first) {
+			smp_store_release(&s->ip, ip);
+		} else {
+			WRITE_ONCE(s->ip, ip | NETLAT_FENTRY_ALSO);
+			for (last = first; last->also; last = last->also)
+				;
+			smp_store_release(&last->also, s);
+		}
 		e = s;
 		break;
 	}
-out:
 	mutex_unlock(&netlat_fentry_lock);
 	return e;
+}
+
+/* The first slot of @e's site, under the mutex. */
+static struct netlat_fentry *netlat_fentry_first(struct netlat_fentry *e)
+{
+	lockdep_assert_held(&netlat_fentry_lock);
+	return netlat_fentry_find(e->ip & ~NETLAT_FENTRY_ALSO);
+}
+
+/* Whether a hook of @e's site but @e is on, under the mutex. */
+static bool netlat_fentry_others_on(struct netlat_fentry *e)
+{
+	struct netlat_fentry *s;
+
+	for (s = netlat_fentry_first(e); s; s = s->also)
+		if (s != e && s->on)
+			return true;
+	return false;
 }
 
 /*
@@ -173,8 +202,13 @@ static int netlat_fentry_switch_locked(struct netlat_fentry *e, bool on)
 	lockdep_assert_held(&netlat_fentry_lock);
 	if (e->on == on)
 		return 0;
-	err = netlat_ftrace_site(&netlat_fentry_ops, &netlat_fentry_nr_on,
-				 e->ip, on);
+	/* the site is in the filter while any of its hooks is on */
+	if (netlat_fentry_others_on(e))
+		err = 0;
+	else
+		err = netlat_ftrace_site(&netlat_fentry_ops,
+					 &netlat_fentry_nr_on,
+					 e->ip & ~NETLAT_FENTRY_ALSO, on);
 	if (!err)
 		WRITE_ONCE(e->on, on);
 	return err;
@@ -190,10 +224,25 @@ int netlat_fentry_switch(struct netlat_fentry *e, bool on)
 	return err;
 }
 
+/*
+ * Out of its site's chain. A callback walking it meanwhile still finds
+ * the others: the next one is tagged as the site's first before @e goes.
+ */
 void netlat_fentry_del(struct netlat_fentry *e)
 {
+	struct netlat_fentry *first, *s;
+
 	mutex_lock(&netlat_fentry_lock);
 	netlat_fentry_switch_locked(e, false);
+	first = netlat_fentry_first(e);
+	if (first == e) {
+		if (e->also)
+			smp_store_release(&e->also->ip, e->ip);
+	} else if (first) {
+		for (s = first; s->also != e; s = s->also)
+			;
+		WRITE_ONCE(s->also, e->also);
+	}
 	WRITE_ONCE(e->ip, NETLAT_FENTRY_GONE);
 	mutex_unlock(&netlat_fentry_lock);
 }

@@ -224,6 +224,32 @@ static notrace int netlat_v6_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_v6_do_rcv_pre);
 
+/*
+ * The packet level's arrival hooks, on the same segments as tcp_v4_do_rcv
+ * and tcp_v6_do_rcv's: an established socket's at tcp:tcp_probe, the
+ * first thing tcp_rcv_established() does (a static call, where the
+ * kprobes take an ftrace callback per segment), the other states' at
+ * tcp_rcv_state_process() (handshakes and closing sockets), a child's
+ * handshake segment included (tcp_child_process() calls it).
+ */
+static notrace void netlat_rx_tp_tcp_probe(void *data, struct sock *sk,
+					   NETLAT_TCP_PROBE_SKB *skb)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX) &&
+	    !sock_owned_by_user_nocheck(sk))
+		netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0);
+}
+NOKPROBE_SYMBOL(netlat_rx_tp_tcp_probe);
+
+static notrace int netlat_rx_state_process_pre(struct kprobe *p,
+					       struct pt_regs *regs)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_do_rcv(regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_rx_state_process_pre);
+
 /* tcp_add_backlog(sk, skb, reason): the socket is owned by a process */
 static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -253,8 +279,11 @@ static notrace int netlat_child_pre(struct kprobe *p, struct pt_regs *regs)
 
 	if (!netlat_group_on(NETLAT_PROBE_RX))
 		return 0;
+	/* the packet level's tcp_rcv_state_process hook sees it then */
 	if (!sock_owned_by_user_nocheck(child)) {
-		netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_TRANSPORT, 0);
+		if (!netlat_rxtrack_packets())
+			netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_TRANSPORT,
+					  0);
 		return 0;
 	}
 	netlat_rx_tcp_skb(child, skb, NETLAT_REC_RX_TRANSPORT,
@@ -856,8 +885,14 @@ static struct netlat_probe netlat_rx_probes[] = {
 	/* the packet level reads the arrival from the skb, later */
 	NETLAT_TP_AT(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_KP("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre),
-	NETLAT_KP("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre),
+	NETLAT_KP_AT("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre,
+		     NETLAT_EVENTS_ONLY),
+	NETLAT_KP_AT("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre,
+		     NETLAT_EVENTS_ONLY),
+	NETLAT_TP_AT(tcp_probe, NETLAT_PROBE_RX, netlat_rx_tp_tcp_probe,
+		     NETLAT_PACKETS_ONLY),
+	NETLAT_KP_AT("tcp_rcv_state_process", NETLAT_PROBE_RX,
+		     netlat_rx_state_process_pre, NETLAT_PACKETS_ONLY),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
 	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),

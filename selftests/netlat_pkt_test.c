@@ -314,6 +314,59 @@ TEST_F(pkt, hist_equals_records)
 	EXPECT_LT(0ull, st[NETLAT_STAGE_SENDMSG_XMIT].count);
 }
 
+/*
+ * ACKs that reach a closing socket end their packets too: the transfer
+ * shuts down right after its last write and netem holds each ACK 20 ms,
+ * so they come in FIN_WAIT1 (tcp_rcv_state_process, not tcp:tcp_probe),
+ * a site the receive group hooks as well, on here. Every byte and the
+ * FIN in exactly one acknowledged packet, their segments those A's
+ * TCPOrigDataSent counted, none acknowledged under the delay.
+ */
+TEST_F(pkt, acked_while_closing)
+{
+	static struct netlat_stage_hist st[NETLAT_NR_STAGES];
+	const uint64_t groups = PKT_GROUPS | NETLAT_PROBE_RX;
+	uint64_t covered = 0, segs = 0;
+	const struct netlat_rec_hdr *h;
+	struct netlat_hist hist;
+	long long o0, o1;
+
+	nl_need_groups(self->fd, &self->pr, groups);
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	o0 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPOrigDataSent");
+	transfer(_metadata, self, BYTES);
+	o1 = nl_mib(g_ns_a, "netstat", "TcpExt", "TCPOrigDataSent");
+	ASSERT_LE(0, o0);
+	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr, groups))
+		TH_LOG("%s", self->log.why);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &hist, st));
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (!pkt_of(h, &self->conn))
+			continue;
+		ASSERT_NE(0u, p->flags & NETLAT_PKT_ACKED);
+		covered += p->end_seq - p->seq;
+		segs += p->segs;
+		ASSERT_LE(DELAY_MS * MS, p->end_ns - p->xmit_ns)
+			TH_LOG("xmit>ack of seq %u", p->seq);
+	}
+	TH_LOG("TCPOrigDataSent +%lld; records: %llu segments, %llu bytes; kernel: packets %llu untracked %llu closed %llu",
+	       o1 - o0, (unsigned long long)segs, (unsigned long long)covered,
+	       (unsigned long long)hist.packets,
+	       (unsigned long long)hist.untracked,
+	       (unsigned long long)hist.closed);
+	EXPECT_EQ(BYTES + 1ull, covered);
+	EXPECT_EQ((unsigned long long)(o1 - o0), segs);
+	EXPECT_EQ(0ull, hist.untracked);
+	/* and B's arrivals, each followed, at tcp:tcp_probe */
+	EXPECT_EQ((uint64_t)BYTES, hist.rx_bytes);
+	EXPECT_EQ(0ull, hist.rx_untracked);
+}
+
 TEST_F(pkt, slow_only)
 {
 	struct netlat_stage_hist st[NETLAT_NR_STAGES];
@@ -634,13 +687,16 @@ TEST_F(pkt, hooks_armed_per_level)
 		/* the packet level's ACKs: tcp:tcp_probe and this */
 		{ "tcp_ack", 'k', 1, 0 },
 		{ "tcp_rcv_state_process", 'k', 0, 1 },
+		/* the receive group's arrivals: tcp:tcp_probe and that */
+		{ "tcp_v4_do_rcv", 'k', 1, 0 },
+		{ "tcp_v6_do_rcv", 'k', 1, 0 },
 	};
 	unsigned int i, round;
 
 	if (nl_kprobe_armed("__tcp_transmit_skb", 'k') < 0)
 		SKIP(return, "no /sys/kernel/debug/kprobes/list with netlat's kprobes");
 	nl_need_groups(self->fd, &self->pr, PKT_GROUPS | NETLAT_PROBE_TCP_PUSH |
-		       NETLAT_PROBE_TCP_SKB);
+		       NETLAT_PROBE_TCP_SKB | NETLAT_PROBE_RX);
 	/* there and back: the change of level switches them both ways */
 	for (round = 0; round < 3; round++) {
 		bool pkts = round == 1;

@@ -47,7 +47,7 @@ build_insn_tools() {
 insn_hooks() {
 	# shellcheck disable=SC2016 # perl's variables
 	perl -0777 -ne '
-		while (/NETLAT_(KP|KRP|TP)(?:_AT)?\(\s*((?:[A-Z_]+\s*)?"[^"]*"|\w+)\s*,\s*\w+\s*,\s*(\w+)(?:\s*,\s*(\w+))?/g) {
+		while (/NETLAT_(KP|KRP|TP)(?:_AT)?\(\s*((?:[A-Z_]+\s*)?"[^"]*"|\w+)\s*,\s*\w+(?:\s*\|\s*\w+)*\s*,\s*(\w+)(?:\s*,\s*(\w+))?/g) {
 			my ($k, $n, $a, $b) = ($1, $2, $3, $4);
 			$n =~ s/.*"([^"]*)"$/$1/;
 			$n =~ s/^://;

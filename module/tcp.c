@@ -578,7 +578,8 @@ NOKPROBE_SYMBOL(netlat_ack_pre);
  * call where a kprobe on tcp_ack() takes an ftrace callback), the other
  * states' at tcp_rcv_state_process(), a kprobe hit only by handshakes and
  * closing sockets. The test is netlat_ack_pre()'s, on the segment's
- * ack_seq; the end is a clock read, TCP refreshes its own only after.
+ * ack_seq; the end is a clock read (TCP refreshes its own only after),
+ * taken only for a socket the table follows.
  * A segment TCP then refuses (PAWS, a sequence outside the window) ends
  * its packets all the same: its ACK reached the host.
  */
@@ -592,7 +593,7 @@ static __always_inline void netlat_pkt_ack(const struct sock *sk,
 	if (!(cb->tcp_flags & TCPHDR_ACK) || !after(una, READ_ONCE(tp->snd_una)) ||
 	    after(una, READ_ONCE(tp->snd_nxt)))
 		return;
-	netlat_track_ack(sk, una, ktime_get_mono_fast_ns());
+	netlat_track_ack(sk, una);
 }
 
 static notrace void netlat_tp_tcp_probe(void *data, struct sock *sk,

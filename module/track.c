@@ -13,10 +13,11 @@
  * again and at unload: the table's lifetime is the core's (struct
  * netlat_skt_home), the receive table's too.
  *
- * Concurrency: transmit, ACK and retransmit of one socket are serialised
- * by the socket lock, but the qdisc and driver stamps of its segments may
- * come from any CPU; the entry's spinlock, taken with interrupts off for
- * a few loads and stores, orders them. The table itself is freed only
+ * Concurrency: a packet's begin (net_dev_queue in __tcp_transmit_skb()'s
+ * call chain), ACK and retransmit of one socket are serialised by the
+ * socket lock, but a neighbour's queue, the driver and the virtqueue
+ * stamp its segments from any CPU; the entry's spinlock, taken with
+ * interrupts off for a few loads and stores, orders them. The table itself is freed only
  * once every handler that might be inside it is gone (synchronize_rcu:
  * handlers run non-preemptible, and read the table once).
  */
@@ -912,8 +913,11 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_range_done);
 
-/* An ACK at @now moves snd_una to @una: every packet below it is done. */
-notrace void netlat_track_ack(const struct sock *sk, u32 una, u64 now)
+/*
+ * An ACK arriving now moves snd_una to @una: every packet below it is
+ * done. The clock is read only for a socket the table follows.
+ */
+notrace void netlat_track_ack(const struct sock *sk, u32 una)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
@@ -922,9 +926,11 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una, u64 now)
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n, i;
+	u64 now;
 
 	if (!f)
 		return;
+	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;

@@ -17,9 +17,10 @@
  * call chain), ACK and retransmit of one socket are serialised by the
  * socket lock, but a neighbour's queue, the driver and the virtqueue
  * stamp its segments from any CPU; the entry's spinlock, taken with
- * interrupts off for a few loads and stores, orders them. The table itself is freed only
- * once every handler that might be inside it is gone (synchronize_rcu:
- * handlers run non-preemptible, and read the table once).
+ * interrupts off for a few loads and stores, orders them. The table
+ * itself is freed only once every handler that might be inside it is
+ * gone (synchronize_rcu: handlers run non-preemptible, and read the table
+ * once).
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>

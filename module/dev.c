@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/nospec.h>
 #include "dev.h"
+#include "config.h"
 #include "ring.h"
 #include "record.h"
 #include "flight.h"
@@ -363,173 +364,17 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 	return netlat_copy_out(uarg, &st, sizeof(st), usize);
 }
 
-/*
- * New rings of @bytes in @mode, and a snapshot buffer to match if one
- * exists. Called stopped, under netlat_lock; nothing changes on failure.
- */
-static int netlat_resize(u64 bytes, u32 mode)
-{
-	struct netlat_snapbuf *sb, *old_sb;
-	struct netlat_rings *old, *new;
-	int err;
-
-	lockdep_assert_held(&netlat_lock);
-	/* Cheap early answer; checked again, under the lock, at the swap. */
-	if (atomic_read(&netlat_nr_maps))
-		return -EBUSY;
-	new = netlat_rings_alloc(bytes);
-	if (IS_ERR(new))
-		return PTR_ERR(new);
-	err = netlat_snap_prepare_resize(bytes, &sb);
-	if (err)
-		goto err_rings;
-	mutex_lock(&netlat_map_lock);
-	if (atomic_read(&netlat_nr_maps)) {
-		mutex_unlock(&netlat_map_lock);
-		err = -EBUSY;
-		goto err_snap;
-	}
-	old = netlat_rings_replace(new, mode);
-	old_sb = netlat_snap_swap_buf(sb);
-	mutex_unlock(&netlat_map_lock);
-	synchronize_rcu();	/* timer and pollers may still look */
-	netlat_snapbuf_free(old_sb);
-	netlat_rings_free(old);
-	return 0;
-
-err_snap:
-	netlat_snapbuf_free(sb);
-err_rings:
-	netlat_rings_free(new);
-	return err;
-}
-
 static long netlat_ioc_set_config(void __user *uarg)
 {
-	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
-			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
-			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
-			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
-			  NETLAT_CONFIG_SAMPLE;
-	struct netlat_keys *keys = NULL;
 	struct netlat_config cfg;
-	bool new_mode;
-	u32 usize, mode;
-	u64 bytes, table_bytes, old_table_bytes;
+	u32 usize;
 	int err;
 
 	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
 			      &usize);
 	if (err)
 		return err;
-	if ((cfg.flags & ~known) || cfg.reserved || cfg.reserved2)
-		return -EINVAL;
-	if (cfg.flags & NETLAT_CONFIG_SAMPLE ?
-	    usize < offsetofend(struct netlat_config, sample) ||
-	    cfg.sample > NETLAT_SAMPLE_MAX ||
-	    (cfg.sample && !is_power_of_2(cfg.sample)) : cfg.sample)
-		return -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_LEVEL) &&
-	    cfg.level != NETLAT_LEVEL_EVENTS && cfg.level != NETLAT_LEVEL_PACKETS)
-		return -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_MODE) &&
-	    cfg.mode != NETLAT_MODE_STREAM && cfg.mode != NETLAT_MODE_OVERWRITE)
-		return -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_RING_BYTES) &&
-	    (!is_power_of_2(cfg.ring_bytes) ||
-	     cfg.ring_bytes < NETLAT_RING_BYTES_MIN ||
-	     cfg.ring_bytes > NETLAT_RING_BYTES_MAX ||
-	     cfg.ring_bytes < PAGE_SIZE))
-		return -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_FLUSH_MS) &&
-	    cfg.flush_ms > NETLAT_FLUSH_MS_MAX)
-		return -EINVAL;
-	/* a caller too old to have the field cannot mean it */
-	if ((cfg.flags & NETLAT_CONFIG_TABLE_BYTES) &&
-	    (usize < offsetofend(struct netlat_config, table_bytes) ||
-	     cfg.table_bytes < NETLAT_TABLE_BYTES_MIN ||
-	     cfg.table_bytes > NETLAT_TABLE_BYTES_MAX))
-		return -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_KEYS) &&
-	    (usize < offsetofend(struct netlat_config, max_keys) ||
-	     (cfg.key_by & ~NETLAT_KEY_ALL) ||
-	     cfg.max_keys > NETLAT_MAX_KEYS_MAX))
-		return -EINVAL;
-	/* the keys' memory first: nothing changes if it cannot be had */
-	if (cfg.flags & NETLAT_CONFIG_KEYS) {
-		keys = netlat_keys_prepare(cfg.key_by, cfg.max_keys);
-		if (IS_ERR(keys))
-			return PTR_ERR(keys);
-	}
-
-	if (mutex_lock_interruptible(&netlat_lock)) {
-		netlat_keys_discard(keys);
-		return -ERESTARTSYS;
-	}
-	bytes = netlat_rings_locked()->bytes;
-	table_bytes = READ_ONCE(netlat_table_bytes);
-	if (cfg.flags & NETLAT_CONFIG_RING_BYTES)
-		bytes = cfg.ring_bytes;
-	err = -EINVAL;
-	if ((cfg.flags & NETLAT_CONFIG_WATERMARK) &&
-	    (!cfg.watermark || cfg.watermark > bytes))
-		goto out;
-	mode = netlat_mode;
-	/* Setting the mode in force changes nothing, even while running. */
-	new_mode = (cfg.flags & NETLAT_CONFIG_MODE) && cfg.mode != mode;
-	if (new_mode)
-		mode = cfg.mode;
-	err = -EBUSY;
-	if (((cfg.flags & NETLAT_CONFIG_RING_BYTES) || new_mode) &&
-	    READ_ONCE(netlat_running))
-		goto out;
-	err = 0;
-	if (cfg.flags & NETLAT_CONFIG_RING_BYTES) {
-		err = netlat_resize(bytes, mode);
-		if (err)
-			goto out;
-		if (netlat_watermark > bytes)
-			WRITE_ONCE(netlat_watermark, bytes / 4);
-	} else if (new_mode) {
-		err = netlat_rings_set_mode(mode);
-		if (err)
-			goto out;
-	}
-	/* A reader asleep for live data gets its -EBUSY now. */
-	if (new_mode)
-		netlat_wake_all();
-	if (cfg.flags & NETLAT_CONFIG_WATERMARK)
-		WRITE_ONCE(netlat_watermark, cfg.watermark);
-	if (cfg.flags & NETLAT_CONFIG_FLUSH_MS)
-		WRITE_ONCE(netlat_flush_ms, cfg.flush_ms);
-	if (cfg.flags & NETLAT_CONFIG_TABLE_BYTES)
-		table_bytes = cfg.table_bytes;
-	/* first: a group going on meanwhile builds its table within it */
-	old_table_bytes = READ_ONCE(netlat_table_bytes);
-	WRITE_ONCE(netlat_table_bytes, table_bytes);
-	if (cfg.flags & (NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
-			 NETLAT_CONFIG_TABLE_BYTES))
-		err = netlat_track_set(cfg.flags & NETLAT_CONFIG_LEVEL ?
-				       cfg.level : READ_ONCE(netlat_track_level),
-				       cfg.flags & NETLAT_CONFIG_SLOW_NS ?
-				       cfg.slow_ns : netlat_track_slow_ns());
-	if (!err)
-		err = netlat_rxtrack_set(READ_ONCE(netlat_track_level));
-	if (err)
-		WRITE_ONCE(netlat_table_bytes, old_table_bytes);
-	/* hooks that only one level needs are armed for the new one */
-	if (!err && (cfg.flags & NETLAT_CONFIG_LEVEL))
-		netlat_probes_set_level(cfg.level);
-	if (!err && (cfg.flags & NETLAT_CONFIG_SAMPLE))
-		netlat_track_set_sample(cfg.sample);
-	if (!err && (cfg.flags & NETLAT_CONFIG_KEYS)) {
-		netlat_keys_install(keys);
-		keys = NULL;
-	}
-out:
-	mutex_unlock(&netlat_lock);
-	netlat_keys_discard(keys);
-	return err;
+	return netlat_config_set(&cfg, usize);
 }
 
 static long netlat_ioc_control(unsigned int cmd, void __user *uarg)

@@ -27,6 +27,7 @@
 #include <linux/uaccess.h>
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
+#include <linux/error-injection.h>
 #include "ring.h"
 #include "flight.h"
 #include "probes.h"
@@ -196,7 +197,8 @@ static void netlat_snap_trim(void)
  * one exists now. -EBUSY while a snapshot is pending or frozen: its bytes
  * live in the buffer. @sb is NULL if there is nothing to replace.
  */
-int netlat_snap_prepare_resize(u64 ring_bytes, struct netlat_snapbuf **sb)
+noinline int netlat_snap_prepare_resize(u64 ring_bytes,
+					struct netlat_snapbuf **sb)
 {
 	lockdep_assert_held(&netlat_lock);
 	*sb = NULL;
@@ -207,6 +209,8 @@ int netlat_snap_prepare_resize(u64 ring_bytes, struct netlat_snapbuf **sb)
 	*sb = netlat_snapbuf_alloc(netlat_snap_capacity(ring_bytes));
 	return *sb ? 0 : -ENOMEM;
 }
+
+ALLOW_ERROR_INJECTION(netlat_snap_prepare_resize, ERRNO);
 
 /* Under netlat_lock and netlat_map_lock, nothing mapped: the old buffer. */
 struct netlat_snapbuf *netlat_snap_swap_buf(struct netlat_snapbuf *sb)

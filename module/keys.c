@@ -26,6 +26,7 @@
 #include <linux/kprobes.h>
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
+#include <linux/error-injection.h>
 #include <net/sock.h>
 #include <net/inet_sock.h>
 #include <net/ip.h>
@@ -551,7 +552,7 @@ void netlat_keys_hist_reset(void)
  * The table of new keys (@by 0: none, NULL), to be installed or freed:
  * the memory is had before anything changes. -EINVAL, -ENOMEM.
  */
-struct netlat_keys *netlat_keys_prepare(u32 by, u32 max)
+noinline struct netlat_keys *netlat_keys_prepare(u32 by, u32 max)
 {
 	struct netlat_keys *ks;
 
@@ -562,6 +563,8 @@ struct netlat_keys *netlat_keys_prepare(u32 by, u32 max)
 	ks = netlat_keys_alloc(by, max ? max : NETLAT_MAX_KEYS_DEFAULT);
 	return ks ? ks : ERR_PTR(-ENOMEM);
 }
+
+ALLOW_ERROR_INJECTION(netlat_keys_prepare, ERRNO);
 
 void netlat_keys_discard(struct netlat_keys *ks)
 {

@@ -23,6 +23,7 @@
 #include <linux/timer.h>
 #include <linux/irq_work.h>
 #include <linux/uaccess.h>
+#include <linux/error-injection.h>
 #include "ring.h"
 
 /*
@@ -131,7 +132,7 @@ err:
 	return NULL;
 }
 
-struct netlat_rings *netlat_rings_alloc(u64 bytes)
+noinline struct netlat_rings *netlat_rings_alloc(u64 bytes)
 {
 	u64 per_cpu = (bytes >> PAGE_SHIFT) + 2;
 	struct netlat_rings *rs;
@@ -156,6 +157,9 @@ struct netlat_rings *netlat_rings_alloc(u64 bytes)
 	}
 	return rs;
 }
+
+/* the selftests fail it to test a configuration that cannot be had */
+ALLOW_ERROR_INJECTION(netlat_rings_alloc, ERRNO);
 
 void netlat_rings_free(struct netlat_rings *rs)
 {
@@ -730,20 +734,15 @@ struct netlat_rings *netlat_rings_replace(struct netlat_rings *rs, u32 mode)
 	return old;
 }
 
-/* Same rings, another mode: emptied, counters and sequences reset. */
-int netlat_rings_set_mode(u32 mode)
+/*
+ * Same rings, another mode: emptied, counters and sequences reset. Under
+ * netlat_map_lock, nothing mapped.
+ */
+void netlat_rings_set_mode_locked(u32 mode)
 {
-	int err = 0;
-
-	mutex_lock(&netlat_map_lock);
-	if (atomic_read(&netlat_nr_maps)) {
-		err = -EBUSY;
-	} else {
-		WRITE_ONCE(netlat_mode, mode);
-		netlat_rings_reset(netlat_rings_locked());
-	}
-	mutex_unlock(&netlat_map_lock);
-	return err;
+	lockdep_assert_held(&netlat_map_lock);
+	WRITE_ONCE(netlat_mode, mode);
+	netlat_rings_reset(netlat_rings_locked());
 }
 
 int netlat_rings_init(u64 bytes)

@@ -83,7 +83,7 @@ struct netlat_rings *netlat_rings_alloc(u64 bytes);
 void netlat_rings_free(struct netlat_rings *rs);
 struct netlat_rings *netlat_rings_locked(void);
 struct netlat_rings *netlat_rings_replace(struct netlat_rings *rs, u32 mode);
-int netlat_rings_set_mode(u32 mode);
+void netlat_rings_set_mode_locked(u32 mode);
 void netlat_rings_reset(struct netlat_rings *rs);
 void netlat_rings_start(void);
 void netlat_rings_stop(void);

@@ -848,21 +848,23 @@ void netlat_rxtrack_stop(void)
 /*
  * Under netlat_lock: a change of level or budget empties the table. The
  * group's state is the home's to know (a group going on at the same time
- * builds it under the registry's mutex, not this one).
+ * builds it under the registry's mutex, not this one): decided under the
+ * home's lock, held from prepare to commit.
  */
-int netlat_rxtrack_set(u32 level)
+int netlat_rxtrack_prepare(u32 level, u64 budget, struct netlat_skt_next *n)
 {
-	bool change = level != READ_ONCE(netlat_rxtrack_level);
-	int ret;
-
 	BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
-	ret = netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_AS_IS, change,
-				  false);
-	if (ret < 0)
-		return ret;
+	return netlat_skt_home_prepare(&netlat_rxt_home, NETLAT_SKT_AS_IS,
+				       level != READ_ONCE(netlat_rxtrack_level),
+				       budget, n);
+}
+
+void netlat_rxtrack_commit(u32 level, struct netlat_skt_next *n)
+{
+	lockdep_assert_held(&netlat_lock);
+	netlat_skt_home_commit(n, false);
 	WRITE_ONCE(netlat_rxtrack_level, level);
-	return 0;
 }
 
 /* The receive family is gone: no handler runs. */

@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #include <linux/compiler.h>
 
+struct netlat_skt_next;
+
 struct sock;
 struct sk_buff;
 
@@ -57,9 +59,11 @@ void netlat_rxtrack_start(void);
 void netlat_rxtrack_stop(void);
 /*
  * Under netlat_lock (checked): a change of level or of the budget
- * (netlat_config.table_bytes) empties the table.
+ * @budget (netlat_config.table_bytes) empties the table; in two halves
+ * as netlat_track_prepare() and _commit().
  */
-int netlat_rxtrack_set(u32 level);
+int netlat_rxtrack_prepare(u32 level, u64 budget, struct netlat_skt_next *n);
+void netlat_rxtrack_commit(u32 level, struct netlat_skt_next *n);
 /* The receive family is gone. */
 void netlat_rxtrack_exit(void);
 u64 netlat_rxtrack_flows(void);

@@ -19,6 +19,7 @@
 #include <linux/log2.h>
 #include <linux/vmalloc.h>
 #include <linux/kprobes.h>
+#include <linux/error-injection.h>
 #include <linux/netlat.h>
 #include "sktbl.h"
 #include "filter.h"
@@ -363,8 +364,8 @@ u64 netlat_skt_capacity(const struct netlat_skt *t, u32 *ents, u32 *slots)
  * NULL if no memory or a budget too small for the least entries and
  * blocks.
  */
-struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
-				    u64 bytes)
+noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
+					     u64 bytes)
 {
 	/* the type's state after the header, in the budget too */
 	size_t hdr = ALIGN(sizeof(struct netlat_skt) + type->priv_size,
@@ -428,6 +429,9 @@ struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	return t;
 }
 
+/* the selftests fail it to test a configuration that cannot be had */
+ALLOW_ERROR_INJECTION(netlat_skt_alloc, NULL);
+
 void netlat_skt_free(struct netlat_skt *t)
 {
 	vfree(t);
@@ -452,50 +456,113 @@ static u64 netlat_skt_count_left(struct netlat_skt *t)
 }
 
 /*
- * Process context. @want: whether the table should exist, within its
- * share of netlat_table_bytes; NETLAT_SKT_AS_IS leaves that to the table
- * in force, so that callers that race (the level set under netlat_lock, a
- * group going on under the registry's mutex) never decide it from a stale
- * reading. @renew: replaced even if it exists as wanted (a group of it went
- * off, or the level was set again); @count_left: its packets in flight
- * count as not followed (not when the histograms are reset with it).
- * Returns 1 if a table came or went, 0 if not, -ENOMEM (the old one kept).
+ * Process context, @n->h locked: what @want asks of the table within
+ * @budget (netlat_config.table_bytes), the new table allocated if one is
+ * needed. @want: whether the table should exist, within its share of the
+ * budget; NETLAT_SKT_AS_IS leaves that to the table in force, so that
+ * callers that race (the level set under netlat_lock, a group going on
+ * under the registry's mutex) never decide it from a stale reading.
+ * @renew: replaced even if it exists as wanted (a group of it went off,
+ * or the level was set again). -ENOMEM: nothing allocated.
  */
-int netlat_skt_home_set(struct netlat_skt_home *h, enum netlat_skt_want want,
-			bool renew, bool count_left)
+static int netlat_skt_home_decide(struct netlat_skt_next *n,
+				  enum netlat_skt_want want, bool renew,
+				  u64 budget)
 {
-	struct netlat_skt *old, *t = NULL;
+	struct netlat_skt_home *h = n->h;
+	struct netlat_skt *old;
 	bool exists;
-	u64 bytes;
 
-	mutex_lock(&h->lock);
+	lockdep_assert_held(&h->lock);
 	old = rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
 	exists = want == NETLAT_SKT_AS_IS ? !!old : want == NETLAT_SKT_WANT;
-	bytes = exists ? READ_ONCE(netlat_table_bytes) / 8 * h->share : 0;
-	if (!renew && !!old == exists && bytes == h->bytes) {
+	n->bytes = exists ? budget / 8 * h->share : 0;
+	n->t = NULL;
+	n->replace = renew || !!old != exists || n->bytes != h->bytes;
+	if (n->replace && exists) {
+		n->t = netlat_skt_alloc(h->type, n->bytes);
+		if (!n->t)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The first half of a change that must not fail once it begins (a new
+ * configuration): @h locked and the new table allocated, or -ENOMEM with
+ * nothing held. netlat_skt_home_commit() or _abort() ends it.
+ */
+int netlat_skt_home_prepare(struct netlat_skt_home *h,
+			    enum netlat_skt_want want, bool renew, u64 budget,
+			    struct netlat_skt_next *n)
+{
+	int err;
+
+	n->h = h;
+	mutex_lock(&h->lock);
+	err = netlat_skt_home_decide(n, want, renew, budget);
+	if (err)
+		mutex_unlock(&h->lock);
+	return err;
+}
+
+void netlat_skt_home_abort(struct netlat_skt_next *n)
+{
+	lockdep_assert_held(&n->h->lock);
+	netlat_skt_free(n->t);
+	mutex_unlock(&n->h->lock);
+}
+
+/*
+ * The prepared table in force, @n->h unlocked. @count_left: the old
+ * table's packets in flight count as not followed (not when the
+ * histograms are reset with it). Returns 1 if a table came or went, else 0.
+ */
+int netlat_skt_home_commit(struct netlat_skt_next *n, bool count_left)
+{
+	struct netlat_skt_home *h = n->h;
+	struct netlat_skt *old;
+
+	lockdep_assert_held(&h->lock);
+	if (!n->replace) {
 		mutex_unlock(&h->lock);
 		return 0;
 	}
-	if (exists) {
-		t = netlat_skt_alloc(h->type, bytes);
-		if (!t) {
-			mutex_unlock(&h->lock);
-			return -ENOMEM;
-		}
-	}
-	rcu_assign_pointer(h->tbl, t);
-	h->bytes = bytes;
+	old = rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
+	rcu_assign_pointer(h->tbl, n->t);
+	h->bytes = n->bytes;
 	if (old) {
 		/* no handler is inside the old table once this returns */
 		synchronize_rcu();
 		if (count_left) {
 			u64 left = netlat_skt_count_left(old);
 
-			if (t && h->type->carry)
-				h->type->carry(old, t, left);
+			if (n->t && h->type->carry)
+				h->type->carry(old, n->t, left);
 		}
 		netlat_skt_free(old);
 	}
 	mutex_unlock(&h->lock);
-	return old || t;
+	return old || n->t;
+}
+
+/*
+ * Process context: the table as @want asks (netlat_skt_home_decide())
+ * within netlat_table_bytes, at once. Returns 1 if a table came or went,
+ * 0 if not, -ENOMEM (the old one kept).
+ */
+int netlat_skt_home_set(struct netlat_skt_home *h, enum netlat_skt_want want,
+			bool renew, bool count_left)
+{
+	struct netlat_skt_next n = { .h = h };
+	int err;
+
+	mutex_lock(&h->lock);
+	err = netlat_skt_home_decide(&n, want, renew,
+				     READ_ONCE(netlat_table_bytes));
+	if (err) {
+		mutex_unlock(&h->lock);
+		return err;
+	}
+	return netlat_skt_home_commit(&n, count_left);
 }

@@ -168,6 +168,24 @@ enum netlat_skt_want {
 int netlat_skt_home_set(struct netlat_skt_home *h, enum netlat_skt_want want,
 			bool renew, bool count_left);
 
+/*
+ * A change in two halves, for a caller that must not fail once it
+ * commits: prepare decides and allocates with the home locked (held on
+ * success), commit or abort ends it.
+ */
+struct netlat_skt_next {
+	struct netlat_skt_home *h;
+	struct netlat_skt *t;		/* the new table, NULL for none */
+	u64 bytes;			/* its budget */
+	bool replace;			/* false: the table in force stays */
+};
+
+int netlat_skt_home_prepare(struct netlat_skt_home *h,
+			    enum netlat_skt_want want, bool renew, u64 budget,
+			    struct netlat_skt_next *n);
+int netlat_skt_home_commit(struct netlat_skt_next *n, bool count_left);
+void netlat_skt_home_abort(struct netlat_skt_next *n);
+
 /* Process context. */
 struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 				    u64 bytes);

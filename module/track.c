@@ -1205,26 +1205,29 @@ static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 /*
  * Under netlat_lock. The table's lifetime is the core's (struct
  * netlat_skt_home): it exists at the packet level. A change of level or
- * budget empties it and zeroes the histograms; packets in flight then are
- * not followed (they end in no record).
+ * budget (@budget, netlat_config.table_bytes) empties it and zeroes the
+ * histograms; packets in flight then are not followed (they end in no
+ * record). Prepare allocates, commit cannot fail.
  */
-int netlat_track_set(u32 level, u64 slow_ns)
+int netlat_track_prepare(u32 level, u64 budget, struct netlat_skt_next *n)
 {
-	bool change = level != READ_ONCE(netlat_track_level);
-	int ret;
-
 	BUILD_BUG_ON(sizeof(struct netlat_track_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
+	return netlat_skt_home_prepare(&netlat_track_home,
+				       level ? NETLAT_SKT_WANT : NETLAT_SKT_DROP,
+				       level != READ_ONCE(netlat_track_level),
+				       budget, n);
+}
+
+void netlat_track_commit(u32 level, u64 slow_ns, struct netlat_skt_next *n)
+{
+	bool change = level != READ_ONCE(netlat_track_level);
+
+	lockdep_assert_held(&netlat_lock);
 	WRITE_ONCE(netlat_track_slow, slow_ns);
-	ret = netlat_skt_home_set(&netlat_track_home,
-				  level ? NETLAT_SKT_WANT : NETLAT_SKT_DROP,
-				  change, false);
-	if (ret < 0)
-		return ret;
-	if (ret || change)
+	if (netlat_skt_home_commit(n, false) || change)
 		netlat_keys_hist_reset();
 	WRITE_ONCE(netlat_track_level, level);
-	return 0;
 }
 
 /*

@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #include <linux/compiler.h>
 
+struct netlat_skt_next;
+
 struct sock;
 struct sk_buff;
 
@@ -78,10 +80,13 @@ bool netlat_track_starts(const struct sock *sk, const struct sk_buff *skb,
 			 u32 *seq);
 
 /*
- * Process context, under netlat_lock (checked), after netlat_table_bytes
- * was set: a change of level or budget empties the table.
+ * Process context, under netlat_lock (checked): a change of level or of
+ * the budget @budget empties the table. Prepare allocates and holds the
+ * table's home (struct netlat_skt_next); commit cannot fail, or
+ * netlat_skt_home_abort() drops what prepare made.
  */
-int netlat_track_set(u32 level, u64 slow_ns);
+int netlat_track_prepare(u32 level, u64 budget, struct netlat_skt_next *n);
+void netlat_track_commit(u32 level, u64 slow_ns, struct netlat_skt_next *n);
 /* Under the registry mutex, before their hooks: groups @on go on. */
 void netlat_track_groups_on(u64 on);
 /* Any context: a load of what the last netlat_track_set() left. */

@@ -29,6 +29,9 @@
  *	receiving end's records are the same packets, and its counters
  *	every packet's.
  * bad_input: malformed HIST, FLOWS and level configs are -EINVAL.
+ * config_all_or_nothing: with each of SET_CONFIG's allocations failed in
+ *	turn (fail_function, the debug kernel), the call is -ENOMEM and the
+ *	configuration, keys and histograms read back unchanged.
  * flow_counters: the sender's own counters (TCP_INFO) against its flow's
  *	in NETLAT_IOC_FLOWS, live: bytes == tcpi_bytes_acked - 1 (the SYN)
  *	== the bytes sent, segments == tcpi_data_segs_out - tcpi_total_retrans; after the
@@ -1018,6 +1021,152 @@ TEST_F(pkt, bad_input)
 		ASSERT_EQ(0, nl_get_info(self->fd, &info));
 		EXPECT_EQ(NETLAT_TABLE_BYTES_DEFAULT, info.table_bytes);
 	}
+}
+
+/*
+ * SET_CONFIG all or nothing. The kernel's fail_function (the lane's debug
+ * kernel has it; others skip) makes the Nth of netlat's allocations fail
+ * in this task (/proc/thread-self/fail-nth), for N = 1, 2, ... until a
+ * call that changes every field at once succeeds. Each failing call
+ * returns -ENOMEM and leaves everything as it was: the info's fields, the
+ * keys, and the histograms (a table replaced would have zeroed them).
+ */
+#define FEI "/sys/kernel/debug/fail_function"
+static const char *const g_config_allocs[] = {
+	"netlat_keys_prepare", "netlat_rings_alloc",
+	"netlat_snap_prepare_resize", "netlat_skt_alloc",
+};
+
+static int put_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* SET_CONFIG with the @nth allocation of this task failed (0: none). */
+static int set_config_failing(int fd, struct netlat_config *cfg, unsigned int nth)
+{
+	char buf[16];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%u", nth);
+	if (put_str("/proc/thread-self/fail-nth", buf))
+		return -EIO;
+	ret = nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, cfg, sizeof(*cfg));
+	/* fewer allocations than @nth: the count must not outlive the call */
+	put_str("/proc/thread-self/fail-nth", "0");
+	return ret;
+}
+
+static void expect_same_config(struct __test_metadata *_metadata,
+			       const struct netlat_info *a,
+			       const struct netlat_info *b)
+{
+	EXPECT_EQ(a->ring_bytes, b->ring_bytes);
+	EXPECT_EQ(a->mem_bytes, b->mem_bytes);
+	EXPECT_EQ(a->watermark, b->watermark);
+	EXPECT_EQ(a->flush_ms, b->flush_ms);
+	EXPECT_EQ(a->mode, b->mode);
+	EXPECT_EQ(a->level, b->level);
+	EXPECT_EQ(a->slow_ns, b->slow_ns);
+	EXPECT_EQ(a->table_bytes, b->table_bytes);
+	EXPECT_EQ(a->pkt_mem_bytes, b->pkt_mem_bytes);
+	EXPECT_EQ(a->rx_mem_bytes, b->rx_mem_bytes);
+	EXPECT_EQ(a->sample, b->sample);
+}
+
+TEST_F(pkt, config_all_or_nothing)
+{
+	bool rx = self->pr.available & NETLAT_PROBE_RX;
+	uint64_t groups = PKT_GROUPS | (rx ? NETLAT_PROBE_RX : 0);
+	struct netlat_info before, after;
+	struct netlat_config cfg;
+	struct netlat_hist h0, h1;
+	unsigned int i, nth, failed = 0;
+	char path[128];
+	int ret = -1;
+
+	if (access(FEI "/inject", W_OK))
+		SKIP(return, "no fail_function (the lane's debug kernel has it)");
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	transfer(_metadata, self, 64 << 10);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &h0, NULL));
+	ASSERT_LT(0ull, h0.packets);
+	/* the rings change only while stopped */
+	ASSERT_EQ(0, nl_control(self->fd, NETLAT_IOC_STOP));
+	ASSERT_EQ(0, nl_get_info(self->fd, &before));
+
+	ASSERT_EQ(0, put_str(FEI "/verbose", "0"));	/* no stack dumps */
+	ASSERT_EQ(0, put_str(FEI "/probability", "0"));	/* fail-nth only */
+	for (i = 0; i < sizeof(g_config_allocs) / sizeof(g_config_allocs[0]); i++) {
+		ASSERT_EQ(0, put_str(FEI "/inject", g_config_allocs[i]))
+			TH_LOG("%s is not injectable", g_config_allocs[i]);
+		if (!strcmp(g_config_allocs[i], "netlat_skt_alloc"))
+			continue;	/* fails with NULL */
+		snprintf(path, sizeof(path), FEI "/%s/retval", g_config_allocs[i]);
+		ASSERT_EQ(0, put_str(path, "-12"));
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
+		    NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
+		    NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
+		    NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
+		    NETLAT_CONFIG_SAMPLE;
+	cfg.ring_bytes = before.ring_bytes * 2;
+	cfg.watermark = 4096;
+	cfg.flush_ms = before.flush_ms + 1;
+	cfg.mode = before.mode == NETLAT_MODE_STREAM ? NETLAT_MODE_OVERWRITE :
+						       NETLAT_MODE_STREAM;
+	cfg.level = NETLAT_LEVEL_PACKETS;
+	cfg.slow_ns = before.slow_ns + 1000000;
+	cfg.table_bytes = before.table_bytes * 2;
+	cfg.key_by = NETLAT_KEY_PORT;
+	cfg.max_keys = 8;
+	cfg.sample = 16;
+	for (nth = 1; nth <= 16; nth++) {
+		ret = set_config_failing(self->fd, &cfg, nth);
+		if (!ret)
+			break;
+		failed++;
+		EXPECT_EQ(-ENOMEM, ret) TH_LOG("allocation %u", nth);
+		ASSERT_EQ(0, nl_get_info(self->fd, &after));
+		expect_same_config(_metadata, &before, &after);
+		ASSERT_EQ(0, nl_get_hist(self->fd, &h1, NULL));
+		EXPECT_EQ(h0.packets, h1.packets) TH_LOG("allocation %u", nth);
+		EXPECT_EQ(h0.rx_packets, h1.rx_packets);
+		EXPECT_EQ(0u, h1.key_by);
+	}
+	put_str(FEI "/inject", "\n");	/* every injection point gone */
+	ASSERT_EQ(0, ret);
+	/* the keys, the rings, their snapshot buffer, each table that exists */
+	EXPECT_EQ(rx ? 5u : 4u, failed);
+	TH_LOG("%u allocations failed one at a time, each leaving the configuration whole", failed);
+	ASSERT_EQ(0, nl_get_info(self->fd, &after));
+	EXPECT_EQ(cfg.ring_bytes, after.ring_bytes);
+	EXPECT_EQ(cfg.watermark, after.watermark);
+	EXPECT_EQ(cfg.flush_ms, after.flush_ms);
+	EXPECT_EQ(cfg.mode, after.mode);
+	EXPECT_EQ(cfg.slow_ns, after.slow_ns);
+	EXPECT_EQ(cfg.table_bytes, after.table_bytes);
+	EXPECT_EQ(cfg.sample, after.sample);
+	ASSERT_EQ(0, nl_get_hist(self->fd, &h1, NULL));
+	EXPECT_EQ((uint32_t)NETLAT_KEY_PORT, h1.key_by);
+	EXPECT_EQ(0ull, h1.packets);	/* new tables: zeroed */
+
+	/* back: the mode and the keys (the teardown does the rest) */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = NETLAT_CONFIG_MODE | NETLAT_CONFIG_KEYS;
+	cfg.mode = before.mode;
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg)));
 }
 
 TEST_F(pkt, flow_counters)

@@ -1515,6 +1515,9 @@ struct netlat_cpu_stats {
  * struct netlat_config - NETLAT_IOC_SET_CONFIG
  * @size: sizeof(struct netlat_config), set by the caller.
  * @flags: NETLAT_CONFIG_* bits: the fields to apply; others are ignored.
+ *	All or nothing: on any error (-EINVAL, -EBUSY, -ENOMEM, an
+ *	interrupted wait) no field has changed, the rings, tables, keys and
+ *	histograms in force stay as they were.
  * @ring_bytes: new ring size per CPU: a power of two between
  *	NETLAT_RING_BYTES_MIN and NETLAT_RING_BYTES_MAX. Only while stopped,
  *	unmapped and with no snapshot pending or frozen (else -EBUSY); the

@@ -18,7 +18,7 @@
  * a reserve of a few KiB that the kernel shares among all modules, and
  * these histograms alone would take nearly all of it.
  */
-static struct netlat_hist_cpu __percpu *netlat_hists;
+struct netlat_hist_cpu __percpu *netlat_hists;
 
 int netlat_hist_init(void)
 {
@@ -29,27 +29,6 @@ int netlat_hist_init(void)
 void netlat_hist_exit(void)
 {
 	free_percpu(netlat_hists);
-}
-
-/* Inline in the callers below: a packet's end adds ten stages or more. */
-static __always_inline void netlat_hist_stage_add(struct netlat_hist_cpu
-						  __percpu *set,
-						  enum netlat_stage stage,
-						  u64 ns)
-{
-	struct netlat_stage_hist __percpu *h = &set->stage[stage];
-	u64 max;
-
-	this_cpu_inc(h->count);
-	this_cpu_add(h->sum_ns, ns);
-	this_cpu_inc(h->bucket[netlat_hist_bucket(ns)]);
-	for (max = this_cpu_read(h->max_ns); ns > max;) {
-		u64 old = this_cpu_cmpxchg(h->max_ns, max, ns);
-
-		if (old == max)
-			break;
-		max = old;
-	}
 }
 
 notrace void netlat_hist_set_add(struct netlat_hist_cpu __percpu *set,
@@ -77,25 +56,6 @@ notrace void netlat_hist_count(enum netlat_hist_counter c, u64 n)
 	this_cpu_add(netlat_hists->counter[c], n);
 }
 NOKPROBE_SYMBOL(netlat_hist_count);
-
-/* To the host's set and to @key's (a key's set, or NULL). */
-notrace void netlat_hist_add_key(struct netlat_hist_cpu __percpu *key,
-				 enum netlat_stage stage, u64 ns)
-{
-	netlat_hist_stage_add(netlat_hists, stage, ns);
-	if (key)
-		netlat_hist_stage_add(key, stage, ns);
-}
-NOKPROBE_SYMBOL(netlat_hist_add_key);
-
-notrace void netlat_hist_count_key(struct netlat_hist_cpu __percpu *key,
-				   enum netlat_hist_counter c, u64 n)
-{
-	this_cpu_add(netlat_hists->counter[c], n);
-	if (key)
-		this_cpu_add(key->counter[c], n);
-}
-NOKPROBE_SYMBOL(netlat_hist_count_key);
 
 /* Not atomic with writers: an update racing with it may survive. */
 void netlat_hist_set_zero(struct netlat_hist_cpu __percpu *set)
@@ -144,13 +104,16 @@ void netlat_hist_set_sum(struct netlat_hist_cpu __percpu *set,
 		const struct netlat_hist_cpu *h = per_cpu_ptr(set, cpu);
 
 		for (s = 0; s < NETLAT_NR_STAGES; s++) {
-			sum->stage[s].count += READ_ONCE(h->stage[s].count);
 			sum->stage[s].sum_ns += READ_ONCE(h->stage[s].sum_ns);
 			sum->stage[s].max_ns = max(sum->stage[s].max_ns,
 						   READ_ONCE(h->stage[s].max_ns));
-			for (b = 0; b < NETLAT_HIST_BUCKETS; b++)
-				sum->stage[s].bucket[b] +=
-					READ_ONCE(h->stage[s].bucket[b]);
+			/* the count is the buckets' (the adds keep no other) */
+			for (b = 0; b < NETLAT_HIST_BUCKETS; b++) {
+				u64 n = READ_ONCE(h->stage[s].bucket[b]);
+
+				sum->stage[s].bucket[b] += n;
+				sum->stage[s].count += n;
+			}
 		}
 		for (c = 0; c < NETLAT_HC_NR; c++)
 			sum->counter[c] += READ_ONCE(h->counter[c]);

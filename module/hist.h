@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <linux/percpu.h>
+#include <linux/bitops.h>
 #include <linux/netlat.h>
 
 enum netlat_hist_counter {
@@ -65,14 +67,67 @@ struct netlat_hist_sum {
 	u64 counter[NETLAT_HC_NR];
 };
 
+/* The host's set: hist.c's, read here only by the inline adds below. */
+extern struct netlat_hist_cpu __percpu *netlat_hists;
+
+/*
+ * A stage's sample into @set: inline in the packet ends, which add seven
+ * stages or more, each to the host's set and a key's. The count is not
+ * kept here: it is the buckets' sum, made when the set is read.
+ */
+static __always_inline void netlat_hist_stage_add(struct netlat_hist_cpu
+						  __percpu *set,
+						  enum netlat_stage stage,
+						  u64 ns)
+{
+	struct netlat_stage_hist __percpu *h = &set->stage[stage];
+	u64 max;
+
+	this_cpu_add(h->sum_ns, ns);
+	this_cpu_inc(h->bucket[netlat_hist_bucket(ns)]);
+	for (max = this_cpu_read(h->max_ns); ns > max;) {
+		u64 old = this_cpu_cmpxchg(h->max_ns, max, ns);
+
+		if (old == max)
+			break;
+		max = old;
+	}
+}
+
+/* To the host's set and to @key's (a key's set, or NULL). */
+static __always_inline void netlat_hist_add_key(struct netlat_hist_cpu
+						__percpu *key,
+						enum netlat_stage stage, u64 ns)
+{
+	netlat_hist_stage_add(netlat_hists, stage, ns);
+	if (key)
+		netlat_hist_stage_add(key, stage, ns);
+}
+
+/* The stage from @from to @to, if both points were seen in that order. */
+static __always_inline void netlat_hist_span_key(struct netlat_hist_cpu
+						 __percpu *key,
+						 enum netlat_stage stage,
+						 u64 from, u64 to)
+{
+	if (from && to >= from)
+		netlat_hist_add_key(key, stage, to - from);
+}
+
+static __always_inline void netlat_hist_count_key(struct netlat_hist_cpu
+						  __percpu *key,
+						  enum netlat_hist_counter c,
+						  u64 n)
+{
+	this_cpu_add(netlat_hists->counter[c], n);
+	if (key)
+		this_cpu_add(key->counter[c], n);
+}
+
 int netlat_hist_init(void);
 void netlat_hist_exit(void);
 void netlat_hist_add(enum netlat_stage stage, u64 ns);
 void netlat_hist_count(enum netlat_hist_counter c, u64 n);
-void netlat_hist_add_key(struct netlat_hist_cpu __percpu *key,
-			 enum netlat_stage stage, u64 ns);
-void netlat_hist_count_key(struct netlat_hist_cpu __percpu *key,
-			   enum netlat_hist_counter c, u64 n);
 void netlat_hist_reset(void);
 u64 netlat_hist_counter(enum netlat_hist_counter c);
 u64 netlat_hist_mem_bytes(void);

@@ -747,7 +747,7 @@ NOKPROBE_SYMBOL(netlat_rx_woke);
 static notrace void netlat_ready(const struct sock *sk)
 {
 	struct netlat_ready *b, *e;
-	struct netlat_tcp_flow flow;
+	struct netlat_tcp_flow flow __uninitialized;	/* filled whole */
 	int i;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))

@@ -453,15 +453,7 @@ unlock:
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
-static notrace void netlat_rxt_stage(struct netlat_hist_cpu __percpu *key,
-				     enum netlat_stage stage, u64 from, u64 to)
-{
-	if (from && to >= from)
-		netlat_hist_add_key(key, stage, to - from);
-}
-NOKPROBE_SYMBOL(netlat_rxt_stage);
-
-/* The longest stage of a copied packet, as netlat_rxt_stage() counts. */
+/* The longest stage of a copied packet, as netlat_hist_span_key() counts. */
 static notrace u64 netlat_rxt_span(u64 from, u64 to)
 {
 	return from && to >= from ? to - from : 0;
@@ -480,28 +472,29 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 {
 	const struct netlat_rxt_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
-	struct netlat_tcp_flow flow;
+	/* the filter's call fills it whole (memset) */
+	struct netlat_tcp_flow flow __uninitialized;
 	struct netlat_writer w __uninitialized;
 
 	if (p->flags & NETLAT_RXP_COPIED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);
 		u64 slow = 0;
 
-		netlat_rxt_stage(key, e->proto == NETLAT_RX_TCP ?
-				 NETLAT_STAGE_RX_NETIF_TCP :
-				 NETLAT_STAGE_RX_NETIF_UDP,
-				 p->netif_ns, p->transport_ns);
+		netlat_hist_span_key(key, e->proto == NETLAT_RX_TCP ?
+				     NETLAT_STAGE_RX_NETIF_TCP :
+				     NETLAT_STAGE_RX_NETIF_UDP,
+				     p->netif_ns, p->transport_ns);
 		if (e->proto == NETLAT_RX_TCP)
-			netlat_rxt_stage(key, NETLAT_STAGE_RX_TCP_QUEUE,
-					 p->transport_ns, p->queue_ns);
-		netlat_rxt_stage(key, NETLAT_STAGE_RX_QUEUE_USER,
-				 p->queue_ns, end_ns);
-		netlat_rxt_stage(key, NETLAT_STAGE_RX_NETIF_USER,
-				 p->netif_ns, end_ns);
-		netlat_rxt_stage(key, NETLAT_STAGE_RX_READY_WAKEUP,
-				 wk->ready_ns, wk->wakeup_ns);
-		netlat_rxt_stage(key, NETLAT_STAGE_RX_WAKEUP_RUN,
-				 wk->wakeup_ns, wk->run_ns);
+			netlat_hist_span_key(key, NETLAT_STAGE_RX_TCP_QUEUE,
+					     p->transport_ns, p->queue_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_RX_QUEUE_USER,
+				     p->queue_ns, end_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_RX_NETIF_USER,
+				     p->netif_ns, end_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_RX_READY_WAKEUP,
+				     wk->ready_ns, wk->wakeup_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_RX_WAKEUP_RUN,
+				     wk->wakeup_ns, wk->run_ns);
 		netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
 		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, p->len);
 		slow = max(slow, netlat_rxt_span(p->netif_ns, p->transport_ns));
@@ -602,17 +595,19 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 {
 	struct netlat_skt *t = netlat_rxt_tbl_get();
 	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
-	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
-	u64 now = ktime_get_mono_fast_ns(), oldest = 0;
+	struct netlat_rxt_end done[NETLAT_RXT_BATCH] __uninitialized;
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
 	struct netlat_skt_cur c;
+	u64 now, oldest = 0;
 	unsigned long flags;
 	unsigned int n;
 	bool more;
 
+	/* the clock only for a socket the table follows */
 	if (!f)
 		return 0;
+	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_skt_lock(f, sk, &flags))
 			return oldest;
@@ -660,15 +655,18 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 {
 	struct netlat_skt *t = netlat_rxt_tbl_get();
 	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
-	u64 now = ktime_get_mono_fast_ns(), queued = 0;
 	struct netlat_rxt_pkt *p = NULL;
 	struct netlat_skt_cur c;
-	struct netlat_rxt_end done;
+	struct netlat_rxt_end done __uninitialized;
 	unsigned long flags;
+	u64 now, queued = 0;
 	u32 lost = 0;
 	bool more;
 
-	if (!f || !netlat_skt_lock(f, sk, &flags))
+	if (!f)
+		return 0;
+	now = ktime_get_mono_fast_ns();
+	if (!netlat_skt_lock(f, sk, &flags))
 		return 0;
 	for (more = netlat_skt_first(f, &c); more;
 	     more = netlat_skt_next(t, f, &c)) {
@@ -720,7 +718,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 {
 	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
 	struct netlat_skt_ent *f;
-	struct netlat_rxt_end done;
+	struct netlat_rxt_end done __uninitialized;
 	struct netlat_skt *tbl;
 	const struct sock *sk;
 	struct netlat_rxt_pkt *p;
@@ -772,14 +770,15 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 	struct netlat_skt_ent *f = tbl ? netlat_skt_lookup(tbl, sk) : NULL;
 	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
 						    NETLAT_RX_UDP;
-	struct netlat_rxt_end done[NETLAT_RXT_BATCH];
-	u64 now = ktime_get_mono_fast_ns();
+	struct netlat_rxt_end done[NETLAT_RXT_BATCH] __uninitialized;
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n;
+	u64 now;
 
 	if (!f)
 		return;
+	now = ktime_get_mono_fast_ns();
 	for (;;) {
 		if (!netlat_skt_lock(f, sk, &flags))
 			return;

@@ -755,14 +755,6 @@ notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 }
 NOKPROBE_SYMBOL(netlat_track_vq);
 
-static notrace void netlat_track_stage(struct netlat_hist_cpu __percpu *key,
-				       enum netlat_stage stage, u64 from, u64 to)
-{
-	if (from && to >= from)
-		netlat_hist_add_key(key, stage, to - from);
-}
-NOKPROBE_SYMBOL(netlat_track_stage);
-
 /* A later point of @p as a time, 0 if not seen. */
 static notrace u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
 				   u32 d)
@@ -805,20 +797,20 @@ static notrace void netlat_track_end(const struct sock *sk,
 	if (p->flags & NETLAT_PKT_ACKED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key, 1);
 
-		netlat_track_stage(key, NETLAT_STAGE_SENDMSG_XMIT,
-				   p->sendmsg_ns, p->xmit_ns);
-		netlat_track_stage(key, NETLAT_STAGE_XMIT_QDISC, p->xmit_ns,
-				   qdisc_ns);
-		netlat_track_stage(key, NETLAT_STAGE_QDISC_DRIVER, qdisc_ns,
-				   driver_ns);
-		netlat_track_stage(key, NETLAT_STAGE_DRIVER_ACK, driver_ns,
-				   end_ns);
-		netlat_track_stage(key, NETLAT_STAGE_XMIT_ACK, p->xmit_ns,
-				   end_ns);
-		netlat_track_stage(key, NETLAT_STAGE_SENDMSG_ACK, p->sendmsg_ns,
-				   end_ns);
-		netlat_track_stage(key, NETLAT_STAGE_DRIVER_VQ, driver_ns,
-				   vq_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_SENDMSG_XMIT,
+				     p->sendmsg_ns, p->xmit_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_XMIT_QDISC, p->xmit_ns,
+				     qdisc_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_QDISC_DRIVER, qdisc_ns,
+				     driver_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_DRIVER_ACK, driver_ns,
+				     end_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_XMIT_ACK, p->xmit_ns,
+				     end_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_SENDMSG_ACK, p->sendmsg_ns,
+				     end_ns);
+		netlat_hist_span_key(key, NETLAT_STAGE_DRIVER_VQ, driver_ns,
+				     vq_ns);
 		netlat_hist_count_key(key, NETLAT_HC_PACKETS, 1);
 		netlat_hist_count_key(key, NETLAT_HC_BYTES, p->end_seq - p->seq);
 		netlat_hist_count_key(key, NETLAT_HC_SEGS, p->segs);
@@ -922,8 +914,8 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
-	struct netlat_track_pkt done[4];
-	struct netlat_track_who who;
+	struct netlat_track_pkt done[4] __uninitialized;
+	struct netlat_track_who who __uninitialized;
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n, i;

@@ -6,6 +6,8 @@
 #include <linux/capability.h>
 #include <linux/uaccess.h>
 #include "uarg.h"
+/* the ABI's layout: a field moved in the uapi fails the build here */
+#include "netlat_layout.h"
 
 bool netlat_capable(void)
 {

@@ -111,6 +111,19 @@ static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
 	return ret;
 }
 
+/* @s into the file @path (procfs, debugfs): 0 or -errno. */
+static int put_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* A's NIC sends one segment per skb: TSO and GSO off, gso_max_segs 1. */
 static int one_segment_per_skb(void)
 {
@@ -162,6 +175,9 @@ FIXTURE_TEARDOWN(pkt)
 	nl_log_free(&self->log);
 	netem(g_ns_a, DEV_A, 0, 0);
 	netem(g_ns_b, DEV_B, 0, 0);
+	/* config_all_or_nothing's injection points, if it stopped early */
+	if (!access("/sys/kernel/debug/fail_function/inject", W_OK))
+		put_str("/sys/kernel/debug/fail_function/inject", "\n");
 }
 
 /* A connection, @bytes sent and read, FIN sent and ACKed. */
@@ -1037,18 +1053,6 @@ static const char *const g_config_allocs[] = {
 	"netlat_snap_prepare_resize", "netlat_skt_alloc",
 };
 
-static int put_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* SET_CONFIG with the @nth allocation of this task failed (0: none). */
 static int set_config_failing(int fd, struct netlat_config *cfg, unsigned int nth)
 {
@@ -1112,8 +1116,9 @@ TEST_F(pkt, config_all_or_nothing)
 			TH_LOG("%s is not injectable", g_config_allocs[i]);
 		if (!strcmp(g_config_allocs[i], "netlat_skt_alloc"))
 			continue;	/* fails with NULL */
+		/* -ENOMEM, as the unsigned number the file parses */
 		snprintf(path, sizeof(path), FEI "/%s/retval", g_config_allocs[i]);
-		ASSERT_EQ(0, put_str(path, "-12"));
+		ASSERT_EQ(0, put_str(path, "0xfffffffffffffff4"));
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |

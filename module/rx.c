@@ -147,6 +147,21 @@ static notrace u64 netlat_rx_mono(const struct sk_buff *skb)
 NOKPROBE_SYMBOL(netlat_rx_mono);
 
 /*
+ * Where TCP queues a segment arriving now at a socket it processes at
+ * once (not a backlog's, @where 0): at the packet level, one in order
+ * (its first byte at or before rcv_nxt) goes to the receive queue in this
+ * same softirq, and is taken as queued at its arrival: the level arms no
+ * hook on tcp_queue_rcv(). One out of order has its own hook.
+ */
+static notrace u8 netlat_rx_tcp_queued(const struct tcp_skb_cb *cb, u8 where,
+				       u32 rcv_nxt)
+{
+	return !where && netlat_rxtrack_packets() && !after(cb->seq, rcv_nxt) ?
+	       NETLAT_RX_Q_IN_ORDER : 0;
+}
+NOKPROBE_SYMBOL(netlat_rx_tcp_queued);
+
+/*
  * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
  * (QUEUE): the receive table, and at the events level its record.
  */
@@ -158,16 +173,19 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 	struct netlat_rec_rx_skb *r;
 	struct netlat_writer w __uninitialized;
 	u32 len = netlat_tcp_payload(skb);
+	u32 rcv_nxt;
 
 	if (!len)
 		return;
+	rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 	if (type == NETLAT_REC_RX_QUEUE)
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, len,
 				     where);
 	/* a duplicate of what is in already ends nowhere: not followed */
-	else if (after(cb->end_seq, READ_ONCE(tcp_sk(sk)->rcv_nxt)))
+	else if (after(cb->end_seq, rcv_nxt))
 		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
-				      netlat_rx_mono(skb));
+				      netlat_rx_mono(skb),
+				      netlat_rx_tcp_queued(cb, where, rcv_nxt));
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -447,7 +465,7 @@ static notrace void netlat_rx_udp_skb(const struct sock *sk,
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, len, where);
 	else
 		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_UDP, 0, len,
-				      netlat_rx_mono(skb));
+				      netlat_rx_mono(skb), 0);
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -891,7 +909,9 @@ static struct netlat_probe netlat_rx_probes[] = {
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
 	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),
-	NETLAT_KP("tcp_queue_rcv", NETLAT_PROBE_RX, netlat_queue_rcv_pre),
+	/* the packet level takes a segment in order as queued at arrival */
+	NETLAT_KP_AT("tcp_queue_rcv", NETLAT_PROBE_RX, netlat_queue_rcv_pre,
+		     NETLAT_EVENTS_ONLY),
 #ifdef NETLAT_HAVE_SOCK_RECV_LENGTH_TP
 	/* the packet level needs only the return, which a tracepoint has */
 	NETLAT_KRP_AT("tcp_recvmsg", NETLAT_PROBE_RX, netlat_recvmsg_entry,

@@ -104,6 +104,7 @@ struct netlat_rxt_hint {
 	u32 key;
 	u8 proto;
 	bool unsampled;
+	bool queued;		/* taken as queued in order at its arrival */
 };
 
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
@@ -265,10 +266,14 @@ static notrace void netlat_rxt_unsampled(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_rxt_unsampled);
 
-/* A received packet arrives at its socket's transport. */
+/*
+ * A received packet arrives at its socket's transport; @queued: where
+ * TCP queues it in this same softirq (NETLAT_RX_Q_IN_ORDER: in order at
+ * the packet level, which has no hook of its own there), else 0.
+ */
 notrace void netlat_rxtrack_arrive(const struct sock *sk,
 				   const struct sk_buff *skb, u8 proto,
-				   u32 seq, u32 len, u64 netif_ns)
+				   u32 seq, u32 len, u64 netif_ns, u8 queued)
 {
 	struct netlat_skt *t = netlat_rxt_tbl_get();
 	struct netlat_rxt_hint *hint;
@@ -294,6 +299,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	netlat_rxt_trim(t, f);
 	if (!netlat_rxt_sampled(proto, seq, len)) {
 		netlat_rxt_unsampled(t, f, sk, skb, seq, len);
+		this_cpu_write(netlat_rxt_hint.queued, !!queued);
 		netlat_skt_unlock(f, flags);
 		return;
 	}
@@ -313,6 +319,14 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	if (netif_ns)
 		p->flags = NETLAT_RXP_NETIF;
 	p->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	/* a drop instead takes this back (netlat_rxtrack_drop()) */
+	if (queued) {
+		p->flags |= NETLAT_RXP_QUEUED;
+		p->where = queued;
+		p->queue_ns = p->transport_ns;
+		p->rmem = atomic_read(&sk->sk_rmem_alloc);
+		p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	}
 	hint = this_cpu_ptr(&netlat_rxt_hint);
 	hint->skb = (unsigned long)skb;
 	hint->tbl = t;
@@ -322,6 +336,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	hint->seq = seq;
 	hint->proto = proto;
 	hint->unsampled = false;
+	hint->queued = !!queued;
 	netlat_skt_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
@@ -732,6 +747,15 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	tbl = netlat_rxt_tbl_get();
 	if (!tbl || tbl != hint->tbl)
 		return;
+	/*
+	 * Taken as queued at its arrival, and the bytes at @seq accepted
+	 * already: this is a duplicate's skb at the address of ours (freed
+	 * into the segment before it once queued), not our packet's drop.
+	 * A TCP socket's memory stays a TCP socket's (SLAB_TYPESAFE_BY_RCU):
+	 * the read is safe even if the socket is gone.
+	 */
+	if (hint->queued && after(READ_ONCE(tcp_sk(hint->sk)->rcv_nxt), seq))
+		return;
 	if (hint->unsampled) {
 		struct netlat_hist_cpu __percpu *key =
 			netlat_keys_set(hint->key, 0);
@@ -750,6 +774,17 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	/* still in the FIFO, the same packet, not ended meanwhile */
 	p = netlat_skt_at(tbl, f, hint->idx);
 	if (p && p->skb == (unsigned long)skb && !p->done) {
+		/*
+		 * Taken as queued at its arrival (the packet level, in
+		 * order), and dropped instead: it never was.
+		 */
+		if (p->where == NETLAT_RX_Q_IN_ORDER) {
+			p->flags &= ~NETLAT_RXP_QUEUED;
+			p->where = 0;
+			p->queue_ns = 0;
+			p->rmem = 0;
+			p->rcvbuf = 0;
+		}
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
 		netlat_rxt_take(&done, f, p, proto);

@@ -40,7 +40,7 @@ struct netlat_rxt_wake {
 
 /* Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP. */
 void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
-			   u8 proto, u32 seq, u32 len, u64 netif_ns);
+			   u8 proto, u32 seq, u32 len, u64 netif_ns, u8 queued);
 void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
 			  u8 proto, u32 seq, u32 len, u8 where);
 /* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */

@@ -688,7 +688,9 @@ TEST_F(pkt, sample_by_sequence)
  * sendmsg's entry instead of the event level's kretprobe, no push or skb
  * hooks, no transmit hook (net_dev_queue, a tracepoint, begins its
  * packets) and no tcp_ack hook (tcp:tcp_probe ends them, and a kprobe on
- * tcp_rcv_state_process for the states but ESTABLISHED). The kernel's own list of kprobes is the oracle.
+ * tcp_rcv_state_process for the states but ESTABLISHED), no tcp_queue_rcv
+ * hook (a segment in order at its arrival is queued then). The kernel's
+ * own list of kprobes is the oracle.
  */
 TEST_F(pkt, hooks_armed_per_level)
 {
@@ -709,6 +711,8 @@ TEST_F(pkt, hooks_armed_per_level)
 		/* the receive group's arrivals: tcp:tcp_probe and that */
 		{ "tcp_v4_do_rcv", 'k', 1, 0 },
 		{ "tcp_v6_do_rcv", 'k', 1, 0 },
+		/* a segment in order is queued at its arrival */
+		{ "tcp_queue_rcv", 'k', 1, 0 },
 	};
 	unsigned int i, round;
 

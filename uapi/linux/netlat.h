@@ -1172,11 +1172,13 @@ struct netlat_rec_tcp_pkt {
  * @flow: the receiving socket (@flow.sport is the local port).
  * @netif_ns: the skb's receive stamp (taken in the receive core, before
  *	GRO) on CLOCK_MONOTONIC (NETLAT_RXP_NETIF), else 0.
- * @transport_ns: arrival at TCP (tcp_v4_do_rcv, tcp_v6_do_rcv,
+ * @transport_ns: arrival at TCP (tcp:tcp_probe, tcp_rcv_state_process,
  *	tcp_add_backlog, tcp_child_process) or UDP (udp_queue_rcv_one_skb,
  *	udpv6_queue_rcv_one_skb): where the packet begins; always set.
  * @queue_ns: first queued to the socket (NETLAT_RXP_QUEUED): its receive
- *	queue, out-of-order queue or backlog, as NETLAT_REC_RX_QUEUE.
+ *	queue, out-of-order queue or backlog, as NETLAT_REC_RX_QUEUE. A TCP
+ *	segment in order at its arrival is queued in the same softirq: its
+ *	@queue_ns is its @transport_ns.
  * @end_ns: when its life ended: the copy of its last byte to the
  *	application (NETLAT_RXP_COPIED: TCP, the return of the tcp_recvmsg()
  *	whose copied_seq advance covered it; UDP, skb_consume_udp()), the

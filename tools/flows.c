@@ -244,11 +244,6 @@ const char *flows_code_name(int32_t ret, char *buf, size_t len)
 	return buf;
 }
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 static void text_failures(FILE *f, const struct flow_row *r)
 {
 	char buf[16];

@@ -20,11 +20,6 @@
 #define W	760	/* width of every chart (viewBox units) */
 #define LEFT	150	/* room for row labels */
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 /* Text as HTML (element content and attribute values alike). */
 static void esc(FILE *f, const char *s)
 {

@@ -37,11 +37,6 @@ void print_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 static const char *tracing_state(const struct netlat_rec_stream *s)
 {
 	return s->flags & NETLAT_STREAM_RUNNING ? "running" : "stopped";

@@ -5,8 +5,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "libnetlat.h"
+
+/* A __u64 for printf's %llu, whatever uint64_t is on this platform. */
+static inline unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
 
 /*
  * Bytes between double quotes' worth of escaping: printable ASCII as is,

@@ -17,11 +17,6 @@
 #include "output.h"
 #include "cgpath.h"
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 static const char *const kind_names[] = {
 	"other", "rto", "fast", "tlp", "syn", "synack",
 };

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "pktstat.h"
 #include "cgpath.h"
+#include "output.h"
 
 /* a cgroup path escaped, and all of a key's labels */
 #define KEY_PATH_MAX	1024
@@ -115,11 +116,6 @@ void prom_sample_free(struct prom_sample *s)
 }
 
 /* ---- formatting ---------------------------------------------------------- */
-
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
 
 /*
  * The shortest text that parses back to @v, as Go's strconv 'g' -1 (and

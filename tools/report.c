@@ -18,11 +18,6 @@ const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
 #define NR_TYPES	65536	/* hdr.type is a __u16 */
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 static void stages_free(struct stages *st);
 
 struct report *report_new(const char *name)

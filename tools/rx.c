@@ -706,11 +706,6 @@ void rx_report_compute(struct rx_report *rr)
 	qsort(rr->svcs, rr->nr_svcs, sizeof(*rr->svcs), cmp_svcs);
 }
 
-static unsigned long long ull(uint64_t v)
-{
-	return v;
-}
-
 /*
  * Rows with samples; netif>udp/tcp only for a protocol that was seen, the
  * wakeup stages only when the rx_sched group recorded any (a WAKEUP, or

@@ -124,11 +124,6 @@ int trace_add(struct trace *tr, const struct netlat_rec_stream *stream,
 
 /* ---- writing ------------------------------------------------------------- */
 
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
-
 struct out {
 	FILE *f;
 	uint64_t base;		/* ts 0 of the trace */

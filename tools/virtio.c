@@ -5,11 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "virtio.h"
-
-static unsigned long long ull(uint64_t v)
-{
-	return (unsigned long long)v;
-}
+#include "output.h"
 
 const char *virtio_event_name(unsigned int event)
 {

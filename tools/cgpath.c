@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cgpath.h"
+#include "vec.h"
 
 /*
  * A walk stops there: a host with more cgroups gets the ones seen first
@@ -125,15 +126,10 @@ static void add(uint64_t id, const char *path)
 
 	if (cg_n >= 2 * CG_MAX_DIRS)
 		return;
-	if (cg_n == cg_cap) {
-		size_t cap = cg_cap ? cg_cap * 2 : 64;
-
-		e = realloc(cg_tbl, cap * sizeof(*e));
-		if (!e)
-			return;
-		cg_tbl = e;
-		cg_cap = cap;
-	}
+	e = vec_room(cg_tbl, &cg_cap, cg_n, sizeof(*e), 64);
+	if (!e)
+		return;
+	cg_tbl = e;
 	e = &cg_tbl[cg_n];
 	e->path = strdup(path);
 	if (!e->path)

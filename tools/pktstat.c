@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "output.h"
 #include "cgpath.h"
+#include "vec.h"
 
 static const char *const kind_names[] = {
 	"other", "rto", "fast", "tlp", "syn", "synack",
@@ -384,15 +385,12 @@ static int add_key(struct keys_view *v, const struct netlat_hist *h,
 			break;
 	}
 	if (i == v->n) {
-		if (v->n == v->cap) {
-			size_t cap = v->cap ? v->cap * 2 : 16;
-			struct key_group *ng = realloc(v->g, cap * sizeof(*ng));
+		struct key_group *ng = vec_room(v->g, &v->cap, v->n,
+						sizeof(*ng), 16);
 
-			if (!ng)
-				return -ENOMEM;
-			v->g = ng;
-			v->cap = cap;
-		}
+		if (!ng)
+			return -ENOMEM;
+		v->g = ng;
 		v->g[v->n++] = key;
 	}
 	g = &v->g[i];

@@ -13,6 +13,7 @@
 #include "virtio.h"
 #include "rx.h"
 #include "output.h"
+#include "vec.h"
 
 const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
@@ -86,15 +87,11 @@ bool stage_shown(const struct stages *st, int k)
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		struct j_rec *nv = realloc(a->v, cap * sizeof(*nv));
+	struct j_rec *nv = vec_room(a->v, &a->cap, a->n, sizeof(*nv), 1024);
 
-		if (!nv)
-			return -ENOMEM;
-		a->v = nv;
-		a->cap = cap;
-	}
+	if (!nv)
+		return -ENOMEM;
+	a->v = nv;
 	a->v[a->n++] = *r;
 	return 0;
 }

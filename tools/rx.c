@@ -32,6 +32,7 @@
 #include "rx.h"
 #include "flows.h"
 #include "output.h"
+#include "vec.h"
 
 enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
        RS_READY_WAKEUP, RS_WAKEUP_RUN, NR_RS };
@@ -162,15 +163,11 @@ bool rx_report_empty(const struct rx_report *rr)
 
 static int push(struct rx_vec *a, const struct rx_rec *r)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		struct rx_rec *nv = realloc(a->v, cap * sizeof(*nv));
+	struct rx_rec *nv = vec_room(a->v, &a->cap, a->n, sizeof(*nv), 1024);
 
-		if (!nv)
-			return -ENOMEM;
-		a->v = nv;
-		a->cap = cap;
-	}
+	if (!nv)
+		return -ENOMEM;
+	a->v = nv;
 	a->v[a->n++] = *r;
 	return 0;
 }
@@ -211,6 +208,7 @@ static uint64_t pkt_tuple(const struct netlat_tcp_flow *f)
 static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_tcp_flow *f)
 {
 	struct netlat_tcp_flow k = *f;
+	struct rx_flow *nf;
 	size_t i;
 
 	k.reserved = 0;
@@ -218,15 +216,10 @@ static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_tcp_flo
 	for (i = 0; i < rr->nr_flows; i++)
 		if (!memcmp(&rr->flows[i].key, &k, sizeof(k)))
 			return &rr->flows[i];
-	if (rr->nr_flows == rr->cap_flows) {
-		size_t cap = rr->cap_flows ? rr->cap_flows * 2 : 16;
-		struct rx_flow *nf = realloc(rr->flows, cap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		rr->flows = nf;
-		rr->cap_flows = cap;
-	}
+	nf = vec_room(rr->flows, &rr->cap_flows, rr->nr_flows, sizeof(*nf), 16);
+	if (!nf)
+		return NULL;
+	rr->flows = nf;
 	memset(&rr->flows[rr->nr_flows], 0, sizeof(*rr->flows));
 	rr->flows[rr->nr_flows].key = k;
 	rr->flows[rr->nr_flows].tuple = sock_tuple(&k);
@@ -249,15 +242,10 @@ static struct rx_service *service_of(struct rx_report *rr, const struct rx_flow 
 	for (i = 0; i < rr->nr_svcs; i++)
 		if (rr->svcs[i].port == port)
 			return &rr->svcs[i];
-	if (rr->nr_svcs == rr->cap_svcs) {
-		size_t cap = rr->cap_svcs ? rr->cap_svcs * 2 : 8;
-
-		s = realloc(rr->svcs, cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		rr->svcs = s;
-		rr->cap_svcs = cap;
-	}
+	s = vec_room(rr->svcs, &rr->cap_svcs, rr->nr_svcs, sizeof(*s), 8);
+	if (!s)
+		return NULL;
+	rr->svcs = s;
 	s = &rr->svcs[rr->nr_svcs++];
 	memset(s, 0, sizeof(*s));
 	s->port = port;
@@ -413,15 +401,12 @@ int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 	case NETLAT_REC_RX_DROP: {
 		const struct netlat_rec_rx_drop *d = (const void *)h;
 
-		if (rr->nr_drops == rr->cap_drops) {
-			size_t cap = rr->cap_drops ? rr->cap_drops * 2 : 64;
-			struct drop_rec *nd = realloc(rr->drops, cap * sizeof(*nd));
+		struct drop_rec *nd = vec_room(rr->drops, &rr->cap_drops,
+					       rr->nr_drops, sizeof(*nd), 64);
 
-			if (!nd)
-				return -ENOMEM;
-			rr->drops = nd;
-			rr->cap_drops = cap;
-		}
+		if (!nd)
+			return -ENOMEM;
+		rr->drops = nd;
 		struct drop_rec *dr = &rr->drops[rr->nr_drops++];
 		const char *name = netlat_names_get(rr->names, d->reason);
 

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Growable arrays of the netlat command: one way to make room. */
+#ifndef NETLAT_VEC_H
+#define NETLAT_VEC_H
+
+#include <stddef.h>
+
+/*
+ * Room for element @n of the array @v of *@cap elements of @size bytes:
+ * @v itself if it has it, else @v reallocated to twice *@cap (@first if
+ * empty), *@cap updated. NULL if the memory cannot be had (then @v and
+ * *@cap are as they were).
+ */
+void *vec_room(void *v, size_t *cap, size_t n, size_t size, size_t first);
+
+#endif /* NETLAT_VEC_H */

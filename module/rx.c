@@ -223,17 +223,13 @@ static notrace void netlat_do_rcv(struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_do_rcv);
 
-/*
- * (sk, skb) of a segment TCP processes: tcp_v4_do_rcv() at the event
- * level, tcp_rcv_state_process() at the packet level (below).
- */
-static notrace int netlat_rx_sk_skb_pre(struct kprobe *p, struct pt_regs *regs)
+static notrace int netlat_v4_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	if (netlat_group_on(NETLAT_PROBE_RX))
 		netlat_do_rcv(regs);
 	return 0;
 }
-NOKPROBE_SYMBOL(netlat_rx_sk_skb_pre);
+NOKPROBE_SYMBOL(netlat_v4_do_rcv_pre);
 
 static notrace int netlat_v6_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -262,6 +258,15 @@ static notrace void netlat_rx_tp_tcp_probe(void *data, struct sock *sk,
 		netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0);
 }
 NOKPROBE_SYMBOL(netlat_rx_tp_tcp_probe);
+
+static notrace int netlat_rx_state_process_pre(struct kprobe *p,
+					       struct pt_regs *regs)
+{
+	if (netlat_group_on(NETLAT_PROBE_RX))
+		netlat_do_rcv(regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(netlat_rx_state_process_pre);
 
 /* tcp_add_backlog(sk, skb, reason): the socket is owned by a process */
 static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
@@ -898,14 +903,14 @@ static struct netlat_probe netlat_rx_probes[] = {
 	/* the packet level reads the arrival from the skb, later */
 	NETLAT_TP_AT(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_KP_AT("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_rx_sk_skb_pre,
+	NETLAT_KP_AT("tcp_v4_do_rcv", NETLAT_PROBE_RX, netlat_v4_do_rcv_pre,
 		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre,
 		     NETLAT_EVENTS_ONLY),
 	NETLAT_TP_AT(tcp_probe, NETLAT_PROBE_RX, netlat_rx_tp_tcp_probe,
 		     NETLAT_PACKETS_ONLY),
 	NETLAT_KP_AT("tcp_rcv_state_process", NETLAT_PROBE_RX,
-		     netlat_rx_sk_skb_pre, NETLAT_PACKETS_ONLY),
+		     netlat_rx_state_process_pre, NETLAT_PACKETS_ONLY),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
 	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),

@@ -259,6 +259,7 @@ static notrace void netlat_rx_tp_tcp_probe(void *data, struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_rx_tp_tcp_probe);
 
+/* netlat_v4_do_rcv_pre()'s twin, kept apart: make bench names a hook by its handler */
 static notrace int netlat_rx_state_process_pre(struct kprobe *p,
 					       struct pt_regs *regs)
 {

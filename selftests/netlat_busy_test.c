@@ -24,6 +24,9 @@
  *	while another thread switches the level, the groups and the budget:
  *	every answer comes, the tables stay within their budget each time,
  *	and (the debug kernel) no KASAN, lockdep or kmemleak report.
+ * stamps: 1,000 and 10,000 connections each send at once, twice; each
+ *	packet's points lie between the kernel's own SO_TIMESTAMPING stamps
+ *	of it, so sendmsg>xmit is bounded packet by packet (see below).
  * In each, the records (every one read, none lost) give the histograms
  * bucket by bucket, and the per-socket counters (NETLAT_IOC_FLOWS, a
  * bounded answer with the rest summed) add up to the totals.
@@ -38,6 +41,8 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <netinet/tcp.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include "netlat_tcp.h"
 
 #pragma GCC diagnostic push
@@ -207,6 +212,24 @@ static int request(int fd)
 	return 0;
 }
 
+/*
+ * The device opened and emptied into *@fd (every record is read: the
+ * histograms are checked against them), room for thousands of
+ * connections, the server started. 0, or the first error.
+ */
+static int busy_begin(int *fd, struct netlat_probes *pr, struct nl_log *log,
+		      struct server *srv)
+{
+	if (nl_prepare(fd, pr, log, g_def.nr_cpus) ||
+	    nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096") ||
+	    nl_ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
+			 "4096") ||
+	    nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
+			 "10000 65000"))
+		return -1;
+	return server_start(srv);
+}
+
 FIXTURE(busy) {
 	int fd;
 	struct netlat_probes pr;
@@ -243,15 +266,7 @@ FIXTURE_SETUP(busy)
 	self->srv.lfd = -1;
 	if (g_skip[0])
 		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
-	/* every record is read: the histograms are checked against them */
-	ASSERT_EQ(0, nl_prepare(&self->fd, &self->pr, &self->log,
-				g_def.nr_cpus));
-	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/core/somaxconn", "4096"));
-	ASSERT_EQ(0, nl_ns_sysctl(g_ns_b, "/proc/sys/net/ipv4/tcp_max_syn_backlog",
-			       "4096"));
-	ASSERT_EQ(0, nl_ns_sysctl(g_ns_a, "/proc/sys/net/ipv4/ip_local_port_range",
-			       "10000 65000"));
-	ASSERT_EQ(0, server_start(&self->srv));
+	ASSERT_EQ(0, busy_begin(&self->fd, &self->pr, &self->log, &self->srv));
 	self->pool = calloc(variant->pool, sizeof(int));
 	ASSERT_NE(NULL, self->pool);
 }
@@ -272,6 +287,21 @@ static int device_restore(int fd, bool ring)
 	return 0;
 }
 
+/* busy_begin() undone: the server stopped, the device as it was. */
+static int busy_end(int fd, struct nl_log *log, struct server *srv)
+{
+	int ret = 0;
+
+	if (srv->lfd >= 0)
+		server_stop(srv);
+	if (fd >= 0) {
+		ret = device_restore(fd, true);
+		close(fd);
+	}
+	nl_log_free(log);
+	return ret;
+}
+
 FIXTURE_TEARDOWN(busy)
 {
 	unsigned int i;
@@ -279,13 +309,7 @@ FIXTURE_TEARDOWN(busy)
 	for (i = 0; i < self->npool; i++)
 		close(self->pool[i]);
 	free(self->pool);
-	if (self->srv.lfd >= 0)
-		server_stop(&self->srv);
-	if (self->fd >= 0) {
-		EXPECT_EQ(0, device_restore(self->fd, true));
-		close(self->fd);
-	}
-	nl_log_free(&self->log);
+	EXPECT_EQ(0, busy_end(self->fd, &self->log, &self->srv));
 }
 
 /* The packet records in @l that the histograms count: ACKed, copied. */
@@ -433,6 +457,349 @@ TEST_F_TIMEOUT(busy, coverage, 300)
 	/* every socket's counters somewhere, and they add up */
 	EXPECT_EQ(0, nl_flows_add_up(self->fd, &h, why, sizeof(why)))
 		TH_LOG("%s", why);
+}
+
+/*
+ * ---- stamps: each packet's points against the kernel's own stamps ----
+ *
+ * SO_TIMESTAMPING stamps a sent packet where the kernel passes it:
+ * SCHED in __dev_queue_xmit() before the qdisc, SOFTWARE in the driver
+ * (veth_xmit()'s skb_tx_timestamp()), ACK when an ACK covers it
+ * (tcp_ack()). netlat's points of the same packet fall between them:
+ *
+ *   user's clock before send() <= sendmsg <= xmit <= SCHED
+ *   <= qdisc <= driver <= SOFTWARE <= ACKed (its end) <= ACK
+ *
+ * so sendmsg>xmit can never exceed SCHED minus the user's clock before
+ * the send(): on a busy host (1,000 and 10,000 sockets, each sending at
+ * once, then every answer read) that bounds it packet by packet. The
+ * stamps are CLOCK_REALTIME, netlat's CLOCK_MONOTONIC: the offset is
+ * read the tightest of several times, and its error is the tolerance.
+ * Which bytes a stamp is for (OPT_ID) is counted from the socket's
+ * write_seq, read through TCP_REPAIR before the first send: the kernel's
+ * number, not netlat's.
+ */
+#define STAMP_ROUNDS	2
+
+struct stamp_sock {
+	int fd;
+	uint16_t port;
+	uint32_t seq0;				/* write_seq before any data */
+	uint64_t sent[STAMP_ROUNDS];		/* user's clock before send() */
+	uint64_t sched[STAMP_ROUNDS], sw[STAMP_ROUNDS], ack[STAMP_ROUNDS];
+	bool seen[STAMP_ROUNDS];		/* its record */
+};
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, and in *@err how far off it may be. */
+static int64_t real_minus_mono(uint64_t *err)
+{
+	uint64_t best = UINT64_MAX;
+	int64_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < 20; i++) {
+		uint64_t m0 = nl_mono_ns(), r = nl_clock_ns(CLOCK_REALTIME);
+		uint64_t m1 = nl_mono_ns();
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			off = (int64_t)(r - (m0 + (m1 - m0) / 2));
+		}
+	}
+	*err = best / 2 + 1;
+	return off;
+}
+
+/* The write_seq of a connected socket with nothing sent (TCP_REPAIR). */
+static int write_seq(int fd, uint32_t *seq)
+{
+	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP;
+	int q = TCP_SEND_QUEUE;
+	socklen_t len = sizeof(*seq);
+	int ret;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+		return -errno;
+	ret = setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	      getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &len) ? -errno : 0;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off)) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int stamps_on(int fd)
+{
+	int v = SOF_TIMESTAMPING_TX_SCHED | SOF_TIMESTAMPING_TX_SOFTWARE |
+		SOF_TIMESTAMPING_TX_ACK | SOF_TIMESTAMPING_SOFTWARE |
+		SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+
+	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &v, sizeof(v)) ?
+	       -errno : 0;
+}
+
+/*
+ * The stamps on @s's error queue, each into its round (OPT_ID: the offset
+ * of the send's last byte), converted to CLOCK_MONOTONIC, until round
+ * @r's ACK stamp is in (waiting up to 5 s). 0, or -errno / -EPROTO.
+ */
+static int stamps_read(struct stamp_sock *s, unsigned int r, int64_t off)
+{
+	unsigned int waited = 0;
+
+	while (!s->ack[r]) {
+		char ctl[512];
+		struct msghdr m = {
+			.msg_control = ctl, .msg_controllen = sizeof(ctl),
+		};
+		const struct sock_extended_err *ee = NULL;
+		const struct scm_timestamping *ts = NULL;
+		struct cmsghdr *c;
+		struct pollfd p = { .fd = s->fd };
+		uint64_t t, *slot;
+		unsigned int k;
+
+		if (recvmsg(s->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			if (errno != EAGAIN)
+				return -errno;
+			if (waited++ >= 50)
+				return -ETIMEDOUT;
+			poll(&p, 1, 100);
+			continue;
+		}
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SO_TIMESTAMPING)
+				ts = (const void *)CMSG_DATA(c);
+			else if ((c->cmsg_level == SOL_IP &&
+				  c->cmsg_type == IP_RECVERR) ||
+				 (c->cmsg_level == SOL_IPV6 &&
+				  c->cmsg_type == IPV6_RECVERR))
+				ee = (const void *)CMSG_DATA(c);
+		}
+		if (!ts || !ee || ee->ee_origin != SO_EE_ORIGIN_TIMESTAMPING)
+			return -EPROTO;
+		k = (ee->ee_data + 1) / MSG - 1;
+		if ((ee->ee_data + 1) % MSG || k >= STAMP_ROUNDS)
+			return -EPROTO;
+		switch (ee->ee_info) {
+		case SCM_TSTAMP_SCHED:
+			slot = &s->sched[k];
+			break;
+		case SCM_TSTAMP_SND:
+			slot = &s->sw[k];
+			break;
+		case SCM_TSTAMP_ACK:
+			slot = &s->ack[k];
+			break;
+		default:
+			return -EPROTO;
+		}
+		t = (uint64_t)ts->ts[0].tv_sec * 1000000000ull +
+		    (uint64_t)ts->ts[0].tv_nsec;
+		*slot = t - off;
+	}
+	return 0;
+}
+
+/* Where a packet's points break the order above: how many, the first. */
+struct stamp_check {
+	uint64_t checked, bad, tol;
+	uint64_t max_stage, max_bound;	/* sendmsg>xmit, SCHED - user */
+	char first[256];
+};
+
+static void stamp_bad(struct stamp_check *c, const struct stamp_sock *s,
+		      unsigned int r, const char *what, uint64_t a, uint64_t b)
+{
+	if (!c->bad++)
+		snprintf(c->first, sizeof(c->first),
+			 "port %u round %u: %s: %llu ns after %llu ns",
+			 s->port, r, what, (unsigned long long)a,
+			 (unsigned long long)b);
+}
+
+/* @a <= @b, within the clocks' tolerance when @real says a stamp is in */
+static void stamp_le(struct stamp_check *c, const struct stamp_sock *s,
+		     unsigned int r, const char *what, uint64_t a, uint64_t b,
+		     bool real)
+{
+	if (a > b + (real ? c->tol : 0))
+		stamp_bad(c, s, r, what, a, b);
+}
+
+static void stamp_check_pkt(struct stamp_check *c, struct stamp_sock *s,
+			    const struct netlat_rec_tcp_pkt *p)
+{
+	uint32_t off = p->seq - s->seq0;
+	unsigned int r = off / MSG;
+	uint64_t stage;
+
+	if (off % MSG || r >= STAMP_ROUNDS || p->end_seq - p->seq != MSG) {
+		stamp_bad(c, s, 0, "a packet not of one send (seq - write_seq, length)",
+			  off, p->end_seq - p->seq);
+		return;
+	}
+	if (s->seen[r]) {
+		stamp_bad(c, s, r, "a second record of the packet", off, 0);
+		return;
+	}
+	s->seen[r] = true;
+	if ((p->flags & (NETLAT_PKT_SENDMSG | NETLAT_PKT_QDISC |
+			 NETLAT_PKT_DRIVER | NETLAT_PKT_ACKED)) !=
+	    (NETLAT_PKT_SENDMSG | NETLAT_PKT_QDISC | NETLAT_PKT_DRIVER |
+	     NETLAT_PKT_ACKED)) {
+		stamp_bad(c, s, r, "points missing (flags)", p->flags, 0);
+		return;
+	}
+	c->checked++;
+	stamp_le(c, s, r, "user before send() > sendmsg", s->sent[r],
+		 p->sendmsg_ns, false);
+	stamp_le(c, s, r, "sendmsg > xmit", p->sendmsg_ns, p->xmit_ns, false);
+	stamp_le(c, s, r, "xmit > SCHED", p->xmit_ns, s->sched[r], true);
+	stamp_le(c, s, r, "SCHED > qdisc", s->sched[r], p->qdisc_ns, true);
+	stamp_le(c, s, r, "qdisc > driver", p->qdisc_ns, p->driver_ns, false);
+	if (s->sw[r])
+		stamp_le(c, s, r, "driver > SOFTWARE", p->driver_ns, s->sw[r],
+			 true);
+	stamp_le(c, s, r, "driver > ACKed", p->driver_ns, p->end_ns, false);
+	stamp_le(c, s, r, "ACKed > ACK", p->end_ns, s->ack[r], true);
+	stage = p->xmit_ns - p->sendmsg_ns;
+	if (stage > c->max_stage)
+		c->max_stage = stage;
+	if (s->sched[r] - s->sent[r] > c->max_bound)
+		c->max_bound = s->sched[r] - s->sent[r];
+	stamp_le(c, s, r, "sendmsg>xmit > SCHED - user before send()", stage,
+		 s->sched[r] - s->sent[r], true);
+}
+
+FIXTURE(stamps) {
+	int fd;
+	struct netlat_probes pr;
+	struct nl_log log;
+	struct server srv;
+	struct stamp_sock *s;
+	unsigned int n;
+};
+
+FIXTURE_VARIANT(stamps) {
+	unsigned int sockets;
+};
+
+FIXTURE_VARIANT_ADD(stamps, c1000) {
+	.sockets = 1000,
+};
+
+FIXTURE_VARIANT_ADD(stamps, c10000) {
+	.sockets = 10000,
+};
+
+FIXTURE_SETUP(stamps)
+{
+	self->fd = -1;
+	self->srv.lfd = -1;
+	if (g_skip[0])
+		SKIP(longjmp(_metadata->env, 1), "%s", g_skip);
+	ASSERT_EQ(0, busy_begin(&self->fd, &self->pr, &self->log, &self->srv));
+	self->s = calloc(variant->sockets, sizeof(*self->s));
+	ASSERT_NE(NULL, self->s);
+}
+
+FIXTURE_TEARDOWN(stamps)
+{
+	unsigned int i;
+
+	for (i = 0; i < self->n; i++)
+		close(self->s[i].fd);
+	free(self->s);
+	EXPECT_EQ(0, busy_end(self->fd, &self->log, &self->srv));
+}
+
+TEST_F_TIMEOUT(stamps, within_kernel_stamps, 400)
+{
+	static int16_t by_port[65536];
+	struct stamp_check c = { 0 };
+	const struct netlat_rec_hdr *h;
+	struct sockaddr_in6 a;
+	struct netlat_probes after;
+	uint64_t err0, err1, missed;
+	int64_t off0, off1;
+	char buf[MSG];
+	unsigned int i, r;
+
+	if (variant->sockets > 1000 && nl_debug_kernel())
+		SKIP(return, "10,000 connections: too slow for the debug kernel under TCG (the release kernels run them)");
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	nl_need_groups(self->fd, &self->pr, BUSY_GROUPS);
+	memset(by_port, -1, sizeof(by_port));
+	for (i = 0; i < variant->sockets; i++) {
+		struct stamp_sock *s = &self->s[i];
+		socklen_t alen = sizeof(a);
+
+		s->fd = client_open();
+		ASSERT_LE(0, s->fd) TH_LOG("connection %u: %s", i,
+					   strerror(errno));
+		self->n++;
+		ASSERT_EQ(0, getsockname(s->fd, (void *)&a, &alen));
+		s->port = ntohs(a.sin6_port);
+		ASSERT_EQ(-1, by_port[s->port]);
+		by_port[s->port] = i;
+		ASSERT_EQ(0, write_seq(s->fd, &s->seq0));
+		ASSERT_EQ(0, stamps_on(s->fd));
+	}
+	off0 = real_minus_mono(&err0);
+	memset(buf, 0x42, sizeof(buf));
+	for (r = 0; r < STAMP_ROUNDS; r++) {
+		/* every socket sends at once ... */
+		for (i = 0; i < self->n; i++) {
+			self->s[i].sent[r] = nl_mono_ns();
+			ASSERT_EQ(0, nl_send_all(self->s[i].fd, buf, MSG));
+			if (i % 500 == 499)
+				ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+					TH_LOG("%s", self->log.why);
+		}
+		/* ... then reads its answer, and its stamps */
+		for (i = 0; i < self->n; i++) {
+			size_t got = 0;
+
+			while (got < MSG) {
+				ssize_t n = read(self->s[i].fd, buf, MSG - got);
+
+				ASSERT_LT(0, n);
+				got += n;
+			}
+			if (i % 500 == 499)
+				ASSERT_EQ(0, nl_log_drain(&self->log, self->fd))
+					TH_LOG("%s", self->log.why);
+		}
+		for (i = 0; i < self->n; i++)
+			ASSERT_EQ(0, stamps_read(&self->s[i], r, off0))
+				TH_LOG("connection %u round %u: its stamps", i,
+				       r);
+	}
+	off1 = real_minus_mono(&err1);
+	/* no clock step meanwhile */
+	ASSERT_GE(err0 + err1, (uint64_t)llabs(off1 - off0));
+	c.tol = err0 + err1;
+	ASSERT_EQ(0, nl_collect_drain(self->fd, &self->log, &after))
+		TH_LOG("%s", self->log.why);
+	missed = nl_missed_in(&self->pr, &after, BUSY_GROUPS);
+	ASSERT_EQ(0u, missed);
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+
+		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
+		    p->flow.dport != PORT || by_port[p->flow.sport] < 0)
+			continue;
+		stamp_check_pkt(&c, &self->s[by_port[p->flow.sport]], p);
+	}
+	TH_LOG("%u sockets x %u rounds: %llu packets checked against their stamps (clock offset within %llu ns): sendmsg>xmit max %llu ns, SCHED - user before send() max %llu ns",
+	       self->n, STAMP_ROUNDS, (unsigned long long)c.checked,
+	       (unsigned long long)c.tol, (unsigned long long)c.max_stage,
+	       (unsigned long long)c.max_bound);
+	EXPECT_EQ(0ull, c.bad) TH_LOG("%llu out of order, first: %s",
+				     (unsigned long long)c.bad, c.first);
+	/* every send a packet with every point */
+	EXPECT_EQ((unsigned long long)self->n * STAMP_ROUNDS, c.checked);
 }
 
 /* ---- churn: sockets come and go while everything switches ---- */

@@ -275,11 +275,8 @@ static inline int nlr_netem(const char *dev, double loss_pct)
 	return nlr_talk(&m);
 }
 
-/*
- * TSO and GSO off on @dev (legacy SIOCETHTOOL): every skb is one segment,
- * so netem drops segments, not 64 KiB bursts.
- */
-static inline int nlr_no_gso(const char *dev)
+/* TSO and GSO on or off on @dev (legacy SIOCETHTOOL). */
+static inline int nlr_set_gso(const char *dev, bool on)
 {
 	static const unsigned int cmds[] = { ETHTOOL_STSO, ETHTOOL_SGSO };
 	struct ethtool_value ev;
@@ -294,13 +291,22 @@ static inline int nlr_no_gso(const char *dev)
 		memset(&ifr, 0, sizeof(ifr));
 		strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
 		ev.cmd = cmds[i];
-		ev.data = 0;
+		ev.data = on;
 		ifr.ifr_data = (void *)&ev;
 		if (ioctl(fd, SIOCETHTOOL, &ifr))
 			ret = -errno;
 	}
 	close(fd);
 	return ret;
+}
+
+/*
+ * TSO and GSO off on @dev: every skb is one segment, so netem drops
+ * segments, not 64 KiB bursts.
+ */
+static inline int nlr_no_gso(const char *dev)
+{
+	return nlr_set_gso(dev, false);
 }
 
 /* Move @dev (in the current netns) into the netns of @ns_fd. */

@@ -585,6 +585,9 @@ struct nl_tcp_info {
 	uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
 	uint32_t segs_out, segs_in, notsent_bytes, min_rtt;
 	uint32_t data_segs_in, data_segs_out;
+	uint64_t delivery_rate, busy_time, rwnd_limited, sndbuf_limited;
+	uint32_t delivered, delivered_ce;
+	uint64_t bytes_sent, bytes_retrans;	/* every transmit's payload */
 };
 _Static_assert(sizeof(struct tcp_info) == 104, "glibc tcp_info");
 

@@ -8,7 +8,8 @@
  *
  * Topology, built once at program start: namespaces A and B joined by a
  * veth pair (nla0 192.0.2.1 in A, nlb0 192.0.2.2 in B), TSO/GSO off and
- * gso_max_segs 1 on nla0 so that every skb is one segment; loss comes from a netem root
+ * gso_max_segs 1 on nla0 so that every skb is one segment (one test turns
+ * GSO on for its own length); loss comes from a netem root
  * qdisc on nla0 (and on nlb0 for the SYN-ACK test). Each test connects
  * A -> B over it and is the only TCP traffic in A and B. Needs root, the
  * module, veth and sch_netem; skips otherwise.
@@ -93,6 +94,19 @@ static int set_loss(double pct)
 	return set_loss_on(g_ns_a, DEV_A, pct);
 }
 
+/* GSO on A's device (skbs of many segments), or off as the topology has it. */
+static int set_gso(bool on)
+{
+	int ret = nl_ns_enter(g_ns_a);
+
+	if (!ret)
+		ret = nlr_set_gso(DEV_A, on);
+	if (!ret)
+		ret = nlr_gso_max_segs(DEV_A, on ? 65535 : 1);
+	nl_ns_enter(nl_ns_home);
+	return ret;
+}
+
 /* ---- records --------------------------------------------------------- */
 
 #define for_each_tcp(l, h, t, c)					\
@@ -138,6 +152,7 @@ FIXTURE(tcp) {
 	int fd;
 	int lfd;		/* handshake tests: B's listener */
 	bool netem_b;		/* a test put a netem qdisc on B's device */
+	bool gso;		/* a test put GSO on A's device */
 	struct nl_log log;
 	struct nl_conn c;
 	struct netlat_probes pr;
@@ -169,6 +184,8 @@ FIXTURE_TEARDOWN(tcp)
 	set_loss(0);
 	if (self->netem_b)
 		set_loss_on(g_ns_b, DEV_B, 0);
+	if (self->gso)
+		EXPECT_EQ(0, set_gso(false));
 	nl_log_free(&self->log);
 }
 
@@ -553,6 +570,155 @@ TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
 	/* a 2-packet queue behind a 20 ms delay refuses some retransmits */
 	EXPECT_LT(0ull, s.failed);
 	check_mib(_metadata, &s, &b, &a);
+}
+
+/*
+ * Under loss, the XMIT records that are not retransmissions carry every
+ * byte exactly once: their lengths add up to the bytes sendmsg accepted
+ * (this program's count), their sequence space to those bytes and the
+ * FIN; the retransmissions' segments are RetransSegs. With GSO (@gso) on
+ * A's device too: skbs of many segments, lost and retransmitted in part.
+ */
+static void first_xmit_bytes(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(tcp) *self, bool gso)
+{
+	long long first_bytes = 0, first_space = 0, rtx_segs = 0;
+	long long sendmsg_bytes = 0, rtx_bytes = 0;
+	const struct netlat_rec_hdr *h;
+	struct mibs b, a;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_SENDMSG |
+		    NETLAT_PROBE_TCP_XMIT);
+	if (gso) {
+		self->gso = true;
+		ASSERT_EQ(0, set_gso(true));
+	}
+	bulk(_metadata, self, 4 * MiB, 5, &b, &a);
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
+		const struct netlat_rec_tcp_sendmsg *s = (const void *)h;
+
+		if (s->ret > 0)
+			sendmsg_bytes += s->ret;
+	}
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
+		const struct netlat_rec_tcp_xmit *x = (const void *)h;
+
+		if (x->tcp_flags & 0x02)	/* SYN */
+			continue;
+		if (x->flags & NETLAT_TCP_RETRANSMIT) {
+			/* what the MIB reads enclose (see rtx_sum()) */
+			if (h->ts_ns >= b.t_ns && h->ts_ns <= a.t_ns)
+				rtx_segs += x->segs;
+			rtx_bytes += x->len;
+			continue;
+		}
+		first_bytes += x->len;
+		first_space += (uint32_t)(x->end_seq - x->seq);
+	}
+	TH_LOG("%s: sendmsg %lld bytes; first transmissions %lld bytes (%lld of sequence space); retransmissions %lld bytes, %lld segments; RetransSegs +%lld",
+	       gso ? "GSO" : "one segment per skb", sendmsg_bytes,
+	       first_bytes, first_space, rtx_bytes, rtx_segs,
+	       a.retrans_segs - b.retrans_segs);
+	EXPECT_EQ((long long)(4 * MiB), sendmsg_bytes);
+	EXPECT_EQ((long long)(4 * MiB), first_bytes);
+	EXPECT_EQ((long long)(4 * MiB) + 1, first_space);	/* the FIN */
+	EXPECT_LT(0ll, rtx_segs);
+	EXPECT_EQ(a.retrans_segs - b.retrans_segs, rtx_segs);
+}
+
+TEST_F_TIMEOUT(tcp, first_xmit_bytes_under_loss, 120)
+{
+	first_xmit_bytes(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(tcp, first_xmit_bytes_under_loss_gso, 120)
+{
+	first_xmit_bytes(_metadata, self, true);
+}
+
+/*
+ * iperf3's end, under loss: the receiver closes with data unread, its RST
+ * makes the sender drop what it had not sent yet. Those bytes sendmsg
+ * accepted were never transmitted: the first transmissions add up to
+ * what the kernel says it sent the first time (TCP_INFO's bytes_sent
+ * minus bytes_retrans), short of sendmsg's bytes by what the reset
+ * dropped, and the retransmissions to bytes_retrans.
+ */
+TEST_F_TIMEOUT(tcp, first_xmit_bytes_after_reset, 120)
+{
+	long long first_bytes = 0, rtx_bytes = 0, sendmsg_bytes = 0;
+	unsigned long long accepted = 0, read_bytes = 0;
+	const struct netlat_rec_hdr *h;
+	struct nl_tcp_info ti;
+	static char buf[65536];
+	int unsent = 0, unread = 0, i;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_SENDMSG |
+		    NETLAT_PROBE_TCP_XMIT);
+	ASSERT_EQ(0, nl_conn_connect(&self->c, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, set_loss(5));
+	/* the sender keeps its buffer full while the receiver reads 2 MiB */
+	while (read_bytes < 2 * MiB) {
+		ssize_t n;
+
+		while ((n = send(self->c.cli, buf, sizeof(buf),
+				 MSG_DONTWAIT)) > 0)
+			accepted += n;
+		ASSERT_TRUE(n < 0 && errno == EAGAIN);
+		n = recv(self->c.srv, buf, sizeof(buf), 0);
+		ASSERT_LT(0, n);
+		read_bytes += n;
+	}
+	for (;;) {
+		ssize_t n = send(self->c.cli, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		accepted += n;
+	}
+	/* data unread at the receiver (so it resets), unsent at the sender */
+	for (i = 0; i < 500 && !unread; i++) {
+		ASSERT_EQ(0, ioctl(self->c.srv, SIOCINQ, &unread));
+		if (!unread)
+			nl_sleep_ms(10);
+	}
+	ASSERT_EQ(0, ioctl(self->c.cli, SIOCOUTQNSD, &unsent));
+	ASSERT_LT(0, unread);
+	ASSERT_LT(0, unsent);
+	close(self->c.srv);
+	self->c.srv = -1;
+	for (i = 0; i < 1000; i++) {
+		ti = nl_tcp_info_of(self->c.cli);
+		if (ti.b.tcpi_state == TCP_CLOSE)
+			break;
+		nl_sleep_ms(10);
+	}
+	ASSERT_EQ(TCP_CLOSE, ti.b.tcpi_state);
+	ASSERT_EQ(0, set_loss(0));
+	collect(_metadata, self);
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
+		const struct netlat_rec_tcp_sendmsg *s = (const void *)h;
+
+		if (s->ret > 0)
+			sendmsg_bytes += s->ret;
+	}
+	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
+		const struct netlat_rec_tcp_xmit *x = (const void *)h;
+
+		if (x->flags & NETLAT_TCP_RETRANSMIT)
+			rtx_bytes += x->len;
+		else
+			first_bytes += x->len;
+	}
+	TH_LOG("sendmsg accepted %llu bytes (records %lld); %d unsent before the reset; first transmissions %lld bytes, TCP_INFO %llu; retransmissions %lld bytes, TCP_INFO %llu",
+	       accepted, sendmsg_bytes, unsent, first_bytes,
+	       (unsigned long long)(ti.bytes_sent - ti.bytes_retrans),
+	       rtx_bytes, (unsigned long long)ti.bytes_retrans);
+	EXPECT_EQ((long long)accepted, sendmsg_bytes);
+	EXPECT_EQ((long long)(ti.bytes_sent - ti.bytes_retrans), first_bytes);
+	EXPECT_EQ((long long)ti.bytes_retrans, rtx_bytes);
+	/* the reset dropped bytes sendmsg had accepted, never sent */
+	EXPECT_LT(first_bytes, sendmsg_bytes);
 }
 
 TEST_F_TIMEOUT(tcp, fast_retransmit_kind, 120)

@@ -468,6 +468,8 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 				       netlat_rxtrack_flows());
 	case NETLAT_IOC_FLOWS:
 		return netlat_track_ioc_flows(uarg);
+	case NETLAT_IOC_HOOKS:
+		return netlat_probes_ioc_hooks(uarg);
 	case NETLAT_IOC_SET_CONFIG:
 	case NETLAT_IOC_START:
 	case NETLAT_IOC_STOP:

@@ -20,10 +20,12 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/netlat.h>
 #include "probes.h"
 #include "fentry.h"
 #include "wrap.h"
+#include "uarg.h"
 #include "compat.h"
 
 u64 netlat_probes_on;
@@ -502,6 +504,91 @@ void netlat_probes_state(struct netlat_probes *st)
 	st->deferred = netlat_groups_deferred();
 	st->nmissed = missed;
 	mutex_unlock(&netlat_probes_lock);
+}
+
+/* Under the mutex: how the running kernel has @p (NETLAT_HOOK_*). */
+static u8 netlat_probe_mechanism(const struct netlat_family *f,
+				 const struct netlat_probe *p)
+{
+	if (!p->avail)
+		return f->module && !f->attached ? NETLAT_HOOK_DEFERRED :
+						   NETLAT_HOOK_ABSENT;
+	switch (p->kind) {
+	case NETLAT_TRACEPOINT:
+		return NETLAT_HOOK_TRACEPOINT;
+	case NETLAT_KPROBE:
+		if (p->fentry)
+			return NETLAT_HOOK_FTRACE;
+		return p->kp.flags & KPROBE_FLAG_FTRACE ?
+		       NETLAT_HOOK_KPROBE_FTRACE : NETLAT_HOOK_KPROBE;
+	case NETLAT_KRETPROBE:
+		if (netlat_use_fprobe(p))
+			return NETLAT_HOOK_FPROBE;
+		return p->wrap ? NETLAT_HOOK_WRAPPED : NETLAT_HOOK_KRETPROBE;
+	}
+	return NETLAT_HOOK_ABSENT;
+}
+
+/* Every family's hooks, the first @room of them in @out: how many. */
+static unsigned int netlat_probes_hooks(struct netlat_hook *out,
+					unsigned int room)
+{
+	struct netlat_family *f;
+	unsigned int i, n = 0;
+
+	mutex_lock(&netlat_probes_lock);
+	list_for_each_entry(f, &netlat_families, node) {
+		for (i = 0; i < f->nr_probes; i++) {
+			const struct netlat_probe *p = &f->probes[i];
+			struct netlat_hook *h;
+
+			if (p->test_only && !netlat_test_missing)
+				continue;
+			if (n++ >= room)
+				continue;
+			h = &out[n - 1];
+			strscpy(h->name, p->name, sizeof(h->name));
+			h->group = p->group;
+			h->mechanism = netlat_probe_mechanism(f, p);
+			h->levels = p->levels;
+			h->flags = (p->on ? NETLAT_HOOK_ARMED : 0) |
+				   (p->optional ? NETLAT_HOOK_OPTIONAL : 0);
+		}
+	}
+	mutex_unlock(&netlat_probes_lock);
+	return n;
+}
+
+long netlat_probes_ioc_hooks(void __user *uarg)
+{
+	struct netlat_hook *h;
+	struct netlat_hooks a;
+	unsigned int n, room;
+	u32 usize;
+	int err;
+
+	err = netlat_copy_arg(&a, sizeof(a), NETLAT_HOOKS_SIZE_VER0, uarg,
+			      &usize);
+	if (err)
+		return err;
+	if (a.flags || (a.nr && (a.entry_size < NETLAT_HOOK_SIZE_VER0 ||
+				 a.entry_size > PAGE_SIZE || !a.entries)))
+		return -EINVAL;
+	n = netlat_probes_hooks(NULL, 0);
+	if (a.nr && n) {
+		room = min_t(unsigned int, a.nr, n);
+		h = kcalloc(room, sizeof(*h), GFP_KERNEL);
+		if (!h)
+			return -ENOMEM;
+		n = netlat_probes_hooks(h, room);
+		err = netlat_copy_array_out(a.entries, a.entry_size, h,
+					    sizeof(*h), min(room, n));
+		kfree(h);
+		if (err)
+			return err;
+	}
+	a.nr = n;
+	return netlat_copy_out(uarg, &a, sizeof(a), usize);
 }
 
 /* A family's probes register now, or when its module becomes live. */

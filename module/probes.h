@@ -146,5 +146,7 @@ int netlat_probes_set(u64 enable);
 void netlat_probes_set_level(u32 level);
 void netlat_probes_state(struct netlat_probes *st);
 u64 netlat_probes_available(void);
+/* NETLAT_IOC_HOOKS: each hook and how the running kernel has it. */
+long netlat_probes_ioc_hooks(void __user *uarg);
 
 #endif /* _NETLAT_PROBES_H */

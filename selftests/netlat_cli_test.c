@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flight-recorder tools against the real module: `netlat flight`,
- * `netlat snapshot`, `netlat filters` and the vendor example
- * flight_recorder, run as a user would. The oracles are the markers this
- * program wrote (each must be in the saved file, the tagged one as the
- * trigger) and the module's state read back through the ioctls (a tool
- * must leave the mode, triggers and snapshot as it found them).
+ * `netlat snapshot`, `netlat filters`, `netlat probes --hooks` and the
+ * vendor example flight_recorder, run as a user would. The oracles are
+ * the markers this program wrote (each must be in the saved file, the
+ * tagged one as the trigger) and the module's state read back through
+ * the ioctls (a tool must leave the mode, triggers and snapshot as it
+ * found them).
  *
  * The tools are taken from /bin (the VM image) or NETLAT_BIN_DIR; the
  * tests skip when they are absent.
@@ -349,6 +350,57 @@ TEST_F_TIMEOUT(cli, netlat_filters, 60)
 	ASSERT_EQ(0, run(clear, 30));
 	ASSERT_EQ(0, nl_filters(self->fd, 0, r, 4, sizeof(r[0]), &nr));
 	EXPECT_EQ(0u, nr);
+}
+
+/*
+ * `netlat probes --hooks`: a line per hook the ioctl lists, in its order,
+ * each with the hook's name and the mechanism the ioctl says.
+ */
+TEST_F_TIMEOUT(cli, netlat_probes_hooks, 60)
+{
+	static const char *const mech[] = {
+		"absent", "tracepoint", "ftrace", "kprobe-ftrace", "kprobe",
+		"fprobe", "wrapped", "kretprobe", "deferred",
+	};
+	char *const argv[] = { "netlat", "probes", "--hooks", NULL };
+	char line[256], name[128], group[32], how[32];
+	struct netlat_hook h[128];
+	struct netlat_hooks a;
+	unsigned int i = 0;
+	pid_t pid;
+	FILE *f;
+	int out;
+
+	memset(&a, 0, sizeof(a));
+	a.nr = NL_ARRAY_SIZE(h);
+	a.entry_size = sizeof(h[0]);
+	a.entries = (uintptr_t)h;
+	ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	ASSERT_GE(NL_ARRAY_SIZE(h), a.nr);
+	out = open(OUT_DIR "/hooks", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, out);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(out, 1);
+		execv(bin(argv[0]), argv);
+		_exit(127);
+	}
+	close(out);
+	ASSERT_EQ(0, reap(pid, 30));
+	f = fopen(OUT_DIR "/hooks", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));	/* the header */
+	while (fgets(line, sizeof(line), f)) {
+		ASSERT_EQ(3, sscanf(line, "%127s %31s %31s", name, group, how));
+		ASSERT_GT(a.nr, i) TH_LOG("extra line: %s", line);
+		EXPECT_STREQ(h[i].name, name);
+		ASSERT_GT(NL_ARRAY_SIZE(mech), h[i].mechanism);
+		EXPECT_STREQ(mech[h[i].mechanism], how) TH_LOG("%s", name);
+		i++;
+	}
+	fclose(f);
+	EXPECT_EQ(a.nr, i);
 }
 
 TEST_HARNESS_MAIN

@@ -147,7 +147,7 @@ static unsigned long rnd_ioctl_cmd(void)
 		NETLAT_IOC_GET_INFO, NETLAT_IOC_GET_CPU_STATS,
 		NETLAT_IOC_SET_CONFIG, NETLAT_IOC_START, NETLAT_IOC_STOP,
 		NETLAT_IOC_RESET, NETLAT_IOC_SNAPSHOT, NETLAT_IOC_TRIGGERS,
-		NETLAT_IOC_HIST, NETLAT_IOC_FLOWS,
+		NETLAT_IOC_HIST, NETLAT_IOC_FLOWS, NETLAT_IOC_HOOKS,
 	};
 	unsigned long cmd;
 	unsigned int type;
@@ -223,6 +223,15 @@ static int fuzz_ioctl(struct fuzz *f)
 		u64[4] = one_in(4) ? rnd() : 0;			/* rest: in, zero */
 		if (u64[2] == (uintptr_t)(f->area + f->page) && u32[2] > 4)
 			u32[2] = 4;	/* at most one page of entries */
+	}
+	if (cmd == NETLAT_IOC_HOOKS && !one_in(3)) {
+		u32[1] = one_in(4) ? (uint32_t)rnd() : 0;		/* flags */
+		u32[2] = rnd_below(4) ? rnd_below(40) : (uint32_t)rnd();	/* nr */
+		u32[3] = rnd_below(2) ? sizeof(struct netlat_hook) :
+			 (uint32_t)rnd_below(1 << 13);		/* entry_size */
+		u64[2] = one_in(2) ? (uintptr_t)(f->area + f->page) : rnd();
+		if (u64[2] == (uintptr_t)(f->area + f->page) && u32[2] > 40)
+			u32[2] = 40;	/* at most one page of entries */
 	}
 	/* READ would make the file a snapshot reader: reads stop being records */
 	if (cmd == NETLAT_IOC_SNAPSHOT)

@@ -744,6 +744,149 @@ TEST_F(pkt, hooks_armed_per_level)
 	}
 }
 
+/* NETLAT_IOC_HOOKS into a fresh array: how many, or -errno. */
+static int hooks_get(int fd, struct netlat_hook **out)
+{
+	struct netlat_hooks a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = nl_ioctl(fd, NETLAT_IOC_HOOKS, &a, sizeof(a));
+	if (ret)
+		return ret;
+	*out = calloc(a.nr, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	a.entry_size = sizeof(**out);
+	a.entries = (uintptr_t)*out;
+	ret = nl_ioctl(fd, NETLAT_IOC_HOOKS, &a, sizeof(a));
+	return ret ? ret : (int)a.nr;
+}
+
+/*
+ * Each hook says which mechanism the running kernel gave it, and whether
+ * it is armed; the kernel's own lists say the same: a kprobe's line in
+ * kprobes/list (its [FTRACE] mark, [DISABLED] or not), netlat's ftrace
+ * callback in enabled_functions. At both levels, every group on.
+ */
+TEST_F(pkt, hooks_say_their_mechanism)
+{
+	uint64_t groups = PKT_GROUPS | NETLAT_PROBE_TCP_PUSH |
+			  NETLAT_PROBE_TCP_SKB | NETLAT_PROBE_RX;
+	unsigned int i, round, checked = 0, by_kind[NETLAT_HOOK_DEFERRED + 1];
+	struct netlat_hook *h = NULL;
+	struct netlat_probes pr;
+	int n;
+
+	if (nl_kprobe_armed("__tcp_transmit_skb", 'k') < 0)
+		SKIP(return, "no /sys/kernel/debug/kprobes/list with netlat's kprobes");
+	nl_need_groups(self->fd, &self->pr, groups);
+	ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+	for (round = 0; round < 2; round++) {
+		bool pkts = round == 1;
+
+		ASSERT_EQ(0, nl_set_level(self->fd, pkts ? NETLAT_LEVEL_PACKETS :
+					  NETLAT_LEVEL_EVENTS, 0));
+		n = hooks_get(self->fd, &h);
+		ASSERT_LT(0, n);
+		memset(by_kind, 0, sizeof(by_kind));
+		for (i = 0; i < (unsigned int)n; i++) {
+			const struct netlat_hook *k = &h[i];
+			bool armed = k->flags & NETLAT_HOOK_ARMED;
+			int list;
+
+			ASSERT_NE(0, k->name[0]);
+			ASSERT_EQ(0, k->name[sizeof(k->name) - 1]);
+			ASSERT_NE(0ull, k->group);
+			ASSERT_EQ(0ull, k->group & ~NETLAT_PROBE_ALL);
+			ASSERT_GE(NETLAT_HOOK_DEFERRED, k->mechanism);
+			ASSERT_EQ(0, k->reserved[0] | k->reserved[1] |
+				  k->reserved[2] | k->reserved[3] |
+				  k->reserved[4]);
+			by_kind[k->mechanism]++;
+			/* armed: its group on, at a level it serves */
+			EXPECT_EQ(k->mechanism != NETLAT_HOOK_ABSENT &&
+				  k->mechanism != NETLAT_HOOK_DEFERRED &&
+				  (k->group & groups) &&
+				  (!k->levels || (k->levels & (1u << pkts))),
+				  armed) TH_LOG("%s", k->name);
+			switch (k->mechanism) {
+			case NETLAT_HOOK_ABSENT:
+				/* a gap is a partial group, a clone none */
+				if (!(k->flags & NETLAT_HOOK_OPTIONAL))
+					EXPECT_TRUE(!!(pr.partial & k->group))
+						TH_LOG("%s absent", k->name);
+				continue;
+			case NETLAT_HOOK_KPROBE:
+			case NETLAT_HOOK_KPROBE_FTRACE:
+			case NETLAT_HOOK_FTRACE:
+				list = nl_kprobe_armed(k->name, 'k');
+				break;
+			case NETLAT_HOOK_FPROBE:
+			case NETLAT_HOOK_WRAPPED:
+			case NETLAT_HOOK_KRETPROBE:
+				list = nl_kprobe_armed(k->name, 'r');
+				break;
+			default:
+				continue;	/* tracepoints: no list */
+			}
+			checked++;
+			EXPECT_EQ(armed, list == 1)
+				TH_LOG("%s: %s, the kernel's lists say %d",
+				       k->name, armed ? "armed" : "not armed",
+				       list);
+			if (k->mechanism == NETLAT_HOOK_KPROBE ||
+			    k->mechanism == NETLAT_HOOK_KPROBE_FTRACE)
+				EXPECT_EQ(k->mechanism == NETLAT_HOOK_KPROBE_FTRACE,
+					  nl_kprobe_on_ftrace(k->name))
+					TH_LOG("%s", k->name);
+		}
+		TH_LOG("level %s: %d hooks: %u tracepoints, %u ftrace, %u kprobes on ftrace, %u kprobes, %u fprobes, %u wrapped, %u kretprobes, %u absent, %u deferred",
+		       pkts ? "packets" : "events", n,
+		       by_kind[NETLAT_HOOK_TRACEPOINT], by_kind[NETLAT_HOOK_FTRACE],
+		       by_kind[NETLAT_HOOK_KPROBE_FTRACE], by_kind[NETLAT_HOOK_KPROBE],
+		       by_kind[NETLAT_HOOK_FPROBE], by_kind[NETLAT_HOOK_WRAPPED],
+		       by_kind[NETLAT_HOOK_KRETPROBE], by_kind[NETLAT_HOOK_ABSENT],
+		       by_kind[NETLAT_HOOK_DEFERRED]);
+		free(h);
+		h = NULL;
+	}
+	/* some hook of each level is checked against the kernel's lists */
+	EXPECT_LT(0u, checked);
+}
+
+/* NETLAT_IOC_HOOKS refuses what it does not know. */
+TEST_F(pkt, hooks_bad_input)
+{
+	struct netlat_hook e[2];
+	struct netlat_hooks a;
+
+	memset(&a, 0, sizeof(a));
+	ASSERT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	ASSERT_LT(2u, a.nr);
+	a.nr = 2;
+	a.entry_size = sizeof(e[0]);
+	a.entries = (uintptr_t)e;
+	a.flags = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	a.flags = 0;
+	a.entry_size = NETLAT_HOOK_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	a.entry_size = sizeof(e[0]);
+	a.entries = 0;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	a.entries = 8;	/* a bad user address: EFAULT, nothing else */
+	EXPECT_EQ(-EFAULT, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	a.entries = (uintptr_t)e;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a,
+				    NETLAT_HOOKS_SIZE_VER0 - 8));
+	/* two asked, two written, all of them counted */
+	memset(e, 0xff, sizeof(e));
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_HOOKS, &a, sizeof(a)));
+	EXPECT_LT(2u, a.nr);
+	EXPECT_EQ(0, e[1].name[sizeof(e[1].name) - 1]);
+}
+
 /* Every socket's counters summed in one entry (NETLAT_FLOWS_REST, nr 1). */
 static int flows_sum(int fd, struct netlat_flow_stats *e)
 {
@@ -999,7 +1142,7 @@ TEST_F(pkt, bad_input)
 		EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_FLOWS, &fl, sizeof(fl)));
 		/* an unknown command number of netlat's type stays -ENOTTY */
 		EXPECT_EQ(-ENOTTY, nl_ioctl_raw(self->fd,
-					       _IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS + 1),
+					       _IO(NETLAT_IOC_TYPE, NETLAT_CMD_HOOKS + 1),
 					       &fl));
 	}
 

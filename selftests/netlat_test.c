@@ -538,7 +538,7 @@ TEST_F(netlat, ioctl_unknown_cmd_enotty)
 	static const unsigned long cmds[] = {
 		_IO(NETLAT_IOC_TYPE, 0),
 		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO - 1),
-		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS + 1),
+		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HOOKS + 1),
 		_IO(NETLAT_IOC_TYPE, 0xff),
 		_IOWR(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO, struct netlat_info),
 		_IO(NETLAT_IOC_TYPE + 1, NETLAT_CMD_GET_INFO),

@@ -180,6 +180,27 @@ static inline int nl_kprobe_armed(const char *sym, char type)
 	return armed;
 }
 
+/* Does the kernel say its kprobe on @sym sits on the ftrace site? */
+static inline bool nl_kprobe_on_ftrace(const char *sym)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	char line[512], where[256];
+	size_t n = strlen(sym);
+	bool on = false;
+	char t;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s", &t, where) != 2 || t != 'k' ||
+		    strncmp(where, sym, n) || where[n] != '+')
+			continue;
+		on = strstr(line, "[FTRACE]");
+		break;
+	}
+	if (f)
+		fclose(f);
+	return on;
+}
+
 /* Bind the calling thread to one CPU. */
 static inline int nl_pin_thread(int cpu)
 {

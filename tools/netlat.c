@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "flight.h"
+#include "hooks.h"
 #include "output.h"
 #include "report.h"
 #include "html.h"
@@ -1179,6 +1180,7 @@ static int cmd_probes(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "enable", required_argument, NULL, 'e' },
+		{ "hooks", no_argument, NULL, 'H' },
 		DEVICE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -1186,11 +1188,14 @@ static int cmd_probes(int argc, char **argv)
 	const char *path = NETLAT_DEVICE_PATH;
 	struct netlat_probes pr;
 	uint64_t enable = 0;
-	bool set = false, all = false;
+	bool set = false, all = false, hooks = false;
 	int c, fd, r;
 
-	while ((c = next_option(argc, argv, "e:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "e:HD:h", opts)) != -1) {
 		switch (c) {
+		case 'H':
+			hooks = true;
+			break;
 		case 'e':
 			if (netlat_parse_probes(optarg, &enable))
 				return usage_error("bad probe groups '%s'", optarg);
@@ -1212,9 +1217,16 @@ static int cmd_probes(int argc, char **argv)
 		enable &= pr.available | pr.deferred;
 	if (!r)
 		r = netlat_probes(fd, set, enable, &pr);
-	close(fd);
-	if (r < 0)
+	if (r < 0) {
+		close(fd);
 		return ioctl_failed(path, "PROBES", -r);
+	}
+	if (hooks) {
+		r = hooks_print(fd, path);
+		close(fd);
+		return r;
+	}
+	close(fd);
 	print_probe_mask("available", pr.available);
 	print_probe_mask("partial", pr.partial);
 	print_probe_mask("enabled", pr.enabled);
@@ -1322,11 +1334,15 @@ static const struct command commands[] = {
 	  "                       change zeroes the histograms\n"
 	  "  --keys N             keys kept at once (default 32, at most 256); the\n"
 	  "                       packets of the others are counted as other\n" },
-	{ "probes", cmd_probes, "[--enable GROUPS] [--device PATH]",
+	{ "probes", cmd_probes, "[--enable GROUPS] [--hooks] [--device PATH]",
 	  "Show the probe groups (available, partial, enabled, missed kprobe hits);\n"
 	  "with --enable, enable exactly GROUPS: a comma-separated list of\n"
 	  "sendmsg,push,skb,xmit,retrans,ack,dev,rx,rx_sched,virtio_tx,virtio_rx,\n"
-	  "or all, none, or a number.\n" },
+	  "or all, none, or a number.\n"
+	  "  -H, --hooks          list each hook instead: its group, the mechanism\n"
+	  "                       this kernel gave it (tracepoint, ftrace,\n"
+	  "                       kprobe-ftrace, kprobe, fprobe, wrapped, kretprobe;\n"
+	  "                       absent, deferred), its levels, armed or not\n" },
 	{ "snapshot", cmd_snapshot, "-o FILE [--frozen] [--keep] [--device PATH]",
 	  "Write a snapshot of every CPU's ring to FILE: the frozen one if a\n"
 	  "trigger froze one, else a new one taken now; then release it.\n"

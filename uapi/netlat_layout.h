@@ -53,6 +53,9 @@ _Static_assert(sizeof(struct netlat_flows) == NETLAT_FLOWS_SIZE_VER0, "flows");
 _Static_assert(sizeof(struct netlat_flow_stats) == NETLAT_FLOW_STATS_SIZE_VER0,
 	       "flow_stats");
 _Static_assert(sizeof(struct netlat_stage_hist) == NETLAT_STAGE_HIST_SIZE_VER0, "stage_hist");
+_Static_assert(sizeof(struct netlat_hooks) == NETLAT_HOOKS_SIZE_VER0, "hooks");
+_Static_assert(sizeof(struct netlat_hook) == NETLAT_HOOK_SIZE_VER0, "hook");
+_Static_assert(offsetof(struct netlat_hook, mechanism) == 72, "hook mechanism");
 _Static_assert(sizeof(struct netlat_rec_snapshot) == 88, "rec_snapshot");
 _Static_assert(sizeof(struct netlat_rec_snap_cpu) == 80, "rec_snap_cpu");
 _Static_assert(sizeof(struct netlat_snapshot) == NETLAT_SNAPSHOT_SIZE_VER0, "snapshot");

@@ -314,6 +314,18 @@ job_demo() {
 	unload_netlat
 }
 
+# The path this kernel takes: each hook and the mechanism it has here
+# (NETLAT_IOC_HOOKS), at the packet level with every group on, what the
+# series measure; then the events level with no group, as loaded.
+bench_hooks() {
+	netlat probes --enable all >/dev/null &&
+		netlat config --level packets >/dev/null &&
+		netlat probes --hooks | sed "s/^/bench: hooks $(uname -r): /" ||
+		status=$((status | 1))
+	netlat config --level events >/dev/null
+	netlat probes --enable none >/dev/null
+}
+
 # netlat_bench_quick=1 on the command line (NETLAT_APPEND): only the TCP
 # bench, one round of 1 s per mode, for trying the bench itself;
 # netlat_bench_only=LIST: only the benches LIST names (comma-separated:
@@ -341,6 +353,7 @@ job_bench() {
 	# bench prints the kernel's symbols and module sections for it
 	[ "$(cmdline_arg netlat_insn 0)" = 1 ] && tcp_args="$tcp_args -i"
 	load_netlat || return
+	bench_hooks
 	if [ "$quick" = 1 ]; then
 		echo "netlat_bench_quick=1: netlat_bench skipped"
 	elif [ -x /bin/netlat_bench ]; then

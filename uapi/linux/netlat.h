@@ -1333,6 +1333,7 @@ enum {
 	NETLAT_CMD_FILTERS,
 	NETLAT_CMD_HIST,
 	NETLAT_CMD_FLOWS,
+	NETLAT_CMD_HOOKS,
 };
 
 /* Flags of netlat_info.state */
@@ -2098,6 +2099,68 @@ struct netlat_flows {
 
 #define NETLAT_FLOWS_CLOSED_MAX	64
 
+/* netlat_hook.mechanism: how the running kernel has the hook */
+#define NETLAT_HOOK_ABSENT		0	/* no such symbol or tracepoint here */
+#define NETLAT_HOOK_TRACEPOINT		1	/* a tracepoint probe */
+#define NETLAT_HOOK_FTRACE		2	/* netlat's callback on the ftrace site */
+#define NETLAT_HOOK_KPROBE_FTRACE	3	/* a kprobe on the ftrace site */
+#define NETLAT_HOOK_KPROBE		4	/* a kprobe (a breakpoint) */
+#define NETLAT_HOOK_FPROBE		5	/* entry and return: an fprobe */
+#define NETLAT_HOOK_WRAPPED		6	/* entry and return: the call wrapped */
+#define NETLAT_HOOK_KRETPROBE		7	/* entry and return: a kretprobe */
+#define NETLAT_HOOK_DEFERRED		8	/* its module is not loaded now */
+
+/* Flags of netlat_hook.flags */
+#define NETLAT_HOOK_ARMED	(1U << 0)	/* armed now */
+#define NETLAT_HOOK_OPTIONAL	(1U << 1)	/* a clone some builds lack */
+
+/**
+ * struct netlat_hook - one hook of the module (NETLAT_IOC_HOOKS)
+ * @name: the function ("module:function" for a module's) or the
+ *	tracepoint, NUL-terminated.
+ * @group: its NETLAT_PROBE_* group, or groups for one that several
+ *	share (armed while any of them is on).
+ * @mechanism: NETLAT_HOOK_*: what the running kernel gave it when its
+ *	family attached (a kprobe goes on the function's ftrace site when it
+ *	has one; a return probe is an fprobe where the kernel has them, else
+ *	a wrapped call or a kretprobe). So a reader sees which path each
+ *	kernel takes: where a tracepoint or a symbol is missing, the hook is
+ *	ABSENT and its group partial (NETLAT_IOC_PROBES).
+ * @levels: bit 1 << NETLAT_LEVEL_* for each level at which the hook is
+ *	armed while its group is on; 0: every level.
+ * @flags: NETLAT_HOOK_ARMED while it is armed; NETLAT_HOOK_OPTIONAL for a
+ *	compiler clone only some builds have (absent, it is no gap).
+ * @reserved: zero.
+ */
+struct netlat_hook {
+	char name[64];
+	__aligned_u64 group;
+	__u8 mechanism;
+	__u8 levels;
+	__u8 flags;
+	__u8 reserved[5];
+};
+
+/**
+ * struct netlat_hooks - NETLAT_IOC_HOOKS: the module's hooks and the
+ *	mechanism each has on the running kernel
+ * @size: sizeof(struct netlat_hooks), set by the caller.
+ * @flags: zero.
+ * @nr: in: room at @entries in entries; out: the hooks there are. Entries
+ *	up to the smaller of the two are written, in the module's order.
+ * @entry_size: sizeof(struct netlat_hook), set by the caller when @nr is
+ *	not 0: at least NETLAT_HOOK_SIZE_VER0, at most a page; a larger
+ *	entry's tail is zeroed.
+ * @entries: user pointer to the array; 0 with @nr 0 only counts.
+ */
+struct netlat_hooks {
+	__u32 size;
+	__u32 flags;
+	__u32 nr;
+	__u32 entry_size;
+	__aligned_u64 entries;
+};
+
 /* First published size of each ioctl struct: the smallest size accepted. */
 #define NETLAT_INFO_SIZE_VER0		72
 #define NETLAT_CPU_STATS_SIZE_VER0	56
@@ -2112,6 +2175,8 @@ struct netlat_flows {
 #define NETLAT_STAGE_HIST_SIZE_VER0	536
 #define NETLAT_FLOWS_SIZE_VER0		40
 #define NETLAT_FLOW_STATS_SIZE_VER0	240
+#define NETLAT_HOOKS_SIZE_VER0		24
+#define NETLAT_HOOK_SIZE_VER0		80
 
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 #define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
@@ -2125,5 +2190,6 @@ struct netlat_flows {
 #define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
 #define NETLAT_IOC_HIST		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST)
 #define NETLAT_IOC_FLOWS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS)
+#define NETLAT_IOC_HOOKS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HOOKS)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

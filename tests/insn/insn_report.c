@@ -20,7 +20,10 @@
  *    grew most;
  *  - per hook: hits per segment (calls of its netlat handler, counted by
  *    the plugin) and the handler's own instructions per hit, the
- *    mechanism's per hit by kind, netlat's shared code per hit.
+ *    mechanism's per hit by kind, netlat's shared code per hit; the kind
+ *    shown is the mechanism the kernel gave the hook where the console
+ *    has the bench's "bench: hooks" lines (NETLAT_IOC_HOOKS), else the
+ *    probe table's.
  * The split is by function, not by call graph: a helper shared by hooks
  * (the ring, the table) is reported once, not charged to a hook.
  *
@@ -108,6 +111,43 @@ static uint64_t str_hash(const char *s)
 }
 
 static enum cls classify(const char *s);
+/*
+ * The mechanism the kernel gave each hook, from the console's "bench:
+ * hooks <kernel>: <hook> <groups> <mechanism> ..." lines (NETLAT_IOC_HOOKS):
+ * the per-hook table shows it instead of the table's kind.
+ */
+struct hook_path {
+	char *hook, *mech;
+};
+static struct hook_path paths[256];
+static unsigned int nr_paths;
+
+static const char *path_of(const char *hook)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_paths; i++)
+		if (!strcmp(paths[i].hook, hook))
+			return paths[i].mech;
+	return NULL;
+}
+
+static void path_add(const char *line)
+{
+	char hook[200], groups[64], mech[32];
+	const char *p = strstr(line, "bench: hooks ");
+
+	/* past "bench: hooks <kernel>" */
+	p = p ? strstr(p + strlen("bench: hooks "), ": ") : NULL;
+	if (!p || nr_paths >= 256 ||
+	    sscanf(p + 2, "%199s %63s %31s", hook, groups, mech) != 3 ||
+	    !strcmp(hook, "hook") || path_of(hook))
+		return;
+	paths[nr_paths].hook = xstrdup(hook);
+	paths[nr_paths].mech = xstrdup(mech);
+	nr_paths++;
+}
+
 static int hook_of(const char *s);
 
 static size_t name_id(const char *s)
@@ -517,6 +557,10 @@ static void console_load(const char *path)
 		die("cannot open", path);
 	labels = xcalloc(MAX_WINDOWS + 1, sizeof(*labels));
 	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "bench: hooks ")) {
+			path_add(line);
+			continue;
+		}
 		if ((p = strstr(line, "NETLAT-KSYM "))) {
 			if (sscanf(p, "NETLAT-KSYM %llx %511s", &addr, file) == 2)
 				ksym_add(addr, file);
@@ -916,11 +960,19 @@ static void hook_table(const char *series, const char *mode)
 	       "mech/hit", "per seg");
 	for (i = 0; i < rows.n; i++) {
 		const struct hook *h;
+		const char *path;
+		char kind[40];
 
 		id = rows.id[i];
 		h = &hooks[names[id].hook];
+		path = path_of(h->hook);
+		if (path)
+			snprintf(kind, sizeof(kind), "%s%s", path,
+				 h->kind == H_KRETPROBE_RET ? "-ret" : "");
+		else
+			snprintf(kind, sizeof(kind), "%s", hk_names[h->kind]);
 		printf("bench: insn %s %s per hook: %-28.28s %-24.24s %-13s %8.3f %8.1f %8.1f %8.1f\n",
-		       series, mode, h->hook, h->handler + 7, hk_names[h->kind],
+		       series, mode, h->hook, h->handler + 7, kind,
 		       rows.v[i], per(g_insns(g, id), g_calls(g, id)),
 		       mech_hit[h->kind],
 		       per(g_insns(g, id), g->all_segs) + rows.v[i] * mech_hit[h->kind]);

@@ -53,6 +53,8 @@ fi
 # Two rounds; in each the module adds, per segment: netlat.ko's handler
 # 15 (1 call), the kprobe handler 10, a trampoline 5 = +30 on 1000.
 cat >"$dir/console.log" <<'EOT'
+bench: hooks 6.12.0-test: hook                             group      mechanism      levels   armed
+bench: hooks 6.12.0-test: __tcp_transmit_skb               xmit       ftrace         events   yes
 NETLAT-KSYM ffffffff81000000 tcp_sendmsg
 NETLAT-KSYM ffffffff81000100 kprobe_ftrace_handler
 NETLAT-KSYM ffffffff81000200 _etext
@@ -110,7 +112,7 @@ expect "added per segment, paired by round" 'gso packets +1030 +\+30 \[\+30\.\.\
 expect "the budget verdict" 'gso budget: the packet level adds \+3\.00% .* budget 3\.0%: within'
 expect "where the instructions go" 'gso packets where .*: netlat\.ko \+15, kprobe \+10, trampolines/BPF JIT \+5, total \+30'
 expect "this tree against another commit's module" 'gso this tree against NETLAT_BENCH_BASE, packets: -10 per segment \[-10\.\.-10\] \(-1\.00% of the baseline\), throughput ratio 1\.000'
-expect "hits and costs per hook" 'gso packets per hook: __tcp_transmit_skb +netlat_xmit_pre +kprobe +1\.000 +15\.0 +15\.0 +30\.0'
+expect "hits and costs per hook, by the path the kernel took" 'gso packets per hook: __tcp_transmit_skb +netlat_xmit_pre +ftrace +1\.000 +15\.0 +15\.0 +30\.0'
 # a series whose user space works as much as its kernel (the server
 # series): the whole machine's work per unit, kernel and user
 expect "the whole machine per unit" 'server whole machine \(kernel \+ user\) per unit: unloaded 1000 '

@@ -100,6 +100,12 @@ static int netlat_config_resolve(struct netlat_config_next *n)
 		return -EINVAL;
 	n->table_bytes = cfg->flags & NETLAT_CONFIG_TABLE_BYTES ?
 			 cfg->table_bytes : READ_ONCE(netlat_table_bytes);
+	/*
+	 * A replace holds the old tables and the new together: a budget of
+	 * at most a quarter of RAM keeps that within half, as the rings are.
+	 */
+	if ((n->table_bytes >> PAGE_SHIFT) > totalram_pages() / 4)
+		return -ENOMEM;
 	n->level = cfg->flags & NETLAT_CONFIG_LEVEL ?
 		   cfg->level : READ_ONCE(netlat_track_level);
 	n->slow_ns = cfg->flags & NETLAT_CONFIG_SLOW_NS ?

@@ -113,7 +113,8 @@ void netlat_snapbuf_free(struct netlat_snapbuf *sb)
 
 static struct netlat_snapbuf *netlat_snapbuf_alloc(u64 capacity)
 {
-	const gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+			  __GFP_RETRY_MAYFAIL;
 	u64 nr = capacity >> PAGE_SHIFT;
 	struct netlat_snapbuf *sb;
 	struct page *page;

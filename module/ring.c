@@ -89,9 +89,12 @@ static void netlat_ring_free(struct netlat_ring *r)
 
 static struct page *netlat_alloc_page(int node)
 {
-	/* A ring size that cannot be had must fail, not wake the OOM killer. */
-	return alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
-				__GFP_RETRY_MAYFAIL, 0);
+	/*
+	 * A ring size that cannot be had must fail, not wake the OOM killer;
+	 * charged to the caller's memory cgroup.
+	 */
+	return alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				__GFP_NOWARN | __GFP_RETRY_MAYFAIL, 0);
 }
 
 static struct netlat_ring *netlat_ring_alloc(int cpu, u64 bytes)
@@ -105,7 +108,8 @@ static struct netlat_ring *netlat_ring_alloc(int cpu, u64 bytes)
 		return NULL;
 	r->nr_map_pages = 1 + 2 * nr_data;
 	r->map_pages = kvcalloc(r->nr_map_pages, sizeof(*r->map_pages),
-				GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+				__GFP_RETRY_MAYFAIL);
 	if (!r->map_pages)
 		goto err;
 	for (i = 0; i < 1 + nr_data; i++) {

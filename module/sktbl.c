@@ -393,8 +393,10 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 		return NULL;
 	link_bytes = ALIGN(nblk * sizeof(struct netlat_skt_link),
 			   SMP_CACHE_BYTES);
-	mem = vmalloc(hdr + link_bytes + ents * type->ent_size +
-		      nblk * NETLAT_SKT_BLK_BYTES);
+	/* charged to the caller; a budget that cannot be had fails quietly */
+	mem = __vmalloc(hdr + link_bytes + ents * type->ent_size +
+			nblk * NETLAT_SKT_BLK_BYTES,
+			GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!mem)
 		return NULL;
 	t = (struct netlat_skt *)mem;

@@ -355,6 +355,8 @@ notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 	i = f->send_next++ & (NETLAT_TRACK_SENDS - 1);
 	f->send[i].seq = seq;
 	f->send[i].ns = ktime_get_mono_fast_ns();
+	/* a socket that just sent is no idle one to evict before it transmits */
+	f->e.used = jiffies;
 	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_sendmsg);

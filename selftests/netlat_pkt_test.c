@@ -1186,6 +1186,45 @@ TEST_F(pkt, bad_input)
 	}
 }
 
+/* MemTotal of /proc/meminfo in KiB (the kernel's totalram_pages), or 0. */
+static unsigned long long mem_total_kb(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * The tables' budget is at most a quarter of RAM: a replace holds the old
+ * tables and the new together. Asked for more (a 1 GiB budget on this 1
+ * GiB VM once woke the OOM killer), SET_CONFIG is -ENOMEM and the budget
+ * stays; a quarter is accepted (at the event level: no table is made).
+ */
+TEST_F(pkt, table_budget_within_ram)
+{
+	unsigned long long pages = mem_total_kb() / 4;
+	uint64_t quarter = pages / 4 * 4096ull, over = quarter + 4096;
+	struct netlat_info info;
+
+	ASSERT_LT(0ull, pages);
+	if (over > NETLAT_TABLE_BYTES_MAX)
+		SKIP(return, "more than 4 GiB of RAM: no budget the uapi allows is over a quarter of it");
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	ASSERT_EQ(0, nl_set_table_bytes(self->fd, quarter));
+	EXPECT_EQ(-ENOMEM, nl_set_table_bytes(self->fd, over));
+	EXPECT_EQ(-ENOMEM, nl_set_table_bytes(self->fd, NETLAT_TABLE_BYTES_MAX));
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ(quarter, info.table_bytes);
+	EXPECT_EQ(0, nl_set_table_bytes(self->fd, NETLAT_TABLE_BYTES_DEFAULT));
+}
+
 /*
  * SET_CONFIG all or nothing. The kernel's fail_function (the lane's debug
  * kernel has it; others skip) makes the Nth of netlat's allocations fail

@@ -1559,7 +1559,9 @@ struct netlat_cpu_stats {
  * @table_bytes: the packet tables' memory budget, NETLAT_TABLE_BYTES_MIN
  *	to NETLAT_TABLE_BYTES_MAX (from size 72). A change empties the
  *	tables that exist, like a change of @level; -ENOMEM if the memory
- *	cannot be had (the old budget stays then).
+ *	cannot be had or the budget is over a quarter of RAM (a replace
+ *	holds the old tables and the new together), and the old budget
+ *	stays then. The tables are charged to the caller's memory cgroup.
  * @key_by: NETLAT_KEY_* bits: histograms per key as well (read with
  *	NETLAT_IOC_HIST's @key); 0 (the default): the host's only (from
  *	size 72, as @max_keys). A change of either zeroes the histograms.

@@ -111,42 +111,6 @@ static uint64_t str_hash(const char *s)
 }
 
 static enum cls classify(const char *s);
-/*
- * The mechanism the kernel gave each hook, from the console's "bench:
- * hooks <kernel>: <hook> <groups> <mechanism> ..." lines (NETLAT_IOC_HOOKS):
- * the per-hook table shows it instead of the table's kind.
- */
-struct hook_path {
-	char *hook, *mech;
-};
-static struct hook_path paths[256];
-static unsigned int nr_paths;
-
-static const char *path_of(const char *hook)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_paths; i++)
-		if (!strcmp(paths[i].hook, hook))
-			return paths[i].mech;
-	return NULL;
-}
-
-static void path_add(const char *line)
-{
-	char hook[200], groups[64], mech[32];
-	const char *p = strstr(line, "bench: hooks ");
-
-	/* past "bench: hooks <kernel>" */
-	p = p ? strstr(p + strlen("bench: hooks "), ": ") : NULL;
-	if (!p || nr_paths >= 256 ||
-	    sscanf(p + 2, "%199s %63s %31s", hook, groups, mech) != 3 ||
-	    !strcmp(hook, "hook") || path_of(hook))
-		return;
-	paths[nr_paths].hook = xstrdup(hook);
-	paths[nr_paths].mech = xstrdup(mech);
-	nr_paths++;
-}
 
 static int hook_of(const char *s);
 
@@ -236,6 +200,66 @@ struct hook {
 };
 static struct hook hooks[256];
 static unsigned int nr_hooks;
+
+/*
+ * The mechanism the kernel gave each hook, from the console's "bench:
+ * hooks <kernel>: <hook> <groups> <mechanism> ..." lines (NETLAT_IOC_HOOKS):
+ * the per-hook table shows it instead of the table's kind.
+ */
+struct hook_path {
+	char *hook, *mech;
+};
+static struct hook_path paths[256];
+static unsigned int nr_paths;
+
+/* Does mechanism @mech serve a handler of kind @k? */
+static bool path_serves(const char *mech, enum hook_kind k)
+{
+	static const char *const entry[] = { "ftrace", "kprobe-ftrace", "kprobe" };
+	static const char *const ret[] = { "fprobe", "wrapped", "kretprobe" };
+	const char *const *set = k == H_KPROBE ? entry :
+				 k == H_TRACEPOINT ? NULL : ret;
+	unsigned int i;
+
+	if (!set)
+		return !strcmp(mech, "tracepoint");
+	for (i = 0; i < 3; i++)
+		if (!strcmp(mech, set[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The mechanism of @hook for a handler of kind @k:
+ * a function can have an entry hook at one level and a return probe at
+ * another (tcp_sendmsg_locked).
+ */
+static const char *path_of(const char *hook, enum hook_kind k)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_paths; i++)
+		if (!strcmp(paths[i].hook, hook) &&
+		    path_serves(paths[i].mech, k))
+			return paths[i].mech;
+	return NULL;
+}
+
+static void path_add(const char *line)
+{
+	char hook[200], groups[64], mech[32];
+	const char *p = strstr(line, "bench: hooks ");
+
+	/* past "bench: hooks <kernel>" */
+	p = p ? strstr(p + strlen("bench: hooks "), ": ") : NULL;
+	if (!p || nr_paths >= 256 ||
+	    sscanf(p + 2, "%199s %63s %31s", hook, groups, mech) != 3 ||
+	    !strcmp(hook, "hook"))
+		return;
+	paths[nr_paths].hook = xstrdup(hook);
+	paths[nr_paths].mech = xstrdup(mech);
+	nr_paths++;
+}
 
 static int hook_of(const char *s)
 {
@@ -965,7 +989,7 @@ static void hook_table(const char *series, const char *mode)
 
 		id = rows.id[i];
 		h = &hooks[names[id].hook];
-		path = path_of(h->hook);
+		path = path_of(h->hook, h->kind);
 		if (path)
 			snprintf(kind, sizeof(kind), "%s%s", path,
 				 h->kind == H_KRETPROBE_RET ? "-ret" : "");

@@ -54,6 +54,7 @@ fi
 # 15 (1 call), the kprobe handler 10, a trampoline 5 = +30 on 1000.
 cat >"$dir/console.log" <<'EOT'
 bench: hooks 6.12.0-test: hook                             group      mechanism      levels   armed
+bench: hooks 6.12.0-test: __tcp_transmit_skb               xmit       fprobe         packets  no
 bench: hooks 6.12.0-test: __tcp_transmit_skb               xmit       ftrace         events   yes
 NETLAT-KSYM ffffffff81000000 tcp_sendmsg
 NETLAT-KSYM ffffffff81000100 kprobe_ftrace_handler

@@ -266,12 +266,13 @@ static void netlat_probe_unregister(struct netlat_probe *p)
 	p->avail = false;
 }
 
-/* Under the mutex: the union of what the attached families give. */
+/* The union of what the attached families give. */
 static void netlat_update_avail(void)
 {
 	struct netlat_family *f;
 	u64 avail = 0;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	list_for_each_entry(f, &netlat_families, node)
 		avail |= f->avail;
 	WRITE_ONCE(netlat_groups_avail, avail);
@@ -283,6 +284,7 @@ static u64 netlat_groups_deferred(void)
 	struct netlat_family *f;
 	u64 deferred = 0;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	list_for_each_entry(f, &netlat_families, node)
 		if (f->module && !f->attached)
 			deferred |= f->groups;
@@ -296,12 +298,13 @@ static bool netlat_probe_wanted(const struct netlat_probe *p, u64 enable)
 	       (!p->levels || (p->levels & NETLAT_AT_LEVEL(netlat_probes_level)));
 }
 
-/* Under the mutex: each probe of @f on or off as @enable says. */
+/* Each probe of @f on or off as @enable says. */
 static int netlat_family_switch(struct netlat_family *f, u64 enable)
 {
 	unsigned int i;
 	int err = 0, e;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	if (!f->attached)
 		return 0;
 	/* table order: a family lists context probes before their users */
@@ -315,12 +318,13 @@ static int netlat_family_switch(struct netlat_family *f, u64 enable)
 	return err;
 }
 
-/* Under the mutex: register @f's probes, then switch on what is enabled. */
+/* Register @f's probes, then switch on what is enabled. */
 static void netlat_family_attach(struct netlat_family *f)
 {
 	u64 avail = 0, partial = 0, outside_tp = 0;
 	unsigned int i;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	if (f->attached || (f->attach && f->attach()))
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
@@ -361,11 +365,11 @@ static void netlat_family_attach(struct netlat_family *f)
 		pr_info("attached to %s (groups 0x%llx)\n", f->module, avail);
 }
 
-/* Under the mutex. */
 static void netlat_family_detach(struct netlat_family *f)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	if (!f->attached)
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
@@ -409,12 +413,12 @@ static struct notifier_block netlat_module_nb = {
 	.notifier_call = netlat_module_event,
 };
 
-/* Caller holds the mutex. */
 static int netlat_probes_apply(u64 enable)
 {
 	struct netlat_family *f;
 	int err = 0, e;
 
+	lockdep_assert_held(&netlat_probes_lock);
 	/*
 	 * Handlers of groups going off stop writing; once the grace period
 	 * ends none is still inside a record (handlers run non-preemptible).
@@ -506,10 +510,11 @@ void netlat_probes_state(struct netlat_probes *st)
 	mutex_unlock(&netlat_probes_lock);
 }
 
-/* Under the mutex: how the running kernel has @p (NETLAT_HOOK_*). */
+/* How the running kernel has @p (NETLAT_HOOK_*). */
 static u8 netlat_probe_mechanism(const struct netlat_family *f,
 				 const struct netlat_probe *p)
 {
+	lockdep_assert_held(&netlat_probes_lock);
 	if (!p->avail)
 		return f->module && !f->attached ? NETLAT_HOOK_DEFERRED :
 						   NETLAT_HOOK_ABSENT;

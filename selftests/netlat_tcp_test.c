@@ -572,6 +572,21 @@ TEST_F_TIMEOUT(tcp, failed_retransmits_match_mib, 120)
 	check_mib(_metadata, &s, &b, &a);
 }
 
+/* The bytes the SENDMSG records of @c say sendmsg accepted. */
+static long long sendmsg_bytes_of(const struct nl_log *l, const struct nl_conn *c)
+{
+	const struct netlat_rec_hdr *h;
+	long long bytes = 0;
+
+	for_each_tcp(l, h, NETLAT_REC_TCP_SENDMSG, c) {
+		const struct netlat_rec_tcp_sendmsg *s = (const void *)h;
+
+		if (s->ret > 0)
+			bytes += s->ret;
+	}
+	return bytes;
+}
+
 /*
  * Under loss, the XMIT records that are not retransmissions carry every
  * byte exactly once: their lengths add up to the bytes sendmsg accepted
@@ -594,12 +609,7 @@ static void first_xmit_bytes(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, set_gso(true));
 	}
 	bulk(_metadata, self, 4 * MiB, 5, &b, &a);
-	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
-		const struct netlat_rec_tcp_sendmsg *s = (const void *)h;
-
-		if (s->ret > 0)
-			sendmsg_bytes += s->ret;
-	}
+	sendmsg_bytes = sendmsg_bytes_of(&self->log, &self->c);
 	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
 		const struct netlat_rec_tcp_xmit *x = (const void *)h;
 
@@ -696,12 +706,7 @@ TEST_F_TIMEOUT(tcp, first_xmit_bytes_after_reset, 120)
 	ASSERT_EQ(TCP_CLOSE, ti.b.tcpi_state);
 	ASSERT_EQ(0, set_loss(0));
 	collect(_metadata, self);
-	for_each_tcp(&self->log, h, NETLAT_REC_TCP_SENDMSG, &self->c) {
-		const struct netlat_rec_tcp_sendmsg *s = (const void *)h;
-
-		if (s->ret > 0)
-			sendmsg_bytes += s->ret;
-	}
+	sendmsg_bytes = sendmsg_bytes_of(&self->log, &self->c);
 	for_each_tcp(&self->log, h, NETLAT_REC_TCP_XMIT, &self->c) {
 		const struct netlat_rec_tcp_xmit *x = (const void *)h;
 

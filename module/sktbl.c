@@ -197,7 +197,8 @@ NOKPROBE_SYMBOL(netlat_skt_refresh);
 
 /*
  * No free entry near @sk's hash: the one without packets whose last
- * packet is oldest goes to @sk; NULL if every one has packets in flight.
+ * packet is oldest goes to @sk; NULL if every one has packets in flight
+ * or is busy.
  */
 static notrace struct netlat_skt_ent *
 netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
@@ -209,7 +210,8 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 
 	for (i = 0; i < NETLAT_SKT_PROBE; i++) {
 		e = netlat_skt_ent_at(t, (h + i) & mask);
-		if (READ_ONCE(e->head) != READ_ONCE(e->tail))
+		if (READ_ONCE(e->head) != READ_ONCE(e->tail) ||
+		    (t->type->busy && t->type->busy(e)))
 			continue;
 		if (!victim || time_before(READ_ONCE(e->used), used)) {
 			victim = e;
@@ -220,7 +222,8 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 		return NULL;
 	raw_spin_lock_irqsave(&victim->lock, flags);
 	old = victim->sk;
-	if (!old || victim->head != victim->tail) {
+	if (!old || victim->head != victim->tail ||
+	    (t->type->busy && t->type->busy(victim))) {
 		raw_spin_unlock_irqrestore(&victim->lock, flags);
 		return NULL;
 	}

@@ -58,6 +58,12 @@ struct netlat_skt_type {
 	 */
 	void (*refresh)(struct netlat_skt_ent *e, const struct sock *sk, u64 v,
 			bool claimed);
+	/*
+	 * No packet in @e, yet it must not go to another socket now (its
+	 * socket is about to send). Asked without the lock when a victim
+	 * is chosen, then again with it. May be NULL.
+	 */
+	bool (*busy)(const struct netlat_skt_ent *e);
 	/* Entry locked, no packet: another socket takes it. May be NULL. */
 	void (*evict)(struct netlat_skt *t, struct netlat_skt_ent *e);
 	/*

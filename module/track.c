@@ -270,6 +270,29 @@ static notrace void netlat_track_evict(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_track_evict);
 
+/*
+ * A sendmsg began under a second ago and none of its bytes has begun a
+ * packet yet: the entry is no idle one, taken now its packet would lose
+ * its start. (A sendmsg that queued nothing stops counting after the
+ * second.) Read without the lock too: a hint there, exact under it.
+ */
+static notrace bool netlat_track_busy(const struct netlat_skt_ent *e)
+{
+	const struct netlat_track_flow *f =
+		container_of(e, struct netlat_track_flow, e);
+	u32 n = READ_ONCE(f->send_next), i;
+	u64 tx = READ_ONCE(f->tx_next);
+
+	if (!n)
+		return false;
+	i = (n - 1) & (NETLAT_TRACK_SENDS - 1);
+	if (tx && before(READ_ONCE(f->send[i].seq), (u32)tx))
+		return false;
+	return ktime_get_mono_fast_ns() - READ_ONCE(f->send[i].ns) <
+	       NSEC_PER_SEC;
+}
+NOKPROBE_SYMBOL(netlat_track_busy);
+
 static u64 netlat_track_left(struct netlat_skt *t, struct netlat_skt_ent *e);
 static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 			       u64 left);
@@ -286,6 +309,7 @@ static const struct netlat_skt_type netlat_track_type = {
 	.max_pkts = NETLAT_TRACK_PKTS,
 	.verdict = netlat_track_verdict,
 	.refresh = netlat_track_refresh,
+	.busy = netlat_track_busy,
 	.evict = netlat_track_evict,
 	.left = netlat_track_left,
 	.carry = netlat_track_carry,
@@ -355,8 +379,6 @@ notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
 	i = f->send_next++ & (NETLAT_TRACK_SENDS - 1);
 	f->send[i].seq = seq;
 	f->send[i].ns = ktime_get_mono_fast_ns();
-	/* a socket that just sent is no idle one to evict before it transmits */
-	f->e.used = jiffies;
 	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_sendmsg);

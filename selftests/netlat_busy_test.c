@@ -652,9 +652,11 @@ static void stamp_check_pkt(struct stamp_check *c, struct stamp_sock *s,
 		return;
 	}
 	/*
-	 * 20,000 sockets share the send table's 16,384 entries: a socket's
-	 * entry can go to another between its sendmsg and its transmit, or
-	 * the sendmsg find none. Counted, and bounded by the table's counts.
+	 * 20,000 sockets share the send table's 16,384 entries: a sendmsg
+	 * can find none (every entry near its hash has packets in flight,
+	 * or a sendmsg not yet transmitted, which no eviction takes). An
+	 * eviction can still fall between the sendmsg's lookup and its
+	 * lock. Counted, and bounded by the table's counts.
 	 */
 	if (!(p->flags & NETLAT_PKT_SENDMSG)) {
 		c->no_sendmsg++;

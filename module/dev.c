@@ -62,7 +62,7 @@ static int netlat_open(struct inode *inode, struct file *file)
 {
 	struct netlat_file *nf;
 
-	if (!netlat_capable())
+	if (!netlat_may_read())
 		return -EPERM;
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)
@@ -425,7 +425,7 @@ static long netlat_ioc_probes(void __user *uarg)
 	if ((pr.flags & ~NETLAT_PROBES_SET) || pr.reserved)
 		return -EINVAL;
 	if (pr.flags & NETLAT_PROBES_SET) {
-		if (!netlat_capable())
+		if (!netlat_may_trace())
 			return -EPERM;
 		err = netlat_probes_set(pr.enable);
 		if (err)
@@ -475,7 +475,7 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 	case NETLAT_IOC_STOP:
 	case NETLAT_IOC_RESET:
 		/* The opener was checked; global changes check the caller too. */
-		if (!netlat_capable())
+		if (!netlat_may_trace())
 			return -EPERM;
 		if (cmd == NETLAT_IOC_SET_CONFIG)
 			return netlat_ioc_set_config(uarg);

@@ -345,7 +345,7 @@ long netlat_ioc_filters(void __user *uarg)
 		return -EINVAL;
 	rules = u64_to_user_ptr(a.rules);
 	if (a.flags & NETLAT_FILTERS_SET) {
-		if (!netlat_capable())
+		if (!netlat_may_trace())
 			return -EPERM;
 		if (a.nr_rules > NETLAT_FILTER_MAX_RULES)
 			return -EINVAL;

@@ -554,7 +554,7 @@ long netlat_ioc_snapshot(struct netlat_snap_reader *sr, void __user *uarg)
 	if ((s.flags & ~known) || s.reserved)
 		return -EINVAL;
 	if ((s.flags & (NETLAT_SNAPSHOT_RELEASE | NETLAT_SNAPSHOT_TAKE)) &&
-	    !netlat_capable())
+	    !netlat_may_trace())
 		return -EPERM;
 	if (s.flags & NETLAT_SNAPSHOT_RELEASE) {
 		err = netlat_snap_release();
@@ -717,7 +717,7 @@ long netlat_ioc_triggers(void __user *uarg)
 		err = netlat_trig_validate(&t);
 		if (err)
 			return err;
-		if (!netlat_capable())
+		if (!netlat_may_trace())
 			return -EPERM;
 	}
 	if (mutex_lock_interruptible(&netlat_lock))

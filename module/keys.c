@@ -663,7 +663,7 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	if (h.nr_stages && (h.stage_size < NETLAT_STAGE_HIST_SIZE_VER0 ||
 			    h.stage_size > PAGE_SIZE || !h.stages))
 		return -EINVAL;
-	if ((h.flags & NETLAT_HIST_RESET) && !netlat_capable())
+	if ((h.flags & NETLAT_HIST_RESET) && !netlat_may_trace())
 		return -EPERM;
 	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
 	if (!sum)

@@ -9,9 +9,14 @@
 /* the ABI's layout: a field moved in the uapi fails the build here */
 #include "netlat_layout.h"
 
-bool netlat_capable(void)
+bool netlat_may_read(void)
 {
 	return capable(CAP_NET_ADMIN) || perfmon_capable();
+}
+
+bool netlat_may_trace(void)
+{
+	return perfmon_capable();
 }
 
 int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,

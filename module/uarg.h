@@ -9,8 +9,17 @@
 #include <linux/types.h>
 #include <linux/compiler.h>
 
-/* CAP_NET_ADMIN or CAP_PERFMON: open, and every change of global state. */
-bool netlat_capable(void);
+/*
+ * Who may open the device and read it (records, histograms, flows):
+ * CAP_NET_ADMIN, CAP_PERFMON or CAP_SYS_ADMIN.
+ */
+bool netlat_may_read(void);
+/*
+ * Who may change what is traced (probes, configuration, filters,
+ * triggers, snapshots, a reset): CAP_PERFMON or CAP_SYS_ADMIN, as for
+ * perf and BPF tracing; CAP_NET_ADMIN alone may not.
+ */
+bool netlat_may_trace(void);
 
 /*
  * Copy a size-first argument in. Shorter than @min_size (the first

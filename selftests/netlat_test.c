@@ -463,6 +463,76 @@ TEST_F(netlat, ioctl_rechecks_caps)
 	EXPECT_EQ(g_def.flush_ms, info.flush_ms);
 }
 
+/*
+ * Child holding one capability, on an inherited fd: it reads (info,
+ * probes, histograms) and, with CAP_PERFMON or CAP_SYS_ADMIN only, arms
+ * the probes and changes the configuration. Exit 0 or the bits of what
+ * went otherwise.
+ */
+struct trace_caps {
+	int fd;
+	bool may_trace;
+	uint64_t arm;			/* a group to arm */
+};
+
+static int child_trace(void *arg)
+{
+	const struct trace_caps *t = arg;
+	int want = t->may_trace ? 0 : -EPERM, bad = 0, ret;
+	struct netlat_probes pr = { 0 };
+	struct netlat_info info;
+	struct netlat_hist h;
+
+	if (nl_get_info(t->fd, &info) || nl_probes(t->fd, false, 0, &pr) ||
+	    nl_get_hist(t->fd, &h, NULL))
+		bad |= 1;
+	ret = nl_probes(t->fd, true, pr.enabled | t->arm, NULL);
+	if (ret != want) {
+		fprintf(stderr, "# PROBES_SET: %d, not %d\n", ret, want);
+		bad |= 2;
+	}
+	ret = nl_set_config(t->fd, NETLAT_CONFIG_FLUSH_MS, 0, 0,
+			    info.flush_ms);
+	if (ret != want) {
+		fprintf(stderr, "# SET_CONFIG: %d, not %d\n", ret, want);
+		bad |= 4;
+	}
+	ret = nl_control(t->fd, NETLAT_IOC_START);
+	if (ret != want) {
+		fprintf(stderr, "# START: %d, not %d\n", ret, want);
+		bad |= 8;
+	}
+	return bad;
+}
+
+/* #39: reading needs CAP_NET_ADMIN; arming, CAP_PERFMON or CAP_SYS_ADMIN */
+TEST_F(netlat, net_admin_reads_perfmon_arms)
+{
+	static const struct { int cap; bool may_trace; } caps[] = {
+		{ CAP_NET_ADMIN, false },
+		{ CAP_PERFMON, true },
+		{ CAP_SYS_ADMIN, true },
+	};
+	struct trace_caps t = { .fd = self->fd, .arm = NETLAT_PROBE_TCP_PUSH };
+	struct netlat_probes pr;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+		t.may_trace = caps[i].may_trace;
+		EXPECT_EQ(0, run_with_caps(caps[i].cap, child_open, NULL))
+			TH_LOG("open, holding only capability %d", caps[i].cap);
+		EXPECT_EQ(0, run_with_caps(caps[i].cap, child_trace, &t))
+			TH_LOG("holding only capability %d", caps[i].cap);
+		/* the registry says whether the child armed the group */
+		ASSERT_EQ(0, nl_probes(self->fd, false, 0, &pr));
+		EXPECT_EQ(caps[i].may_trace ? NETLAT_PROBE_TCP_PUSH : 0,
+			  pr.enabled & NETLAT_PROBE_TCP_PUSH)
+			TH_LOG("holding only capability %d", caps[i].cap);
+	}
+	ASSERT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+}
+
 /* ---- ioctl arguments ----------------------------------------------------- */
 
 static const struct ioc {

@@ -175,8 +175,6 @@ int ioctl_failed_req(const char *path, const char *what, unsigned long request,
 		why = busy_reason(request);
 	else if (err == ENOTTY && !stat(path, &st) && !S_ISCHR(st.st_mode))
 		why = "not a netlat device";
-	else if (err == EPERM || err == EACCES)
-		why = netlat_dev_strerror(err);
 	else
 		why = netlat_ioctl_strerror(request, err);
 	error("%s: %s: %s", path, what, why);

@@ -55,7 +55,7 @@ const char *netlat_ioctl_strerror(unsigned long request, int err)
 		return "not a netlat device";
 	case EPERM:
 	case EACCES:
-		return "permission denied: need CAP_NET_ADMIN, CAP_PERFMON or CAP_SYS_ADMIN";
+		return "permission denied: changing what is traced needs CAP_PERFMON or CAP_SYS_ADMIN";
 	}
 	return strerror(err);
 }

@@ -26,9 +26,12 @@
 
 /*
  * Access: the device node is 0600 and open() needs CAP_NET_ADMIN, CAP_PERFMON
- * or CAP_SYS_ADMIN in the initial user namespace (else -EPERM). The ioctls
- * that change global state (SET_CONFIG, START, STOP, RESET) check the
- * calling task again; GET_INFO and GET_CPU_STATS need only the open file.
+ * or CAP_SYS_ADMIN in the initial user namespace (else -EPERM): enough to
+ * read records, histograms and flows. Changing what is traced (probes,
+ * SET_CONFIG, START, STOP, RESET, filters, triggers, snapshots, a
+ * histogram reset) needs CAP_PERFMON or CAP_SYS_ADMIN of the calling task
+ * (else -EPERM), checked at each call: CAP_NET_ADMIN alone does not arm
+ * a probe.
  */
 #define NETLAT_DEVICE_PATH	"/dev/netlat"
 #define NETLAT_ABI_VERSION	1

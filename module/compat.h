@@ -209,10 +209,14 @@ static inline void netlat_fprobe_maxactive(struct fprobe *fp, int n)
  * no fprobe (6.1): an ftrace callback with the registers saved may move
  * the instruction pointer (x86-64's ftrace_regs_caller copies it back),
  * and without IBT or kCFI the body may be called at no ENDBR or hash.
+ * Only what was tested: GCC, x86-64, no IBT, no CFI by either name
+ * (CONFIG_CFI_CLANG became CONFIG_CFI in 6.18). Anything else keeps the
+ * kretprobe, which `netlat probes --hooks` names.
  */
 #if !defined(NETLAT_FPROBE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
-	defined(CONFIG_X86_64) && !defined(CONFIG_X86_KERNEL_IBT) && \
-	!defined(CONFIG_CFI_CLANG)
+	defined(CONFIG_X86_64) && defined(CONFIG_CC_IS_GCC) && \
+	!defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG) && \
+	!defined(CONFIG_CFI)
 #define NETLAT_WRAP
 #endif
 

@@ -18,12 +18,25 @@
  * only when an ops is registered.
  */
 #include <linux/ftrace.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/srcu.h>
 #include "wrap.h"
 #include "fentry.h"
 #include "compat.h"
+
+/*
+ * ftrace gives one user per function the right to move the instruction
+ * pointer (IPMODIFY): while a site is wrapped, a live patch of that
+ * function, or a kprobe with a post handler on it, fails to register
+ * (-EBUSY). A security fix must not wait for netlat, so wrapping is the
+ * operator's choice; by default the kretprobes stay in use, and what
+ * they lose (a hit nested in another kprobe's) is counted as missed.
+ */
+static bool netlat_wrap_ipmodify;
+module_param_named(ipmodify, netlat_wrap_ipmodify, bool, 0444);
+MODULE_PARM_DESC(ipmodify, "Wrap the retransmit functions (kernels without fprobe, 6.1): no nested hit lost, but live patches of them and kprobes with post handlers there fail with EBUSY while they are wrapped");
 
 #ifdef NETLAT_WRAP
 
@@ -154,7 +167,8 @@ struct netlat_wrap *netlat_wrap_add(struct kprobe *kp,
 
 	BUILD_BUG_ON(ARRAY_SIZE(netlat_wrap_fns) != NETLAT_WRAP_MAX);
 	/* the site is the function's first instruction */
-	if (!entry || !ret || !netlat_fentry_usable(kp) || kp->offset ||
+	if (!netlat_wrap_ipmodify || !entry || !ret ||
+	    !netlat_fentry_usable(kp) || kp->offset ||
 	    data_size > NETLAT_WRAP_DATA)
 		return NULL;
 	mutex_lock(&netlat_wrap_lock);

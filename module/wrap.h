@@ -9,6 +9,8 @@
  * wrapper is an ordinary call, ftrace's recursion guard is one per
  * context, and nothing is lost. The kretprobe is still registered,
  * disabled: it resolves the symbol and says the site is ftrace's.
+ * Only with the parameter ipmodify=1: a wrapped site is the one that
+ * live patching needs (wrap.c).
  */
 #ifndef _NETLAT_WRAP_H
 #define _NETLAT_WRAP_H
@@ -24,7 +26,7 @@ typedef int (*netlat_wrap_handler_t)(void *data, struct pt_regs *regs);
  * Under the registry's mutex; @kp the kretprobe's (registered, disabled)
  * on a function of the kernel image (a module's could go with its module,
  * still in the filter), @data_size bytes of the call's own for the
- * handlers. NULL: use the kretprobe.
+ * handlers. NULL: use the kretprobe (also without ipmodify=1).
  */
 struct netlat_wrap *netlat_wrap_add(struct kprobe *kp,
 				    netlat_wrap_handler_t entry,

@@ -148,11 +148,97 @@ static bool covers(struct range *r, size_t n, int64_t from, int64_t to,
 /* The module says some retransmits may bypass its probes (a probe missing). */
 static bool retrans_partial;
 
+/* ---- other users of the retransmit functions' sites (selftests/livepatch) */
+
+#define TEST_MOD_DIR	"/lib/netlat"
+#define LIVEPATCH_SYS	"/sys/kernel/livepatch/netlat_livepatch"
+
+/* insmod TEST_MOD_DIR/@name.ko: 0, or -errno (-ENOENT: not built). */
+static int test_mod_load(const char *name)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), TEST_MOD_DIR "/%s.ko", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* A number in a module parameter's file; -1 if unreadable. */
+static long long test_mod_param(const char *name, const char *param)
+{
+	char path[160];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", name,
+		 param);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* "1\n" or "0\n" in @path within @ms. */
+static bool wait_flag(const char *path, char want, unsigned int ms)
+{
+	char c = 0;
+	int fd;
+
+	for (;; ms -= 10) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+		if (c == want)
+			return true;
+		if (ms < 10)
+			return false;
+		nl_sleep_ms(10);
+	}
+}
+
+/*
+ * rmmod @name; a live patch is disabled first, and its transition back
+ * waited for (its sysfs directory goes with it). 0 or -errno.
+ */
+static int test_mod_unload(const char *name)
+{
+	unsigned int ms;
+	int fd;
+
+	if (!strcmp(name, "netlat_livepatch") && !access(LIVEPATCH_SYS, F_OK)) {
+		fd = open(LIVEPATCH_SYS "/enabled", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			if (fd >= 0)
+				close(fd);
+			return -errno;
+		}
+		close(fd);
+		for (ms = 0; !access(LIVEPATCH_SYS, F_OK); ms += 10) {
+			if (ms > 30000)
+				return -ETIMEDOUT;
+			nl_sleep_ms(10);
+		}
+	}
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
 FIXTURE(tcp) {
 	int fd;
 	int lfd;		/* handshake tests: B's listener */
 	bool netem_b;		/* a test put a netem qdisc on B's device */
 	bool gso;		/* a test put GSO on A's device */
+	const char *test_mod;	/* a test module loaded (livepatch.ko...) */
 	struct nl_log log;
 	struct nl_conn c;
 	struct netlat_probes pr;
@@ -186,6 +272,8 @@ FIXTURE_TEARDOWN(tcp)
 		set_loss_on(g_ns_b, DEV_B, 0);
 	if (self->gso)
 		EXPECT_EQ(0, set_gso(false));
+	if (self->test_mod)
+		EXPECT_EQ(0, test_mod_unload(self->test_mod));
 	nl_log_free(&self->log);
 }
 
@@ -1024,6 +1112,64 @@ TEST_F_TIMEOUT(tcp, synack_retransmit, 90)
 		EXPECT_TRUE(!cookie || cookie == r->flow.cookie);
 		cookie = r->flow.cookie;
 	}
+}
+
+/*
+ * #39: a live patch of a function netlat hooks loads while the group is
+ * on (netlat holds no IPMODIFY site by default), takes effect (its copy
+ * of tcp_rtx_synack() counts the SYN-ACKs it sends again: TCPSynRetrans),
+ * and netlat's records still add up to the MIB through the patched
+ * function.
+ */
+TEST_F_TIMEOUT(tcp, synack_retransmit_live_patched, 120)
+{
+	struct nl_conn req = {};
+	struct mibs b, a;
+	long long calls;
+	int64_t seq;
+	int ret;
+
+	if (access("/sys/kernel/livepatch", F_OK))
+		SKIP(return, "the kernel has no live patching");
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	ret = test_mod_load("netlat_livepatch");
+	if (ret == -ENOENT)
+		SKIP(return, TEST_MOD_DIR "/netlat_livepatch.ko not built");
+	ASSERT_EQ(0, ret) TH_LOG("loading the live patch: %s", strerror(-ret));
+	self->test_mod = "netlat_livepatch";
+	ASSERT_TRUE(wait_flag(LIVEPATCH_SYS "/transition", '0', 30000))
+		TH_LOG("the patch's transition did not end");
+	self->netem_b = true;
+	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
+	calls = test_mod_param("netlat_livepatch", "calls");
+	TH_LOG("the patched tcp_rtx_synack() ran %lld times", calls);
+	/* every SYN-ACK sent again was the patch's */
+	EXPECT_LT(0, calls);
+	EXPECT_EQ(a.syn_retrans - b.syn_retrans, calls);
+	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
+	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
+	req.family = AF_INET;
+	req.sport = self->c.dport;
+	req.dport = self->c.sport;
+	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,
+			(uint32_t)seq - 1, &b, &a);
+}
+
+/*
+ * #39: kprobes with post handlers (IPMODIFY users on an ftrace site) on
+ * every retransmit function netlat hooks register while the group is on.
+ */
+TEST_F(tcp, post_kprobes_beside_retransmit_group)
+{
+	int ret;
+
+	need_groups(_metadata, self, NETLAT_PROBE_TCP_RETRANS);
+	ret = test_mod_load("netlat_postkprobe");
+	if (ret == -ENOENT)
+		SKIP(return, TEST_MOD_DIR "/netlat_postkprobe.ko not built");
+	ASSERT_EQ(0, ret) TH_LOG("kprobes with post handlers: %s",
+				 strerror(-ret));
+	self->test_mod = "netlat_postkprobe";
 }
 
 TEST_F(tcp, disable_stops_records)

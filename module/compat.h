@@ -159,23 +159,16 @@ static inline u64 netlat_skb_rx_stamp(const struct sk_buff *skb)
  * fregs->regs; from 6.12 on it is behind arch_ftrace_regs().
  */
 #if defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
-static __always_inline bool netlat_fregs_have_args(void)
-{
-	return true;
-}
-
+/*
+ * entry hooks through ftrace (fentry.c); without them (no function
+ * tracer, or no saved arguments) every entry hook is a kprobe
+ */
+#define NETLAT_FENTRY
 #ifdef arch_ftrace_regs
 #define netlat_fregs_regs(fregs)	(&arch_ftrace_regs(fregs)->regs)
 #else
 #define netlat_fregs_regs(fregs)	(&(fregs)->regs)
 #endif
-#else
-static __always_inline bool netlat_fregs_have_args(void)
-{
-	return false;
-}
-
-#define netlat_fregs_regs(fregs)	((struct pt_regs *)NULL)
 #endif
 
 /*

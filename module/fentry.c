@@ -17,6 +17,10 @@
 #include "fentry.h"
 #include "compat.h"
 
+static bool netlat_fentry_off;			/* module parameter */
+
+#ifdef NETLAT_FENTRY
+
 #define NETLAT_FENTRY_BITS	6
 #define NETLAT_FENTRY_MAX	(1U << NETLAT_FENTRY_BITS)
 /* a slot once used: lookups go on past it */
@@ -35,7 +39,6 @@ struct netlat_fentry {
 static struct netlat_fentry netlat_fentries[NETLAT_FENTRY_MAX];
 static DEFINE_MUTEX(netlat_fentry_lock);
 static unsigned int netlat_fentry_nr_on;	/* under the mutex */
-static bool netlat_fentry_off;			/* module parameter */
 
 static notrace struct netlat_fentry *netlat_fentry_find(unsigned long ip)
 {
@@ -94,7 +97,7 @@ static struct ftrace_ops netlat_fentry_ops = {
 
 bool netlat_fentry_usable(const struct kprobe *kp)
 {
-	return netlat_fregs_have_args() && !netlat_fentry_off &&
+	return !netlat_fentry_off &&
 	       (kp->flags & KPROBE_FLAG_FTRACE);
 }
 
@@ -251,6 +254,40 @@ u64 netlat_fentry_missed(const struct netlat_fentry *e)
 {
 	return atomic64_read(&e->missed);
 }
+
+#else /* !NETLAT_FENTRY */
+
+bool netlat_fentry_usable(const struct kprobe *kp)
+{
+	return false;
+}
+
+struct netlat_fentry *netlat_fentry_add(struct kprobe *kp)
+{
+	return NULL;
+}
+
+void netlat_fentry_del(struct netlat_fentry *e)
+{
+}
+
+int netlat_fentry_switch(struct netlat_fentry *e, bool on)
+{
+	return -EOPNOTSUPP;
+}
+
+u64 netlat_fentry_missed(const struct netlat_fentry *e)
+{
+	return 0;
+}
+
+int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
+		       unsigned long ip, bool on)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* NETLAT_FENTRY */
 
 module_param_named(kprobes_only, netlat_fentry_off, bool, 0444);
 MODULE_PARM_DESC(kprobes_only, "Hook function entries with kprobes, not ftrace (to compare: kprobe hits nested in another's are lost)");

@@ -6,6 +6,8 @@
  * (nmissed); ftrace's recursion guard is one per context, so a hook in a
  * softirq runs inside one in a task. The kprobe is still registered,
  * disabled: it resolves the symbol and says the site is ftrace's.
+ * A kernel without the function tracer (or without its argument
+ * registers) gets stubs: every entry hook stays a kprobe.
  */
 #ifndef _NETLAT_FENTRY_H
 #define _NETLAT_FENTRY_H
@@ -14,6 +16,7 @@
 #include <linux/ftrace.h>
 
 struct netlat_fentry;
+struct ftrace_ops;
 
 /* Whether @kp (registered, disabled) can be hooked through ftrace. */
 bool netlat_fentry_usable(const struct kprobe *kp);

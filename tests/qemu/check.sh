@@ -199,6 +199,10 @@ main() {
 	# qemu, the report's figures from a fixture
 	host_suite "instruction-count tools" \
 		bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test"
+	# a kernel built without the function tracer (#39): netlat builds
+	# there with its ftrace mechanisms left out
+	host_suite "builds against other kernel configs" \
+		bash "$REPO/tests/build/test.sh" "$BUILD/build-test"
 	# The packages: make deb, lintian, libnetlat's ABI, make install with
 	# pkg-config; then installed with apt in a Debian system with the
 	# bookworm kernels of the lane, DKMS, and that system booted with

@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/percpu.h>
 #include <linux/kprobes.h>
+#include <linux/uaccess.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/ipv6.h>
@@ -406,7 +407,8 @@ NOKPROBE_SYMBOL(netlat_rtx_kind);
  * skb writes the record; the ones nested in it for the same skb are
  * skipped. The clone's arguments are the original's (sk, skb, segs):
  * the head jumps to it with the registers untouched, checked in both
- * builds' disassembly.
+ * builds' disassembly, and checked again at each hit
+ * (netlat_rtx_clone_args_ok()).
  */
 static notrace int netlat_rtx_entry(void *data, struct pt_regs *regs)
 {
@@ -427,6 +429,51 @@ static notrace int netlat_rtx_entry(void *data, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_rtx_entry);
+
+/*
+ * The clone's arguments are (sk, skb, segs) in the builds checked (Debian's
+ * 6.1 release and debug kernels); another compiler or config can split
+ * it otherwise, and its handler runs in softirq. So before the first
+ * dereference its arguments must look like those of a retransmit, read
+ * without faulting: a TCP socket, and an skb of its unacknowledged
+ * sequence space. Anything else skips the hit, and the kernel log says
+ * so once.
+ */
+static notrace bool netlat_rtx_clone_args_ok(const struct sock *sk,
+					     const struct sk_buff *skb,
+					     unsigned long segs)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	u16 family, type, protocol;
+	u32 seq, end_seq, una, nxt;
+
+	if (!segs || segs > U16_MAX ||
+	    get_kernel_nofault(family, &sk->sk_family) ||
+	    get_kernel_nofault(type, &sk->sk_type) ||
+	    get_kernel_nofault(protocol, &sk->sk_protocol) ||
+	    (family != AF_INET && family != AF_INET6) ||
+	    type != SOCK_STREAM || protocol != IPPROTO_TCP ||
+	    get_kernel_nofault(una, &tcp_sk(sk)->snd_una) ||
+	    get_kernel_nofault(nxt, &tcp_sk(sk)->snd_nxt) ||
+	    get_kernel_nofault(seq, &cb->seq) ||
+	    get_kernel_nofault(end_seq, &cb->end_seq))
+		return false;
+	return !before(seq, una) && before(seq, nxt) && after(end_seq, seq);
+}
+NOKPROBE_SYMBOL(netlat_rtx_clone_args_ok);
+
+static notrace int netlat_rtx_clone_entry(void *data, struct pt_regs *regs)
+{
+	if (unlikely(!netlat_rtx_clone_args_ok(
+			(void *)regs_get_kernel_argument(regs, 0),
+			(void *)regs_get_kernel_argument(regs, 1),
+			regs_get_kernel_argument(regs, 2)))) {
+		pr_warn_once("__tcp_retransmit_skb.part.0: arguments not (sk, skb, segs) in this build, its hits are skipped\n");
+		return 1;	/* no return handler */
+	}
+	return netlat_rtx_entry(data, regs);
+}
+NOKPROBE_SYMBOL(netlat_rtx_clone_entry);
 
 static notrace int netlat_rtx_ret(void *data, struct pt_regs *regs)
 {
@@ -783,7 +830,7 @@ static struct netlat_probe netlat_tcp_probes[] = {
 	/* only where GCC split it (see netlat_rtx_entry) */
 	{ .name = "__tcp_retransmit_skb.part.0",
 	  .group = NETLAT_PROBE_TCP_RETRANS, .kind = NETLAT_KRETPROBE,
-	  .entry = netlat_rtx_entry, .ret = netlat_rtx_ret,
+	  .entry = netlat_rtx_clone_entry, .ret = netlat_rtx_ret,
 	  .data_size = sizeof(struct netlat_rtx_data), .atomic = true,
 	  .optional = true },
 	NETLAT_KRP_ATOMIC("tcp_rtx_synack", NETLAT_PROBE_TCP_RETRANS,

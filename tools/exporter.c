@@ -5,7 +5,9 @@
  * every few seconds needs no more, and nothing can make the process grow.
  * A request must arrive whole within the timeout and fit REQ_MAX bytes;
  * the response is built at once from the ioctls, then sent as the socket
- * takes it.
+ * takes it. Idle or slow clients cannot keep a scraper out: with every
+ * slot taken, a new connection takes the slot of the oldest client still
+ * short of a whole request that has had a chance to send it (a poll).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +37,7 @@ struct client {
 	char *resp;		/* NULL while the request is read */
 	size_t resp_len, sent;
 	bool draining;		/* all sent: read to EOF, then close */
+	bool polled;		/* it had a poll() to send its request in */
 	char req[REQ_MAX + 1];
 };
 
@@ -43,6 +46,7 @@ struct server {
 	int lfd;
 	uint64_t timeout_ns;
 	unsigned long scrapes;
+	unsigned long evicted;	/* slots taken from idle or slow clients */
 	char last_error[NETLAT_ERRBUF_SIZE];	/* said once until it changes */
 	struct client clients[MAX_CLIENTS];
 };
@@ -135,7 +139,12 @@ static int listen_on(const char *spec)
 	}
 	/* a restart may rebind at once; a live listener still conflicts */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, MAX_CLIENTS)) {
+	/*
+	 * A deep backlog: under a flood of connections a scraper's SYN must
+	 * still be queued (a dropped one costs it a second), and the loop
+	 * drains the queue quickly, evicting what stalls.
+	 */
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, SOMAXCONN)) {
 		err = errno;
 		close(fd);
 		error("cannot listen on %s: %s", spec, strerror(err));
@@ -310,22 +319,49 @@ static void client_close(struct client *c)
 /* How long a client may take to close after the response: it has it all. */
 #define DRAIN_NS	1000000000ULL
 
-static void accept_clients(struct server *srv)
+/* A client still short of a whole request after its chance to send it. */
+static bool client_evictable(const struct client *c)
 {
-	struct client *c;
-	int fd;
+	return c->fd >= 0 && !c->resp && !c->draining && c->polled;
+}
+
+/*
+ * A slot for a new connection: a free one, else the one of the oldest
+ * evictable client (accepted first: the deadlines of clients reading
+ * their request are their accept times plus one timeout); NULL if none.
+ */
+static struct client *free_slot(struct server *srv)
+{
+	struct client *c, *old = NULL;
 	size_t i;
 
 	for (i = 0; i < MAX_CLIENTS; i++) {
 		c = &srv->clients[i];
-		if (c->fd >= 0)
-			continue;
+		if (c->fd < 0)
+			return c;
+		if (client_evictable(c) && (!old || c->deadline_ns < old->deadline_ns))
+			old = c;
+	}
+	if (old) {
+		client_close(old);
+		srv->evicted++;
+	}
+	return old;
+}
+
+static void accept_clients(struct server *srv)
+{
+	struct client *c;
+	int fd;
+
+	while ((c = free_slot(srv))) {
 		fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;	/* EAGAIN, or a passing error: poll tells again */
 		c->fd = fd;
 		c->len = c->resp_len = c->sent = 0;
 		c->draining = false;
+		c->polled = false;
 		c->deadline_ns = monotonic_ns() + srv->timeout_ns;
 	}
 }
@@ -401,6 +437,11 @@ static void serve(struct server *srv)
 	while (!stop_requested) {
 		bool room = false;
 
+		/* their poll comes now: from here on they may be evicted */
+		for (i = 0; i < MAX_CLIENTS; i++)
+			if (srv->clients[i].fd >= 0 && !srv->clients[i].polled)
+				srv->clients[i].polled = true;
+
 		now = monotonic_ns();
 		timeout = TICK_MS;	/* a stop request between checks waits this at most */
 		n = 1;
@@ -418,11 +459,14 @@ static void serve(struct server *srv)
 			}
 			if ((c->deadline_ns - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((c->deadline_ns - now) / 1000000) + 1;
+			if (client_evictable(c))
+				room = true;
 			pfd[n].fd = c->fd;
 			pfd[n].events = c->resp ? POLLOUT : POLLIN;
 			idx[n++] = c;
 		}
-		pfd[0].fd = room ? srv->lfd : -1;	/* full: new ones wait in the backlog */
+		/* every slot busy with a response: new ones wait in the backlog */
+		pfd[0].fd = room ? srv->lfd : -1;
 		pfd[0].events = POLLIN;
 		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
@@ -519,6 +563,7 @@ int exporter_main(int argc, char **argv)
 		if (srv.clients[i].fd >= 0)
 			client_close(&srv.clients[i]);
 	close(srv.lfd);
-	error("exporter stopped: %lu scrapes", srv.scrapes);
+	error("exporter stopped: %lu scrapes, %lu idle or slow clients evicted",
+	      srv.scrapes, srv.evicted);
 	return stop_requested ? 0 : 1;
 }

@@ -818,8 +818,8 @@ TEST_F_TIMEOUT(stamps, within_kernel_stamps, 400)
 		restamped += self->s[i].restamped;
 	TH_LOG("%u sockets x %u rounds: %llu packets checked against their stamps (clock offset within %llu ns; %llu later stamps of retransmissions left out): sendmsg>xmit max %llu ns, SCHED - user before send() max %llu ns; %llu without their sendmsg (the table: %llu evicted, %llu found no entry)",
 	       self->n, STAMP_ROUNDS, (unsigned long long)c.checked,
-	       (unsigned long long)restamped,
-	       (unsigned long long)c.tol, (unsigned long long)c.max_stage,
+	       (unsigned long long)c.tol, (unsigned long long)restamped,
+	       (unsigned long long)c.max_stage,
 	       (unsigned long long)c.max_bound,
 	       (unsigned long long)c.no_sendmsg,
 	       (unsigned long long)hist.evicted,

@@ -388,12 +388,53 @@ static void netlat_family_detach(struct netlat_family *f)
 		pr_info("detached from %s\n", f->module);
 }
 
+/*
+ * A live patch is loading (its init, which enables it, runs after the
+ * notifier): every wrapped call gives its site up for its kretprobe, so
+ * the patch gets the one IPMODIFY right of the function (ipmodify=1).
+ * The kretprobe goes on before the wrap goes: a call that meets both is
+ * recorded once (a retransmit handler skips an entry nested in one for
+ * the same skb), and none falls between them.
+ */
+static void netlat_wraps_yield(void)
+{
+	struct netlat_family *f;
+	struct netlat_probe *p;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&netlat_probes_lock);
+	list_for_each_entry(f, &netlat_families, node) {
+		for (i = 0; i < f->nr_probes; i++) {
+			p = &f->probes[i];
+			if (!p->wrap)
+				continue;
+			if (p->on && enable_kretprobe(&p->krp)) {
+				pr_warn("%s: no kretprobe to yield its wrapped call to\n",
+					p->name);
+				continue;
+			}
+			netlat_wrap_del(p->wrap);
+			p->wrap = NULL;
+			n++;
+		}
+	}
+	if (n)
+		pr_info("a live patch is loading: %u wrapped calls are kretprobes now\n",
+			n);
+}
+
 static int netlat_module_event(struct notifier_block *nb, unsigned long state,
 			       void *data)
 {
 	struct module *mod = data;
 	struct netlat_family *f;
 
+	if (state == MODULE_STATE_COMING && is_livepatch_module(mod)) {
+		mutex_lock(&netlat_probes_lock);
+		netlat_wraps_yield();
+		mutex_unlock(&netlat_probes_lock);
+		return NOTIFY_DONE;
+	}
 	if (state != MODULE_STATE_LIVE && state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&netlat_probes_lock);

@@ -33,10 +33,12 @@
  * (-EBUSY). A security fix must not wait for netlat, so wrapping is the
  * operator's choice; by default the kretprobes stay in use, and what
  * they lose (a hit nested in another kprobe's) is counted as missed.
+ * Even so a live patch wins: the registry gives the wrapped sites up as
+ * one loads (probes.c, netlat_wraps_yield()).
  */
 static bool netlat_wrap_ipmodify;
 module_param_named(ipmodify, netlat_wrap_ipmodify, bool, 0444);
-MODULE_PARM_DESC(ipmodify, "Wrap the retransmit functions (kernels without fprobe, 6.1): no nested hit lost, but live patches of them and kprobes with post handlers there fail with EBUSY while they are wrapped");
+MODULE_PARM_DESC(ipmodify, "Wrap the retransmit functions (kernels without fprobe, 6.1): no nested hit lost; given up to a live patch as it loads, but a kprobe with a post handler there fails with EBUSY while they are wrapped");
 
 #ifdef NETLAT_WRAP
 

@@ -1101,6 +1101,29 @@ TEST_F_TIMEOUT(tcp, syn_retransmit, 90)
 }
 
 /*
+ * B's SYN-ACKs lost until B's listener has retransmitted one, then the
+ * records checked (check_handshake()): kind SYNACK with the request's
+ * flow (B's side: the listening port is the source) at B's ISN (rcv_nxt
+ * - 1 of A's end), counted in B. The request in *@req, B's MIBs in @b, @a.
+ */
+static void synack_lossy_checked(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(tcp) *self, struct nl_conn *req,
+				 struct mibs *b, struct mibs *a)
+{
+	int64_t seq;
+
+	self->netem_b = true;
+	lossy_handshake(_metadata, self, g_ns_b, DEV_B, b, a);
+	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
+	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
+	req->family = AF_INET;
+	req->sport = self->c.dport;
+	req->dport = self->c.sport;
+	check_handshake(_metadata, self, req, NETLAT_RETRANS_SYNACK,
+			(uint32_t)seq - 1, b, a);
+}
+
+/*
  * SYN-ACK retransmit: B's SYN-ACKs are lost until B's listener has
  * retransmitted one (its request timer, or A's SYN retransmit). Records of
  * kind SYNACK with the request's flow (B's side: the listening port is
@@ -1112,17 +1135,8 @@ TEST_F_TIMEOUT(tcp, synack_retransmit, 90)
 	struct nl_conn req = {};
 	struct mibs b, a;
 	uint64_t cookie = 0;
-	int64_t seq;
 
-	self->netem_b = true;
-	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
-	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
-	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
-	req.family = AF_INET;
-	req.sport = self->c.dport;
-	req.dport = self->c.sport;
-	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,
-			(uint32_t)seq - 1, &b, &a);
+	synack_lossy_checked(_metadata, self, &req, &b, &a);
 	for_each_tcp(&self->log, h, NETLAT_REC_TCP_RETRANS, &req) {
 		const struct netlat_rec_tcp_retrans *r = (const void *)h;
 
@@ -1164,7 +1178,6 @@ TEST_F_TIMEOUT(tcp, synack_retransmit_live_patched, 120)
 	struct nl_conn req = {};
 	struct mibs b, a;
 	long long calls;
-	int64_t seq;
 	int ret;
 
 	if (access("/sys/kernel/livepatch", F_OK))
@@ -1177,22 +1190,13 @@ TEST_F_TIMEOUT(tcp, synack_retransmit_live_patched, 120)
 	self->test_mod = "netlat_livepatch";
 	ASSERT_TRUE(wait_flag(LIVEPATCH_SYS "/transition", '0', 30000))
 		TH_LOG("the patch's transition did not end");
-	self->netem_b = true;
-	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
+	synack_lossy_checked(_metadata, self, &req, &b, &a);
 	calls = test_mod_param("netlat_livepatch", "calls");
 	TH_LOG("the patched tcp_rtx_synack() ran %lld times", calls);
 	/* every SYN-ACK sent again was the patch's */
 	EXPECT_LT(0, calls);
 	EXPECT_EQ(a.syn_retrans - b.syn_retrans, calls);
-	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
-	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
-	req.family = AF_INET;
-	req.sport = self->c.dport;
-	req.dport = self->c.sport;
-	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,
-			(uint32_t)seq - 1, &b, &a);
 }
-
 
 /*
  * #39, with ipmodify=1 (netlat wraps the retransmit functions where the
@@ -1205,7 +1209,6 @@ TEST_F_TIMEOUT(tcp, live_patch_takes_a_wrapped_site, 120)
 {
 	struct nl_conn req = {};
 	struct mibs b, a;
-	int64_t seq;
 	int ret;
 
 	if (access("/sys/kernel/livepatch", F_OK))
@@ -1234,17 +1237,9 @@ TEST_F_TIMEOUT(tcp, live_patch_takes_a_wrapped_site, 120)
 		  hook_mechanism(self->fd, "tcp_rtx_synack"));
 	EXPECT_EQ(NETLAT_HOOK_KRETPROBE,
 		  hook_mechanism(self->fd, "tcp_retransmit_skb"));
-	self->netem_b = true;
-	lossy_handshake(_metadata, self, g_ns_b, DEV_B, &b, &a);
+	synack_lossy_checked(_metadata, self, &req, &b, &a);
 	EXPECT_EQ(a.syn_retrans - b.syn_retrans,
 		  test_mod_param("netlat_livepatch", "calls"));
-	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
-	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
-	req.family = AF_INET;
-	req.sport = self->c.dport;
-	req.dport = self->c.sport;
-	check_handshake(_metadata, self, &req, NETLAT_RETRANS_SYNACK,
-			(uint32_t)seq - 1, &b, &a);
 }
 
 /*

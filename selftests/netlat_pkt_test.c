@@ -1201,16 +1201,40 @@ static unsigned long long mem_total_kb(void)
 	return kb;
 }
 
+/* The OOM killer's kills so far (/proc/vmstat oom_kill), or -1. */
+static long long oom_kills(void)
+{
+	long long n = -1;
+	char line[128];
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "oom_kill %lld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /*
  * The tables' budget is at most a quarter of RAM: a replace holds the old
  * tables and the new together. Asked for more (a 1 GiB budget on this 1
  * GiB VM once woke the OOM killer), SET_CONFIG is -ENOMEM and the budget
  * stays; a quarter is accepted (at the event level: no table is made).
+ * The issue's own call, the packet level and 1 GiB at once with every
+ * group on, is refused whole: the level stays, the packet level still
+ * works afterwards, and the OOM killer never ran.
  */
 TEST_F(pkt, table_budget_within_ram)
 {
 	unsigned long long pages = mem_total_kb() / 4;
 	uint64_t quarter = pages / 4 * 4096ull, over = quarter + 4096;
+	struct netlat_config both = {
+		.flags = NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_TABLE_BYTES,
+		.level = NETLAT_LEVEL_PACKETS,
+		.table_bytes = 1ull << 30,
+	};
+	long long kills = oom_kills();
 	struct netlat_info info;
 
 	ASSERT_LT(0ull, pages);
@@ -1223,6 +1247,19 @@ TEST_F(pkt, table_budget_within_ram)
 	ASSERT_EQ(0, nl_get_info(self->fd, &info));
 	EXPECT_EQ(quarter, info.table_bytes);
 	EXPECT_EQ(0, nl_set_table_bytes(self->fd, NETLAT_TABLE_BYTES_DEFAULT));
+
+	ASSERT_LE(0, kills);
+	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_ALL, NULL));
+	EXPECT_EQ(-ENOMEM, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &both,
+				    sizeof(both)));
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	EXPECT_EQ((uint32_t)NETLAT_LEVEL_EVENTS, info.level);
+	EXPECT_EQ(NETLAT_TABLE_BYTES_DEFAULT, info.table_bytes);
+	/* the previous configuration works: the packet level as before */
+	EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
+	EXPECT_EQ(kills, oom_kills());
 }
 
 /*

@@ -1248,7 +1248,6 @@ TEST_F(pkt, table_budget_within_ram)
 	EXPECT_EQ(quarter, info.table_bytes);
 	EXPECT_EQ(0, nl_set_table_bytes(self->fd, NETLAT_TABLE_BYTES_DEFAULT));
 
-	ASSERT_LE(0, kills);
 	ASSERT_EQ(0, nl_probes(self->fd, true, NETLAT_PROBE_ALL, NULL));
 	EXPECT_EQ(-ENOMEM, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &both,
 				    sizeof(both)));
@@ -1259,7 +1258,12 @@ TEST_F(pkt, table_budget_within_ram)
 	EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
 	EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 	EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
-	EXPECT_EQ(kills, oom_kills());
+	/* a kernel without VM_EVENT_COUNTERS (the debug one) has no count */
+	if (kills < 0) {
+		TH_LOG("no oom_kill in /proc/vmstat: the OOM killer's count is not checked here");
+	} else {
+		EXPECT_EQ(kills, oom_kills());
+	}
 }
 
 /*

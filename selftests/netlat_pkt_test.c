@@ -1186,34 +1186,33 @@ TEST_F(pkt, bad_input)
 	}
 }
 
-/* MemTotal of /proc/meminfo in KiB (the kernel's totalram_pages), or 0. */
-static unsigned long long mem_total_kb(void)
+/* The number @fmt ("Name %lld ...") reads from a line of @path, or -1. */
+static long long proc_number(const char *path, const char *fmt)
 {
-	unsigned long long kb = 0;
+	long long n = -1;
 	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+		if (sscanf(line, fmt, &n) == 1)
 			break;
 	if (f)
 		fclose(f);
-	return kb;
+	return n;
+}
+
+/* MemTotal of /proc/meminfo in KiB (the kernel's totalram_pages), or 0. */
+static unsigned long long mem_total_kb(void)
+{
+	long long kb = proc_number("/proc/meminfo", "MemTotal: %lld kB");
+
+	return kb > 0 ? kb : 0;
 }
 
 /* The OOM killer's kills so far (/proc/vmstat oom_kill), or -1. */
 static long long oom_kills(void)
 {
-	long long n = -1;
-	char line[128];
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "oom_kill %lld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
+	return proc_number("/proc/vmstat", "oom_kill %lld");
 }
 
 /*

@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #include <linux/netlat.h>
 #include <linux/tcp.h>
+#include <linux/timekeeping.h>
+#include "compat.h"
 
 struct sk_buff;
 struct sock;
@@ -86,6 +88,29 @@ static __always_inline u64 netlat_tcp_xmit_clock(const struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	return max(READ_ONCE(tp->tcp_wstamp_ns), READ_ONCE(tp->tcp_clock_cache));
+}
+
+/*
+ * One clock read per hook, however many tables it feeds: *@now is read
+ * at the first call (0: not yet) and kept for the others.
+ */
+static __always_inline u64 netlat_now(u64 *now)
+{
+	if (!*now)
+		*now = ktime_get_mono_fast_ns();
+	return *now;
+}
+
+/*
+ * @skb's receive stamp (netlat_skb_rx_stamp(), realtime) on the records'
+ * clock, 0 if none: by the offset between the two clocks now, the
+ * timekeeper's, read without reading a clock.
+ */
+static __always_inline u64 netlat_skb_rx_mono(const struct sk_buff *skb)
+{
+	u64 stamp = netlat_skb_rx_stamp(skb);
+
+	return stamp ? stamp - ktime_to_ns(ktime_mono_to_real(0)) : 0;
 }
 
 void netlat_pkt_init(void);

@@ -34,6 +34,7 @@
 #include "compat.h"
 #include "rx.h"
 #include "rxtrack.h"
+#include "track.h"
 
 /* Reserve an RX record about socket @sk unless the filters keep it out. */
 static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,
@@ -55,17 +56,8 @@ NOKPROBE_SYMBOL(netlat_rx_reserve);
 static notrace void netlat_rx_stamp(const struct sk_buff *skb, __u64 *real,
 				    __u64 *mono)
 {
-	u64 stamp = netlat_skb_rx_stamp(skb);
-
-	if (stamp) {
-		/*
-		 * realtime -> monotonic (the records' clock) by the offset
-		 * between them now: the timekeeper's, read without reading
-		 * a clock (the hooks of every packet come here)
-		 */
-		*real = stamp;
-		*mono = stamp - ktime_to_ns(ktime_mono_to_real(0));
-	}
+	*real = netlat_skb_rx_stamp(skb);
+	*mono = netlat_skb_rx_mono(skb);
 }
 NOKPROBE_SYMBOL(netlat_rx_stamp);
 
@@ -136,16 +128,6 @@ static notrace u32 netlat_tcp_payload(const struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(netlat_tcp_payload);
 
-/* @skb's receive stamp on the records' clock, 0 if none. */
-static notrace u64 netlat_rx_mono(const struct sk_buff *skb)
-{
-	__u64 real = 0, mono = 0;
-
-	netlat_rx_stamp(skb, &real, &mono);
-	return mono;
-}
-NOKPROBE_SYMBOL(netlat_rx_mono);
-
 /*
  * Where TCP queues a segment arriving now at a socket it processes at
  * once (not a backlog's, @where 0): at the packet level, one in order
@@ -163,16 +145,19 @@ NOKPROBE_SYMBOL(netlat_rx_tcp_queued);
 
 /*
  * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
- * (QUEUE): the receive table, and at the events level its record.
+ * (QUEUE): the receive table, and at the events level its record. @now:
+ * the hook's clock (netlat_now()), shared with the send table's ACK, or
+ * NULL.
  */
-static notrace void netlat_rx_tcp_skb(const struct sock *sk,
-				      const struct sk_buff *skb, u16 type,
-				      u8 where)
+static notrace void netlat_rx_tcp_skb_at(const struct sock *sk,
+					 const struct sk_buff *skb, u16 type,
+					 u8 where, u64 *now)
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
 	struct netlat_rec_rx_skb *r;
 	struct netlat_writer w __uninitialized;
 	u32 len = netlat_tcp_payload(skb);
+	u64 own_now = 0;
 	u32 rcv_nxt;
 
 	if (!len)
@@ -184,8 +169,8 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 	/* a duplicate of what is in already ends nowhere: not followed */
 	else if (after(cb->end_seq, rcv_nxt))
 		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
-				      netlat_rx_mono(skb),
-				      netlat_rx_tcp_queued(cb, where, rcv_nxt));
+				      netlat_rx_tcp_queued(cb, where, rcv_nxt),
+				      now ?: &own_now);
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -200,6 +185,14 @@ static notrace void netlat_rx_tcp_skb(const struct sock *sk,
 	r->rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 	netlat_rx_stamp(skb, &r->tstamp_ns, &r->tstamp_mono_ns);
 	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_rx_tcp_skb_at);
+
+static notrace void netlat_rx_tcp_skb(const struct sock *sk,
+				      const struct sk_buff *skb, u16 type,
+				      u8 where)
+{
+	netlat_rx_tcp_skb_at(sk, skb, type, where, NULL);
 }
 NOKPROBE_SYMBOL(netlat_rx_tcp_skb);
 
@@ -243,31 +236,53 @@ static notrace int netlat_v6_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(netlat_v6_do_rcv_pre);
 
 /*
- * The packet level's arrival hooks, on the same segments as tcp_v4_do_rcv
- * and tcp_v6_do_rcv's: an established socket's at tcp:tcp_probe, the
- * first thing tcp_rcv_established() does (a static call, where the
- * kprobes take an ftrace callback per segment), the other states' at
+ * The packet level's hooks of an arriving segment, one for both packet
+ * tables and one clock read between them: the receive group's arrival
+ * (the segments tcp_v4_do_rcv and tcp_v6_do_rcv see) and the ACK that
+ * ends sent packets (the TCP_ACK group, netlat_track_ack_seg()). An
+ * established socket's at tcp:tcp_probe, the first thing
+ * tcp_rcv_established() does (a static call, where a kprobe takes an
+ * ftrace callback per segment), the other states' at
  * tcp_rcv_state_process() (handshakes and closing sockets), a child's
- * handshake segment included (tcp_child_process() calls it).
+ * handshake segment included (tcp_child_process() calls it). Either
+ * group arms them.
  */
-static notrace void netlat_rx_tp_tcp_probe(void *data, struct sock *sk,
-					   NETLAT_TCP_PROBE_SKB *skb)
-{
-	if (netlat_group_on(NETLAT_PROBE_RX) &&
-	    !sock_owned_by_user_nocheck(sk))
-		netlat_rx_tcp_skb(sk, skb, NETLAT_REC_RX_TRANSPORT, 0);
-}
-NOKPROBE_SYMBOL(netlat_rx_tp_tcp_probe);
+#define NETLAT_SEG_GROUPS	(NETLAT_PROBE_RX | NETLAT_PROBE_TCP_ACK)
 
-/* netlat_v4_do_rcv_pre()'s twin, kept apart: make bench names a hook by its handler */
-static notrace int netlat_rx_state_process_pre(struct kprobe *p,
-					       struct pt_regs *regs)
+static __always_inline void netlat_pkt_segment(const struct sock *sk,
+					       const struct sk_buff *skb,
+					       u8 state)
 {
-	if (netlat_group_on(NETLAT_PROBE_RX))
-		netlat_do_rcv(regs);
+	u64 on = READ_ONCE(netlat_probes_on), now = 0;
+
+	/* owned: tcp_add_backlog saw it; a listener's is a handshake's */
+	if ((on & NETLAT_PROBE_RX) && state != TCP_LISTEN &&
+	    !sock_owned_by_user_nocheck(sk))
+		netlat_rx_tcp_skb_at(sk, skb, NETLAT_REC_RX_TRANSPORT, 0, &now);
+	/* a listener's and a SYN's are no ACK of data */
+	if ((on & NETLAT_PROBE_TCP_ACK) && netlat_tracking() &&
+	    state != TCP_LISTEN && state != TCP_SYN_SENT && state != TCP_CLOSE)
+		netlat_track_ack_seg(sk, skb, &now);
+}
+
+static notrace void netlat_tp_pkt_segment(void *data, struct sock *sk,
+					  NETLAT_TCP_PROBE_SKB *skb)
+{
+	netlat_pkt_segment(sk, skb, TCP_ESTABLISHED);
+}
+NOKPROBE_SYMBOL(netlat_tp_pkt_segment);
+
+/* tcp_rcv_state_process(sk, skb) */
+static notrace int netlat_pkt_state_process_pre(struct kprobe *p,
+						struct pt_regs *regs)
+{
+	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+
+	netlat_pkt_segment(sk, (void *)regs_get_kernel_argument(regs, 1),
+			   READ_ONCE(sk->sk_state));
 	return 0;
 }
-NOKPROBE_SYMBOL(netlat_rx_state_process_pre);
+NOKPROBE_SYMBOL(netlat_pkt_state_process_pre);
 
 /* tcp_add_backlog(sk, skb, reason): the socket is owned by a process */
 static notrace int netlat_backlog_pre(struct kprobe *p, struct pt_regs *regs)
@@ -466,12 +481,12 @@ static notrace void netlat_rx_udp_skb(const struct sock *sk,
 {
 	struct netlat_rec_rx_skb *r;
 	struct netlat_writer w __uninitialized;
+	u64 now = 0;
 
 	if (type == NETLAT_REC_RX_QUEUE)
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_UDP, 0, len, where);
 	else
-		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_UDP, 0, len,
-				      netlat_rx_mono(skb), 0);
+		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_UDP, 0, len, 0, &now);
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -908,10 +923,11 @@ static struct netlat_probe netlat_rx_probes[] = {
 		     NETLAT_EVENTS_ONLY),
 	NETLAT_KP_AT("tcp_v6_do_rcv", NETLAT_PROBE_RX, netlat_v6_do_rcv_pre,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_TP_AT(tcp_probe, NETLAT_PROBE_RX, netlat_rx_tp_tcp_probe,
+	/* the packet level's, for the send table's ACKs too */
+	NETLAT_TP_AT(tcp_probe, NETLAT_SEG_GROUPS, netlat_tp_pkt_segment,
 		     NETLAT_PACKETS_ONLY),
-	NETLAT_KP_AT("tcp_rcv_state_process", NETLAT_PROBE_RX,
-		     netlat_rx_state_process_pre, NETLAT_PACKETS_ONLY),
+	NETLAT_KP_AT("tcp_rcv_state_process", NETLAT_SEG_GROUPS,
+		     netlat_pkt_state_process_pre, NETLAT_PACKETS_ONLY),
 	NETLAT_KP("tcp_add_backlog", NETLAT_PROBE_RX, netlat_backlog_pre),
 	NETLAT_KP("tcp_child_process", NETLAT_PROBE_RX, netlat_child_pre),
 	NETLAT_KP("tcp_data_queue", NETLAT_PROBE_RX, netlat_data_queue_pre),

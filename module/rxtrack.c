@@ -273,7 +273,7 @@ NOKPROBE_SYMBOL(netlat_rxt_unsampled);
  */
 notrace void netlat_rxtrack_arrive(const struct sock *sk,
 				   const struct sk_buff *skb, u8 proto,
-				   u32 seq, u32 len, u64 netif_ns, u8 queued)
+				   u32 seq, u32 len, u8 queued, u64 *now)
 {
 	struct netlat_skt *t = netlat_rxt_tbl_get();
 	struct netlat_rxt_hint *hint;
@@ -314,9 +314,10 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	p->skb = (unsigned long)skb;
 	p->seq = seq;
 	p->len = len;
-	p->transport_ns = ktime_get_mono_fast_ns();
-	p->netif_ns = netif_ns;
-	if (netif_ns)
+	p->transport_ns = netlat_now(now);
+	/* the stamp's conversion only for a packet the table follows */
+	p->netif_ns = netlat_skb_rx_mono(skb);
+	if (p->netif_ns)
 		p->flags = NETLAT_RXP_NETIF;
 	p->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	/* a drop instead takes this back (netlat_rxtrack_drop()) */

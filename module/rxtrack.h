@@ -38,9 +38,13 @@ struct netlat_rxt_wake {
 	u64 run_ns;
 };
 
-/* Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP. */
+/*
+ * Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP.
+ * An arrival's time is the hook's clock, *@now (netlat_now()); its NIC
+ * time the skb's receive stamp.
+ */
 void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
-			   u8 proto, u32 seq, u32 len, u64 netif_ns, u8 queued);
+			   u8 proto, u32 seq, u32 len, u8 queued, u64 *now);
 void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
 			  u8 proto, u32 seq, u32 len, u8 where);
 /* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */

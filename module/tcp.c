@@ -618,55 +618,11 @@ static notrace int netlat_ack_pre(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(netlat_ack_pre);
 
 /*
- * ---- ACK at the packet level: tcp:tcp_probe, tcp_rcv_state_process ----
+ * ---- ACK at the packet level ----
  *
- * Every segment on its way into tcp_ack() passes one of them first: an
- * established socket's at tcp_rcv_established()'s tracepoint (a static
- * call where a kprobe on tcp_ack() takes an ftrace callback), the other
- * states' at tcp_rcv_state_process(), a kprobe hit only by handshakes and
- * closing sockets. The test is netlat_ack_pre()'s, on the segment's
- * ack_seq; the end is a clock read (TCP refreshes its own only after),
- * taken only for a socket the table follows.
- * A segment TCP then refuses (PAWS, a sequence outside the window) ends
- * its packets all the same: its ACK reached the host.
+ * Its hooks are the arriving segment's, which the receive group shares:
+ * rx.c's tcp:tcp_probe and tcp_rcv_state_process() (netlat_track_ack_seg()).
  */
-static __always_inline void netlat_pkt_ack(const struct sock *sk,
-					   const struct sk_buff *skb)
-{
-	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 una = cb->ack_seq;
-
-	if (!(cb->tcp_flags & TCPHDR_ACK) || !after(una, READ_ONCE(tp->snd_una)) ||
-	    after(una, READ_ONCE(tp->snd_nxt)))
-		return;
-	netlat_track_ack(sk, una);
-}
-
-static notrace void netlat_tp_tcp_probe(void *data, struct sock *sk,
-					NETLAT_TCP_PROBE_SKB *skb)
-{
-	if (netlat_group_on(NETLAT_PROBE_TCP_ACK) && netlat_tracking())
-		netlat_pkt_ack(sk, skb);
-}
-NOKPROBE_SYMBOL(netlat_tp_tcp_probe);
-
-/* tcp_rcv_state_process(sk, skb): a listener's and a SYN's are no ACK of data */
-static notrace int netlat_state_process_pre(struct kprobe *p,
-					    struct pt_regs *regs)
-{
-	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
-	const struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
-	u8 state;
-
-	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK) || !netlat_tracking())
-		return 0;
-	state = READ_ONCE(sk->sk_state);
-	if (state != TCP_LISTEN && state != TCP_SYN_SENT && state != TCP_CLOSE)
-		netlat_pkt_ack(sk, skb);
-	return 0;
-}
-NOKPROBE_SYMBOL(netlat_state_process_pre);
 
 /* ---- qdisc and driver: net:net_dev_queue, net:net_dev_start_xmit ---- */
 
@@ -838,10 +794,6 @@ static struct netlat_probe netlat_tcp_probes[] = {
 			  struct request_sock *),
 	NETLAT_KP_AT("tcp_ack", NETLAT_PROBE_TCP_ACK, netlat_ack_pre,
 		     NETLAT_EVENTS_ONLY),
-	NETLAT_TP_AT(tcp_probe, NETLAT_PROBE_TCP_ACK, netlat_tp_tcp_probe,
-		     NETLAT_PACKETS_ONLY),
-	NETLAT_KP_AT("tcp_rcv_state_process", NETLAT_PROBE_TCP_ACK,
-		     netlat_state_process_pre, NETLAT_PACKETS_ONLY),
 	NETLAT_TP_AT(net_dev_queue, NETLAT_PROBE_TCP_DEV, netlat_tp_dev_queue,
 		     NETLAT_EVENTS_ONLY),
 	/* the packet level's: armed while either of its groups is on */

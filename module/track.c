@@ -932,9 +932,11 @@ NOKPROBE_SYMBOL(netlat_track_range_done);
 
 /*
  * An ACK arriving now moves snd_una to @una: every packet below it is
- * done. The clock is read only for a socket the table follows.
+ * done. The clock (*@nowp, netlat_now()) is read only for a socket the
+ * table follows.
  */
-notrace void netlat_track_ack(const struct sock *sk, u32 una)
+static notrace void netlat_track_ack(const struct sock *sk, u32 una,
+				     u64 *nowp)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
@@ -947,7 +949,7 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 
 	if (!f)
 		return;
-	now = ktime_get_mono_fast_ns();
+	now = netlat_now(nowp);
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
@@ -978,6 +980,26 @@ notrace void netlat_track_ack(const struct sock *sk, u32 una)
 	} while (n == ARRAY_SIZE(done));
 }
 NOKPROBE_SYMBOL(netlat_track_ack);
+
+/*
+ * A segment reaches tcp_ack() of @sk (under its lock): if it ACKs data
+ * sent and not yet ACKed, the packets below its ack_seq end. A segment
+ * TCP then refuses (PAWS, a sequence outside the window) ends them all
+ * the same: its ACK reached the host.
+ */
+notrace void netlat_track_ack_seg(const struct sock *sk,
+				  const struct sk_buff *skb, u64 *now)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 una = cb->ack_seq;
+
+	if (!(cb->tcp_flags & TCPHDR_ACK) || !after(una, READ_ONCE(tp->snd_una)) ||
+	    after(una, READ_ONCE(tp->snd_nxt)))
+		return;
+	netlat_track_ack(sk, una, now);
+}
+NOKPROBE_SYMBOL(netlat_track_ack_seg);
 
 static notrace unsigned int netlat_track_errno(int ret)
 {

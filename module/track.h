@@ -51,7 +51,9 @@ void netlat_track_sendmsg(const struct sock *sk, u32 seq);
 void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb,
 			bool start, bool qdisc);
 void netlat_track_driver(const struct sock *sk, const struct sk_buff *skb);
-void netlat_track_ack(const struct sock *sk, u32 una);
+/* A segment on its way into tcp_ack(); *@now: netlat_now()'s clock. */
+void netlat_track_ack_seg(const struct sock *sk, const struct sk_buff *skb,
+			  u64 *now);
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);
 void netlat_track_close(const struct sock *sk);

@@ -188,31 +188,28 @@ static const struct netlat_skt_type netlat_rxt_type = {
 static NETLAT_SKT_HOME(netlat_rxt_home, &netlat_rxt_type, 3);
 
 /* The table in force (a handler reads it once), NULL if none. */
-static notrace struct netlat_skt *netlat_rxt_tbl_get(void)
+static __always_inline struct netlat_skt *netlat_rxt_tbl_get(void)
 {
 	return netlat_skt_home_get(&netlat_rxt_home);
 }
-NOKPROBE_SYMBOL(netlat_rxt_tbl_get);
 
 /*
  * The entry of @sk if the table follows it, claiming one if @create;
  * NULL if none. *@out, if asked: the filters keep @sk out.
  */
-static notrace struct netlat_skt_ent *
+static __always_inline struct netlat_skt_ent *
 netlat_rxt_find_out(struct netlat_skt *t, const struct sock *sk, bool create,
 		    bool *out)
 {
 	return t ? netlat_skt_find(t, sk, create, out) : NULL;
 }
-NOKPROBE_SYMBOL(netlat_rxt_find_out);
 
 /* The packet at cursor @c. */
-static notrace struct netlat_rxt_pkt *
+static __always_inline struct netlat_rxt_pkt *
 netlat_rxt_at(struct netlat_skt *t, const struct netlat_skt_cur *c)
 {
 	return netlat_skt_slot(t, c);
 }
-NOKPROBE_SYMBOL(netlat_rxt_at);
 
 /* Moves the FIFO's head past the packets that ended. Entry locked. */
 static notrace void netlat_rxt_trim(struct netlat_skt *t,

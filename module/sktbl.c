@@ -47,18 +47,6 @@ notrace struct netlat_skt_ent *netlat_skt_lookup(struct netlat_skt *t,
 }
 NOKPROBE_SYMBOL(netlat_skt_lookup);
 
-/* Lock @e if it still belongs to @sk (it may have been freed meanwhile). */
-notrace bool netlat_skt_lock(struct netlat_skt_ent *e, const struct sock *sk,
-			     unsigned long *flags)
-{
-	raw_spin_lock_irqsave(&e->lock, *flags);
-	if (likely(e->sk == sk))
-		return true;
-	raw_spin_unlock_irqrestore(&e->lock, *flags);
-	return false;
-}
-NOKPROBE_SYMBOL(netlat_skt_lock);
-
 /* ---- the pool ---- */
 
 static notrace u32 netlat_skt_blk_get(struct netlat_skt *t)

@@ -206,11 +206,24 @@ struct netlat_skt_ent *netlat_skt_lookup(struct netlat_skt *t,
 struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
 					    const struct sock *sk, bool create,
 					    bool *out);
-bool netlat_skt_lock(struct netlat_skt_ent *e, const struct sock *sk,
-		     unsigned long *flags);
 
-static inline void netlat_skt_unlock(struct netlat_skt_ent *e,
-				     unsigned long flags)
+/*
+ * Lock @e if it still belongs to @sk (it may have been freed meanwhile).
+ * Inline: every packet's hooks take it several times.
+ */
+static __always_inline bool netlat_skt_lock(struct netlat_skt_ent *e,
+					    const struct sock *sk,
+					    unsigned long *flags)
+{
+	raw_spin_lock_irqsave(&e->lock, *flags);
+	if (likely(e->sk == sk))
+		return true;
+	raw_spin_unlock_irqrestore(&e->lock, *flags);
+	return false;
+}
+
+static __always_inline void netlat_skt_unlock(struct netlat_skt_ent *e,
+					      unsigned long flags)
 {
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 }

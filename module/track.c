@@ -179,12 +179,11 @@ static notrace void netlat_track_forget(struct netlat_track_flow *f)
 }
 NOKPROBE_SYMBOL(netlat_track_forget);
 
-static notrace struct netlat_track_flow *
+static __always_inline struct netlat_track_flow *
 netlat_track_flow_of(struct netlat_skt_ent *e)
 {
 	return e ? container_of(e, struct netlat_track_flow, e) : NULL;
 }
-NOKPROBE_SYMBOL(netlat_track_flow_of);
 
 /*
  * What the rules of generation @gen say of @sk, once per socket: from its
@@ -324,17 +323,16 @@ static const struct netlat_skt_type netlat_track_type = {
 static NETLAT_SKT_HOME(netlat_track_home, &netlat_track_type, 5);
 
 /* The table in force (a handler reads it once), NULL if none. */
-static notrace struct netlat_skt *netlat_track_skt(void)
+static __always_inline struct netlat_skt *netlat_track_skt(void)
 {
 	return netlat_skt_home_get(&netlat_track_home);
 }
-NOKPROBE_SYMBOL(netlat_track_skt);
 
 /*
  * The entry of @sk if table @t (may be NULL) follows it, claiming one if
  * @create; NULL if none. *@out, if asked: the filters keep @sk out.
  */
-static notrace struct netlat_track_flow *
+static __always_inline struct netlat_track_flow *
 netlat_track_find_out(struct netlat_skt *t, const struct sock *sk,
 		      bool create, bool *out)
 {
@@ -342,29 +340,25 @@ netlat_track_find_out(struct netlat_skt *t, const struct sock *sk,
 		return NULL;
 	return netlat_track_flow_of(netlat_skt_find(t, sk, create, out));
 }
-NOKPROBE_SYMBOL(netlat_track_find_out);
 
-static notrace struct netlat_track_flow *
+static __always_inline struct netlat_track_flow *
 netlat_track_find(struct netlat_skt *t, const struct sock *sk, bool create)
 {
 	return netlat_track_find_out(t, sk, create, NULL);
 }
-NOKPROBE_SYMBOL(netlat_track_find);
 
-static notrace bool netlat_track_lock(struct netlat_track_flow *f,
-				      const struct sock *sk,
-				      unsigned long *flags)
+static __always_inline bool netlat_track_lock(struct netlat_track_flow *f,
+					      const struct sock *sk,
+					      unsigned long *flags)
 {
 	return netlat_skt_lock(&f->e, sk, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_lock);
 
-static notrace void netlat_track_unlock(struct netlat_track_flow *f,
-					unsigned long flags)
+static __always_inline void netlat_track_unlock(struct netlat_track_flow *f,
+						unsigned long flags)
 {
 	netlat_skt_unlock(&f->e, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_unlock);
 
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)

@@ -635,13 +635,18 @@ NOKPROBE_SYMBOL(netlat_udp_destroy_pre);
  * The slot also keeps the wait's points (block, ready, wakeup, run) past
  * its release, until the task's next copy takes them (@stamped: whose
  * they are): the packet level gives them to the packet that copy ends.
- * READY names a socket, not a task: sk_data_ready() stamps its socket's
- * entry of a second table hashed by socket, and the wakeup of a task
- * blocked on that socket takes the stamp (its waker may be on another
- * CPU, in softirq). Two sockets of one entry readied at once may leave
- * one's socket with the other's time: at most the overlap of two
- * handlers apart, and never before the reader blocked or after its
- * wakeup. The stamps are the RX_WAKE records' times, but at the packet
+ * READY names a socket, not a task: a reader that blocks claims its
+ * socket's way in a second table hashed by socket, sk_data_ready()
+ * stamps the way of its socket if a reader claimed one, and the wakeup
+ * of a task blocked on that socket takes the stamp (its waker may be on
+ * another CPU, in softirq). A socket nobody waits on (an epoll server's,
+ * every socket at the packet level with no blocked reader) costs its
+ * data_ready a look at four ways and no clock read. A way claimed while a
+ * ready of another socket stamps it may give the new waiter that time:
+ * at most the overlap of two handlers apart, and never before the reader
+ * blocked or after its wakeup; with more waiters in a bucket than ways,
+ * the one claimed longest ago goes to the newest, whose ready then
+ * counts and the other's not. The stamps are the RX_WAKE records' times, but at the packet
  * level only the first wakeup and run of a wait count (a reader that
  * sleeps again for the socket's lock is not woken by its data).
  */
@@ -665,8 +670,9 @@ static struct netlat_wait_slot netlat_wait_slots[1 << NETLAT_WAIT_BITS];
 #define NETLAT_READY_BITS	7
 #define NETLAT_READY_WAYS	4
 struct netlat_ready {
-	const struct sock *sk;		/* key only */
-	u64 ns;
+	const struct sock *sk;		/* key only; set by the waiter */
+	u64 claimed_ns;			/* when a waiter took the way */
+	u64 ns;				/* the socket's last ready, or 0 */
 };
 static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS][NETLAT_READY_WAYS];
 
@@ -709,12 +715,42 @@ static notrace bool netlat_rx_sock(const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_rx_sock);
 
+/*
+ * A reader blocks on @sk at @now: its socket's way of the ready table (the
+ * one it had, else the one claimed longest ago) takes its readies from now.
+ */
+static notrace void netlat_ready_claim(const struct sock *sk, u64 now)
+{
+	struct netlat_ready *b = netlat_ready_bucket(sk), *e = &b[0];
+	int i;
+
+	for (i = 0; i < NETLAT_READY_WAYS; i++) {
+		if (READ_ONCE(b[i].sk) == sk) {
+			e = &b[i];
+			break;
+		}
+		if (READ_ONCE(b[i].claimed_ns) < READ_ONCE(e->claimed_ns))
+			e = &b[i];
+	}
+	WRITE_ONCE(e->claimed_ns, now);
+	if (READ_ONCE(e->sk) == sk)
+		return;
+	/* another socket's way: no wakeup takes its time for this socket */
+	WRITE_ONCE(e->sk, NULL);
+	smp_wmb();
+	WRITE_ONCE(e->ns, 0);
+	smp_wmb();
+	WRITE_ONCE(e->sk, sk);
+}
+NOKPROBE_SYMBOL(netlat_ready_claim);
+
 /* sk_wait_data(sk, timeo, skb), __skb_wait_for_more_packets(sk, ...) */
 static notrace int netlat_wait_entry(void *data, struct pt_regs *regs)
 {
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct netlat_wait_slot *s;
 	struct netlat_tcp_flow flow;
+	u64 now;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
 	    !netlat_filter_sk_flow(NETLAT_PROBE_RX_SCHED, sk, &flow))
@@ -733,7 +769,9 @@ static notrace int netlat_wait_entry(void *data, struct pt_regs *regs)
 	WRITE_ONCE(s->stamped, NULL);
 	smp_wmb();
 	WRITE_ONCE(s->sk, sk);
-	WRITE_ONCE(s->block_ns, ktime_get_mono_fast_ns());
+	now = ktime_get_mono_fast_ns();
+	netlat_ready_claim(sk, now);
+	WRITE_ONCE(s->block_ns, now);
 	WRITE_ONCE(s->ready_ns, 0);
 	WRITE_ONCE(s->wakeup_ns, 0);
 	WRITE_ONCE(s->run_ns, 0);
@@ -780,29 +818,20 @@ NOKPROBE_SYMBOL(netlat_rx_woke);
 
 static notrace void netlat_ready(const struct sock *sk)
 {
-	struct netlat_ready *b, *e;
+	struct netlat_ready *b;
 	struct netlat_tcp_flow flow __uninitialized;	/* filled whole */
 	int i;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))
 		return;
+	/* the clock only for a socket a reader blocked on */
 	b = netlat_ready_bucket(sk);
-	for (e = &b[0], i = 0; i < NETLAT_READY_WAYS; i++) {
+	for (i = 0; i < NETLAT_READY_WAYS; i++) {
 		if (READ_ONCE(b[i].sk) == sk) {
-			e = &b[i];
+			WRITE_ONCE(b[i].ns, ktime_get_mono_fast_ns());
 			break;
 		}
-		if (READ_ONCE(b[i].ns) < READ_ONCE(e->ns))
-			e = &b[i];
 	}
-	/* another socket's way: no reader takes the new time for its socket */
-	if (READ_ONCE(e->sk) != sk) {
-		WRITE_ONCE(e->sk, NULL);
-		smp_wmb();
-	}
-	WRITE_ONCE(e->ns, ktime_get_mono_fast_ns());
-	smp_wmb();
-	WRITE_ONCE(e->sk, sk);
 	if (netlat_rxtrack_packets() ||
 	    !netlat_filter_sk_flow(NETLAT_PROBE_RX_SCHED, sk, &flow))
 		return;

@@ -612,15 +612,19 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
 	struct netlat_skt_cur c;
-	u64 now, oldest = 0;
+	u64 now = 0, oldest = 0;
 	unsigned long flags;
 	unsigned int n;
 	bool more;
 
-	/* the clock only for a socket the table follows */
-	if (!f)
+	/*
+	 * No packet of the socket's in the table (sampling left them out,
+	 * or the table could not follow them): nothing to end, no lock, no
+	 * clock. Every packet this copy could end was put in before TCP
+	 * queued its bytes, and the reader took the socket's lock since.
+	 */
+	if (!f || READ_ONCE(f->head) == READ_ONCE(f->tail))
 		return 0;
-	now = ktime_get_mono_fast_ns();
 	do {
 		if (!netlat_skt_lock(f, sk, &flags))
 			return oldest;
@@ -655,7 +659,10 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 		}
 		netlat_rxt_trim(t, f);
 		netlat_skt_unlock(f, flags);
-		netlat_rxt_end_all(sk, done, n, now, 0, true, &wk);
+		/* the clock only for packets this copy ends */
+		if (n)
+			netlat_rxt_end_all(sk, done, n, netlat_now(&now), 0,
+					   true, &wk);
 	} while (n == NETLAT_RXT_BATCH);
 	return peek ? 0 : oldest;
 }

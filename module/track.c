@@ -926,8 +926,8 @@ NOKPROBE_SYMBOL(netlat_track_range_done);
 
 /*
  * An ACK arriving now moves snd_una to @una: every packet below it is
- * done. The clock (*@nowp, netlat_now()) is read only for a socket the
- * table follows.
+ * done. The clock (*@nowp, netlat_now()) is read only for a packet it
+ * ends, not for the ranges sampling left out.
  */
 static notrace void netlat_track_ack(const struct sock *sk, u32 una,
 				     u64 *nowp)
@@ -939,11 +939,9 @@ static notrace void netlat_track_ack(const struct sock *sk, u32 una,
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n, i;
-	u64 now;
 
 	if (!f)
 		return;
-	now = netlat_now(nowp);
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
@@ -957,7 +955,7 @@ static notrace void netlat_track_ack(const struct sock *sk, u32 una,
 				done[n] = *p;
 				done[n++].flags |= NETLAT_PKT_ACKED;
 				netlat_track_count(f, p);
-				netlat_track_slow_join(f, p, now);
+				netlat_track_slow_join(f, p, netlat_now(nowp));
 				p->flags |= NETLAT_TRACK_FIRST_DONE;
 			}
 			/* a range entry stays until its range is ACKed */
@@ -970,7 +968,7 @@ static notrace void netlat_track_ack(const struct sock *sk, u32 una,
 		netlat_track_unlock(f, flags);
 		/* records are written outside the entry's lock */
 		for (i = 0; i < n; i++)
-			netlat_track_end(sk, &who, &done[i], now);
+			netlat_track_end(sk, &who, &done[i], *nowp);
 	} while (n == ARRAY_SIZE(done));
 }
 NOKPROBE_SYMBOL(netlat_track_ack);

@@ -199,6 +199,9 @@ main() {
 	# qemu, the report's figures from a fixture
 	host_suite "instruction-count tools" \
 		bash "$REPO/tests/insn/test.sh" "$BUILD/insn-test"
+	# design.rst's units, their uses and layers, against the includes
+	host_suite "the units and their layers" \
+		bash "$REPO/tests/layers/test.sh" "$BUILD/layers-test"
 	# a kernel built without the function tracer (#39): netlat builds
 	# there with its ftrace mechanisms left out
 	host_suite "builds against other kernel configs" \

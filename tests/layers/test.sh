@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side test (no VM, no kernel): Documentation/design.rst's "The
+# units and their layers" says what module/ is made of and who uses whom,
+# and this checks it against the sources, so that it cannot drift:
+#
+# - every unit of module/ (a .c, or a header alone) is in the units
+#   table, and the table names no unit the tree lacks;
+# - each unit's uses in the uses table are exactly this project's
+#   headers its .c and its own header include;
+# - a unit uses only units below it in the units table (the layering).
+#
+# It also runs the check on a copy of the tree with one use added that
+# goes upwards, and on one with a use the table does not name, and
+# requires both to fail: a check that cannot fail checks nothing.
+# TAP lines, then "N passed, N failed". Usage: test.sh <work dir>
+
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dir=${1:?usage: test.sh <work dir>}
+mkdir -p "$dir"
+pass=0 fail=0
+
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+not_ok() { echo "not ok - $1"; fail=$((fail + 1)); }
+
+# section <rst>: the lines of the section "The units and their layers"
+section() {
+	awk '/^The units and their layers$/ { on = 1; next }
+	     on && /^[A-Z].*$/ { t = $0; getline u
+			if (u ~ /^=+$/ && length(u) == length(t)) exit
+			print t; print u; next }
+	     on' "$1"
+}
+
+# units <rst>: the units table's units, top to bottom ("dev.[ch]" -> dev)
+units() {
+	section "$1" | awk '/^=+  +=+$/ { n++; next }
+		n == 2 && /^[a-z_]+(\.\[ch\]|\.c|\.h) / {
+			u = $1; sub(/\..*/, "", u); print u }
+		n == 3 { exit }'
+}
+
+# uses <rst>: "unit use use ..." per row of the uses table (the second
+# table), "none" for a unit that uses none of ours
+uses() {
+	section "$1" | awk '/^=+  +=+$/ { n++; next }
+		n == 5 && /^[a-z_]+\.[ch] / {
+			if (u != "") print u, l
+			u = $1; sub(/\..*/, "", u); $1 = ""; l = $0; next }
+		n == 5 && /^  +[^ ]/ { l = l " " $0; next }
+		n == 6 { exit }
+		END { if (u != "") print u, l }' |
+		sed 's/,/ /g; s/  */ /g; s/ $//'
+}
+
+# actual <module dir> <unit>: this project's units <unit>.c and <unit>.h
+# include, sorted
+actual() {
+	local m=$1 u=$2 f
+	for f in "$m/$u.c" "$m/$u.h"; do
+		[[ -f $f ]] && sed -n 's/^#include "\([a-z_]*\)\.h".*/\1/p' "$f"
+	done | while read -r f; do
+		[[ $f != "$u" && ( -f $m/$f.c || -f $m/$f.h ) ]] && echo "$f"
+	done | sort -u
+}
+
+# check <module dir> <rst>: the three rules; prints what breaks them and
+# fails if any does
+check() {
+	local m=$1 rst=$2 u f i bad=0 doc act
+	local -a order
+	local -A pos=() documented=()
+
+	mapfile -t order < <(units "$rst")
+	((${#order[@]})) || { echo "# no units table in $rst"; return 1; }
+	for i in "${!order[@]}"; do
+		pos[${order[$i]}]=$i
+	done
+	for f in "$m"/*.c "$m"/*.h; do
+		u=${f##*/}
+		u=${u%.*}
+		[[ -n ${pos[$u]:-} ]] && continue
+		echo "# $u (module/${f##*/}) is not in the units table"
+		bad=1
+	done
+	for u in "${order[@]}"; do
+		[[ -f $m/$u.c || -f $m/$u.h ]] && continue
+		echo "# the units table names $u, which module/ does not have"
+		bad=1
+	done
+	while read -r u doc; do
+		documented[$u]=$doc
+	done < <(uses "$rst")
+	for u in "${order[@]}"; do
+		[[ -f $m/$u.c ]] || continue
+		act=$(actual "$m" "$u" | tr '\n' ' ')
+		act=${act% }
+		doc=$(tr ' ' '\n' <<<"${documented[$u]:-}" | grep -v '^none$' |
+		      grep . | sort -u | tr '\n' ' ')
+		doc=${doc% }
+		if [[ -z ${documented[$u]+set} ]]; then
+			echo "# $u.c has no row in the uses table (it uses: ${act:-none})"
+			bad=1
+		elif [[ $act != "$doc" ]]; then
+			echo "# $u.c uses: ${act:-none}; the table says: ${doc:-none}"
+			bad=1
+		fi
+		for f in $act; do
+			((pos[$f] > pos[$u])) && continue
+			echo "# $u uses $f, which is not below it in the units table"
+			bad=1
+		done
+	done
+	return $bad
+}
+
+rst=$repo/Documentation/design.rst
+if out=$(check "$repo/module" "$rst"); then
+	ok "design.rst's units and uses tables match module/'s includes, each use downwards"
+else
+	printf '%s\n' "$out"
+	not_ok "design.rst's units and uses tables match module/'s includes, each use downwards"
+fi
+
+# The same check on two broken copies: ring.c (near the bottom) using
+# dev (near the top); then track.c using ring, which it does not.
+rm -rf "$dir/mod"
+cp -r "$repo/module" "$dir/mod"
+sed -i '0,/^#include "/s//#include "dev.h"\n&/' "$dir/mod/ring.c"
+out=$(check "$dir/mod" "$rst")
+if [[ $? != 0 && $out == *"# ring uses dev, which is not below"* ]]; then
+	ok "the check fails on a use that goes upwards"
+else
+	not_ok "the check fails on a use that goes upwards"
+fi
+rm -rf "$dir/mod"
+cp -r "$repo/module" "$dir/mod"
+sed -i '0,/^#include "/s//#include "ring.h"\n&/' "$dir/mod/track.c"
+out=$(check "$dir/mod" "$rst")
+if [[ $? != 0 && $out =~ \#\ track\.c\ uses:\ [a-z\ ]*ring ]]; then
+	ok "the check fails on a use the table does not name"
+else
+	not_ok "the check fails on a use the table does not name"
+fi
+rm -rf "$dir/mod"
+
+echo "$pass passed, $fail failed"
+[[ $fail == 0 ]]

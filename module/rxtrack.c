@@ -467,11 +467,10 @@ unlock:
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
 /* The longest stage of a copied packet, as netlat_hist_span_key() counts. */
-static notrace u64 netlat_rxt_span(u64 from, u64 to)
+static __always_inline u64 netlat_rxt_span(u64 from, u64 to)
 {
 	return from && to >= from ? to - from : 0;
 }
-NOKPROBE_SYMBOL(netlat_rxt_span);
 
 /*
  * A packet's life ended at @end_ns (packet level): histograms, counters,
@@ -491,7 +490,7 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 
 	if (p->flags & NETLAT_RXP_COPIED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);
-		u64 slow = 0;
+		u64 slow_ns = netlat_track_slow_ns(), slow = 0;
 
 		netlat_hist_span_key(key, e->proto == NETLAT_RX_TCP ?
 				     NETLAT_STAGE_RX_NETIF_TCP :
@@ -510,15 +509,21 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 				     wk->wakeup_ns, wk->run_ns);
 		netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
 		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, p->len);
-		slow = max(slow, netlat_rxt_span(p->netif_ns, p->transport_ns));
-		slow = max(slow, netlat_rxt_span(p->transport_ns, p->queue_ns));
-		slow = max(slow, netlat_rxt_span(p->queue_ns, end_ns));
-		slow = max(slow, netlat_rxt_span(p->netif_ns, end_ns));
-		slow = max(slow, netlat_rxt_span(wk->ready_ns, wk->wakeup_ns));
-		slow = max(slow, netlat_rxt_span(wk->wakeup_ns, wk->run_ns));
-		/* only the slow ones leave a record */
-		if (slow < netlat_track_slow_ns())
-			return;
+		/* only the slow ones leave a record (all, with no threshold) */
+		if (slow_ns) {
+			slow = max(slow, netlat_rxt_span(p->netif_ns,
+							 p->transport_ns));
+			slow = max(slow, netlat_rxt_span(p->transport_ns,
+							 p->queue_ns));
+			slow = max(slow, netlat_rxt_span(p->queue_ns, end_ns));
+			slow = max(slow, netlat_rxt_span(p->netif_ns, end_ns));
+			slow = max(slow, netlat_rxt_span(wk->ready_ns,
+							 wk->wakeup_ns));
+			slow = max(slow, netlat_rxt_span(wk->wakeup_ns,
+							 wk->run_ns));
+			if (slow < slow_ns)
+				return;
+		}
 	} else if (p->flags & NETLAT_RXP_DROPPED) {
 		netlat_hist_count(NETLAT_HC_RX_DROPPED, 1);
 	} else if (p->flags & NETLAT_RXP_CLOSED) {

@@ -119,14 +119,13 @@ NOKPROBE_SYMBOL(netlat_tp_netif);
 
 /* ---- TCP transport and queues ---- */
 
-static notrace u32 netlat_tcp_payload(const struct sk_buff *skb)
+static __always_inline u32 netlat_tcp_payload(const struct sk_buff *skb)
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
 
 	return cb->end_seq - cb->seq - !!(cb->tcp_flags & TCPHDR_SYN) -
 	       !!(cb->tcp_flags & TCPHDR_FIN);
 }
-NOKPROBE_SYMBOL(netlat_tcp_payload);
 
 /*
  * Where TCP queues a segment arriving now at a socket it processes at
@@ -135,13 +134,12 @@ NOKPROBE_SYMBOL(netlat_tcp_payload);
  * same softirq, and is taken as queued at its arrival: the level arms no
  * hook on tcp_queue_rcv(). One out of order has its own hook.
  */
-static notrace u8 netlat_rx_tcp_queued(const struct tcp_skb_cb *cb, u8 where,
-				       u32 rcv_nxt)
+static __always_inline u8 netlat_rx_tcp_queued(const struct tcp_skb_cb *cb, u8 where,
+					       u32 rcv_nxt)
 {
 	return !where && netlat_rxtrack_packets() && !after(cb->seq, rcv_nxt) ?
 	       NETLAT_RX_Q_IN_ORDER : 0;
 }
-NOKPROBE_SYMBOL(netlat_rx_tcp_queued);
 
 /*
  * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
@@ -676,17 +674,15 @@ struct netlat_ready {
 };
 static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS][NETLAT_READY_WAYS];
 
-static notrace struct netlat_ready *netlat_ready_bucket(const struct sock *sk)
+static __always_inline struct netlat_ready *netlat_ready_bucket(const struct sock *sk)
 {
 	return netlat_ready_tbl[hash_ptr(sk, NETLAT_READY_BITS)];
 }
-NOKPROBE_SYMBOL(netlat_ready_bucket);
 
-static notrace struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
+static __always_inline struct netlat_wait_slot *netlat_wait_slot(struct task_struct *t)
 {
 	return &netlat_wait_slots[hash_ptr(t, NETLAT_WAIT_BITS)];
 }
-NOKPROBE_SYMBOL(netlat_wait_slot);
 
 static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event,
 				   const struct task_struct *t, int cpu)
@@ -708,12 +704,11 @@ static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event
 }
 NOKPROBE_SYMBOL(netlat_rx_wake);
 
-static notrace bool netlat_rx_sock(const struct sock *sk)
+static __always_inline bool netlat_rx_sock(const struct sock *sk)
 {
 	return (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP) ||
 	       (sk->sk_type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP);
 }
-NOKPROBE_SYMBOL(netlat_rx_sock);
 
 /*
  * A reader blocks on @sk at @now: its socket's way of the ready table (the

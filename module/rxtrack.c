@@ -116,16 +116,15 @@ struct netlat_rxt_end {
 };
 
 /* @p of the socket of entry @f (locked) ended: into @d, with its socket's. */
-static notrace void netlat_rxt_take(struct netlat_rxt_end *d,
-				    const struct netlat_skt_ent *f,
-				    const struct netlat_rxt_pkt *p, u8 proto)
+static __always_inline void netlat_rxt_take(struct netlat_rxt_end *d,
+					    const struct netlat_skt_ent *f,
+					    const struct netlat_rxt_pkt *p, u8 proto)
 {
 	d->p = *p;
 	d->cookie = container_of(f, struct netlat_rxt_flow, e)->cookie;
 	d->key = f->key;
 	d->proto = proto;
 }
-NOKPROBE_SYMBOL(netlat_rxt_take);
 
 static const struct netlat_rxt_wake netlat_rxt_no_wake;
 
@@ -227,12 +226,11 @@ NOKPROBE_SYMBOL(netlat_rxt_trim);
  * event level the table keeps every packet (RX_COPY reads their
  * queueing); UDP has no sequence space to sample.
  */
-static notrace bool netlat_rxt_sampled(u8 proto, u32 seq, u32 len)
+static __always_inline bool netlat_rxt_sampled(u8 proto, u32 seq, u32 len)
 {
 	return proto != NETLAT_RX_TCP || !netlat_rxtrack_packets() ||
 	       netlat_track_sampled_range(seq, seq + len);
 }
-NOKPROBE_SYMBOL(netlat_rxt_sampled);
 
 /*
  * A TCP packet of entry @f (locked) that sampling leaves out: counted as
@@ -340,13 +338,12 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
 
 /* Is @p the packet queued (a UDP one by its skb, a TCP one by its start)? */
-static notrace bool netlat_rxt_is(const struct netlat_rxt_pkt *p,
-				  const struct sk_buff *skb, u8 proto, u32 seq)
+static __always_inline bool netlat_rxt_is(const struct netlat_rxt_pkt *p,
+					  const struct sk_buff *skb, u8 proto, u32 seq)
 {
 	return !p->done && (proto == NETLAT_RX_UDP ?
 			    p->skb == (unsigned long)skb : p->seq == seq);
 }
-NOKPROBE_SYMBOL(netlat_rxt_is);
 
 /* The packet at position @pos of @f if it is the one queued; else NULL. */
 static notrace struct netlat_rxt_pkt *

@@ -476,12 +476,11 @@ NOKPROBE_SYMBOL(netlat_track_untracked);
  * any, at snd_nxt (@at_nxt, read in __tcp_transmit_skb()'s call chain,
  * before tcp_event_new_data_sent() moves it on).
  */
-static notrace bool netlat_track_first_sent(const struct netlat_track_flow *f,
-					    u32 seq, bool at_nxt)
+static __always_inline bool netlat_track_first_sent(const struct netlat_track_flow *f,
+						    u32 seq, bool at_nxt)
 {
 	return f->tx_next ? !before(seq, (u32)f->tx_next) : at_nxt;
 }
-NOKPROBE_SYMBOL(netlat_track_first_sent);
 
 /*
  * Data of @f's socket sent for the first time (entry locked, unlocked on
@@ -774,12 +773,11 @@ notrace void netlat_track_vq(const struct sock *sk, u32 seq,
 NOKPROBE_SYMBOL(netlat_track_vq);
 
 /* A later point of @p as a time, 0 if not seen. */
-static notrace u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
-				   u32 d)
+static __always_inline u64 netlat_track_at(const struct netlat_track_pkt *p, u8 bit,
+					   u32 d)
 {
 	return p->flags & bit ? p->xmit_ns + d : 0;
 }
-NOKPROBE_SYMBOL(netlat_track_at);
 
 /*
  * What a packet's record needs of its entry, copied under its lock:
@@ -791,14 +789,13 @@ struct netlat_track_who {
 	u32 key;
 };
 
-static notrace void netlat_track_who(const struct netlat_track_flow *f,
-				     struct netlat_track_who *who)
+static __always_inline void netlat_track_who(const struct netlat_track_flow *f,
+					     struct netlat_track_who *who)
 {
 	who->id = f->id;
 	who->verdict = f->e.verdict;
 	who->key = f->e.key;
 }
-NOKPROBE_SYMBOL(netlat_track_who);
 
 /* A packet's life ended at @end_ns: histograms, counters, its record. */
 static notrace void netlat_track_end(const struct sock *sk,
@@ -878,22 +875,21 @@ static notrace void netlat_track_end(const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_track_end);
 
 /* A packet of @f ended by an ACK: its socket's counters (entry locked). */
-static notrace void netlat_track_count(struct netlat_track_flow *f,
-				       const struct netlat_track_pkt *p)
+static __always_inline void netlat_track_count(struct netlat_track_flow *f,
+					       const struct netlat_track_pkt *p)
 {
 	f->c.packets++;
 	f->c.bytes += p->end_seq - p->seq;
 	f->c.segs += p->segs;
 }
-NOKPROBE_SYMBOL(netlat_track_count);
 
 /*
  * A packet of @f ended by an ACK at @now (entry locked): if it was slow,
  * sampling joins every packet of its socket for a second.
  */
-static notrace void netlat_track_slow_join(struct netlat_track_flow *f,
-					   const struct netlat_track_pkt *p,
-					   u64 now)
+static __always_inline void netlat_track_slow_join(struct netlat_track_flow *f,
+						   const struct netlat_track_pkt *p,
+						   u64 now)
 {
 	u64 slow = READ_ONCE(netlat_track_slow);
 
@@ -901,7 +897,6 @@ static notrace void netlat_track_slow_join(struct netlat_track_flow *f,
 	    now > p->xmit_ns && now - p->xmit_ns >= slow)
 		f->join_all_until = jiffies + HZ;
 }
-NOKPROBE_SYMBOL(netlat_track_slow_join);
 
 /* The range after a range entry's own packet is ACKed (entry locked). */
 static notrace void netlat_track_range_done(struct netlat_track_flow *f,

@@ -25,9 +25,6 @@
 #include <linux/kernel.h>
 #include <linux/hash.h>
 #include <linux/spinlock.h>
-#include <linux/vmalloc.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <linux/kprobes.h>
 #include <linux/timekeeping.h>
 #include <net/sock.h>
@@ -39,7 +36,7 @@
 #include "filter.h"
 #include "probes.h"
 #include "pkt.h"
-#include "uarg.h"
+#include "flows.h"
 #include "sktbl.h"
 #include "compat.h"
 
@@ -102,18 +99,6 @@ struct netlat_track_pkt {
 	u8 flags;
 };
 
-/* A socket's counters (struct netlat_flow_stats), under the entry's lock. */
-struct netlat_track_counts {
-	u64 packets;
-	u64 bytes;
-	u64 segs;
-	u64 untracked;
-	u64 merged;
-	u64 retrans_segs[8];
-	u64 retrans_fail[NETLAT_RTXERR_NR];
-	u64 start_ns;
-};
-
 /* A socket's entry; its packets are in the core's FIFO (struct netlat_skt_ent). */
 struct netlat_track_flow {
 	struct netlat_skt_ent e;
@@ -141,26 +126,11 @@ struct netlat_track_flow {
 	 */
 	u64 tx_next;
 	struct netlat_tcp_flow id;
-	struct netlat_track_counts c;
+	struct netlat_flow_counts c;
 	struct {
 		u32 seq;		/* write_seq at the sendmsg's start */
 		u64 ns;
 	} send[NETLAT_TRACK_SENDS];
-};
-
-/*
- * The table's own state (netlat_skt_priv): the last NETLAT_FLOWS_CLOSED_MAX
- * sockets destroyed or evicted (their final counters); an older one's
- * counters are summed in @gone, and so are those of the tables this one
- * replaced with the histograms kept, so that every socket's are somewhere.
- */
-struct netlat_track_closed {
-	raw_spinlock_t lock;
-	u64 closed;			/* sockets destroyed or evicted here */
-	u64 closed_before;		/* ... in the tables it replaced */
-	u64 carried;			/* sockets in @gone from those */
-	struct netlat_flow_stats ring[NETLAT_FLOWS_CLOSED_MAX];
-	struct netlat_flow_stats gone;	/* closed ones out of the ring */
 };
 
 u32 netlat_track_level;
@@ -236,8 +206,7 @@ static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
 		/* the identity's cookie is a SipHash: only for one followed */
 		memset(&f->id, 0, sizeof(f->id));
 		netlat_sk_flow(&f->id, sk);
-		memset(&f->c, 0, sizeof(f->c));
-		f->c.start_ns = ktime_get_mono_fast_ns();
+		netlat_flow_counts_start(&f->c);
 		WRITE_ONCE(f->driver_range, 0);
 		f->ident = true;
 	} else if (v & NETLAT_TV_OUT) {
@@ -247,10 +216,19 @@ static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
 }
 NOKPROBE_SYMBOL(netlat_track_refresh);
 
-static void netlat_track_closed(struct netlat_skt *t,
-				const struct netlat_flow_stats *e);
-static void netlat_track_stats(const struct netlat_track_flow *f,
-			       struct netlat_flow_stats *e);
+/* The counters of @f as the uapi has them (entry locked). */
+static __always_inline void netlat_track_stats(const struct netlat_track_flow *f,
+					       struct netlat_flow_stats *e)
+{
+	netlat_flow_stats_of(e, &f->id, &f->c);
+}
+
+/* A socket's final counters into the table's ring of closed ones. */
+static __always_inline void netlat_track_closed(struct netlat_skt *t,
+						const struct netlat_flow_stats *e)
+{
+	netlat_flows_close(netlat_skt_priv(t), e);
+}
 
 /* An idle socket's entry goes to another: its counters end here. */
 static notrace void netlat_track_evict(struct netlat_skt *t,
@@ -296,13 +274,6 @@ static u64 netlat_track_left(struct netlat_skt *t, struct netlat_skt_ent *e);
 static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 			       u64 left);
 
-static void netlat_track_closed_init(void *priv)
-{
-	struct netlat_track_closed *cl = priv;
-
-	raw_spin_lock_init(&cl->lock);
-}
-
 static const struct netlat_skt_type netlat_track_type = {
 	.ent_size = sizeof(struct netlat_track_flow),
 	.max_pkts = NETLAT_TRACK_PKTS,
@@ -312,8 +283,8 @@ static const struct netlat_skt_type netlat_track_type = {
 	.evict = netlat_track_evict,
 	.left = netlat_track_left,
 	.carry = netlat_track_carry,
-	.priv_size = sizeof(struct netlat_track_closed),
-	.priv_init = netlat_track_closed_init,
+	.priv_size = sizeof(struct netlat_flows_closed),
+	.priv_init = netlat_flows_closed_init,
 	.no_entry = NETLAT_HC_FLOWS_FULL,
 	.evicted = NETLAT_HC_EVICTED,
 	.untracked = NETLAT_HC_UNTRACKED,
@@ -1059,62 +1030,6 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 }
 NOKPROBE_SYMBOL(netlat_track_retrans);
 
-/* The counters of @f as the uapi has them (entry locked). */
-static notrace void netlat_track_stats(const struct netlat_track_flow *f,
-				       struct netlat_flow_stats *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->flow = f->id;
-	e->packets = f->c.packets;
-	e->bytes = f->c.bytes;
-	e->segs = f->c.segs;
-	e->untracked = f->c.untracked;
-	e->merged = f->c.merged;
-	memcpy(e->retrans_segs, f->c.retrans_segs, sizeof(e->retrans_segs));
-	memcpy(e->retrans_fail, f->c.retrans_fail, sizeof(e->retrans_fail));
-	e->start_ns = f->c.start_ns;
-}
-NOKPROBE_SYMBOL(netlat_track_stats);
-
-/* @to gets @e's counts (a sum of sockets, netlat_flows' rest). */
-static notrace void netlat_flow_stats_add(struct netlat_flow_stats *to,
-					  const struct netlat_flow_stats *e)
-{
-	unsigned int i;
-
-	to->packets += e->packets;
-	to->bytes += e->bytes;
-	to->segs += e->segs;
-	to->untracked += e->untracked;
-	to->merged += e->merged;
-	for (i = 0; i < ARRAY_SIZE(to->retrans_segs); i++)
-		to->retrans_segs[i] += e->retrans_segs[i];
-	for (i = 0; i < ARRAY_SIZE(to->retrans_fail); i++)
-		to->retrans_fail[i] += e->retrans_fail[i];
-}
-NOKPROBE_SYMBOL(netlat_flow_stats_add);
-
-/*
- * A destroyed socket's final counters into the ring of closed ones; the
- * one they overwrite is summed with the others gone before it.
- */
-static notrace void netlat_track_closed(struct netlat_skt *t,
-					const struct netlat_flow_stats *e)
-{
-	struct netlat_track_closed *cl = netlat_skt_priv(t);
-	struct netlat_flow_stats *slot;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&cl->lock, flags);
-	slot = &cl->ring[cl->closed % NETLAT_FLOWS_CLOSED_MAX];
-	if (cl->closed >= NETLAT_FLOWS_CLOSED_MAX)
-		netlat_flow_stats_add(&cl->gone, slot);
-	*slot = *e;
-	cl->closed++;
-	raw_spin_unlock_irqrestore(&cl->lock, flags);
-}
-NOKPROBE_SYMBOL(netlat_track_closed);
-
 /*
  * The socket is destroyed: its packets end unacknowledged, its counters
  * go to the ring of closed sockets, its entry frees.
@@ -1197,11 +1112,8 @@ static u64 netlat_track_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 			       u64 left)
 {
-	struct netlat_track_closed *o = netlat_skt_priv(old);
-	struct netlat_track_closed *n = netlat_skt_priv(t);
 	struct netlat_flow_stats sum, one;
-	unsigned long flags;
-	u64 socks = 0, c;
+	u64 socks = 0;
 	u32 i;
 
 	memset(&sum, 0, sizeof(sum));
@@ -1215,16 +1127,9 @@ static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 		netlat_flow_stats_add(&sum, &one);
 		socks++;
 	}
-	for (c = o->closed > NETLAT_FLOWS_CLOSED_MAX ?
-		 o->closed - NETLAT_FLOWS_CLOSED_MAX : 0; c < o->closed; c++)
-		netlat_flow_stats_add(&sum, &o->ring[c % NETLAT_FLOWS_CLOSED_MAX]);
-	netlat_flow_stats_add(&sum, &o->gone);
 	sum.untracked += left;
-	raw_spin_lock_irqsave(&n->lock, flags);
-	netlat_flow_stats_add(&n->gone, &sum);
-	n->carried += socks + o->closed + o->carried;
-	n->closed_before += o->closed + o->closed_before;
-	raw_spin_unlock_irqrestore(&n->lock, flags);
+	netlat_flows_carry(netlat_skt_priv(t), netlat_skt_priv(old), &sum,
+			   socks);
 }
 
 /*
@@ -1328,50 +1233,21 @@ u64 netlat_track_capacity(u32 *flows, u32 *pkts)
 	return n;
 }
 
-/* What one NETLAT_IOC_FLOWS call copies: entries, and the rest summed. */
-struct netlat_track_snap {
-	struct netlat_flow_stats *e;
-	u32 cap;		/* room at @e */
-	u32 n;			/* entries there are (or written, with rest) */
-	bool rest;		/* NETLAT_FLOWS_REST: the last of @cap sums */
-	u64 summed;		/* sockets in the sum */
-};
-
-/* One socket's counters: an entry while there is room, else the sum. */
-static void netlat_track_snap_one(struct netlat_track_snap *s,
-				  const struct netlat_flow_stats *e)
-{
-	if (s->rest && s->n + 1 >= s->cap) {
-		netlat_flow_stats_add(&s->e[s->cap - 1], e);
-		s->summed++;
-		return;
-	}
-	if (s->n < s->cap)
-		s->e[s->n] = *e;
-	s->n++;
-}
-
 /*
- * Copy the live (and, if asked, the recently closed) sockets into @s;
- * with @s->rest, what does not fit, the closed ones not asked for or no
- * longer kept, and the packets of sockets that had no entry are summed
- * in the last entry.
+ * NETLAT_IOC_FLOWS's live sockets (under rcu_read_lock_sched()): each
+ * one followed, and the table's ring of closed ones.
  */
-static void netlat_track_snap(struct netlat_track_snap *s, bool closed,
-			      u64 *nclosed)
+static struct netlat_flows_closed *
+netlat_track_snap(struct netlat_flows_snap *s)
 {
-	struct netlat_flow_stats *rest = s->rest ? &s->e[s->cap - 1] : NULL;
-	struct netlat_track_closed *cl;
+	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_flow_stats one;
-	struct netlat_skt *t;
 	unsigned long flags;
 	u32 i;
-	u64 c;
 
-	*nclosed = 0;
-	rcu_read_lock_sched();
-	t = netlat_track_skt();
-	for (i = 0; t && i < netlat_skt_nr_ents(t); i++) {
+	if (!t)
+		return NULL;
+	for (i = 0; i < netlat_skt_nr_ents(t); i++) {
 		struct netlat_track_flow *f =
 			netlat_track_flow_of(netlat_skt_ent(t, i));
 		bool ident;
@@ -1384,95 +1260,14 @@ static void netlat_track_snap(struct netlat_track_snap *s, bool closed,
 			netlat_track_stats(f, &one);
 		netlat_track_unlock(f, flags);
 		if (ident)
-			netlat_track_snap_one(s, &one);
+			netlat_flows_snap_one(s, &one);
 	}
-	if (t) {
-		cl = netlat_skt_priv(t);
-		raw_spin_lock_irqsave(&cl->lock, flags);
-		*nclosed = cl->closed + cl->closed_before;
-		/* oldest first */
-		for (c = cl->closed > NETLAT_FLOWS_CLOSED_MAX ?
-			 cl->closed - NETLAT_FLOWS_CLOSED_MAX : 0;
-		     c < cl->closed; c++) {
-			const struct netlat_flow_stats *e =
-				&cl->ring[c % NETLAT_FLOWS_CLOSED_MAX];
-
-			if (closed) {
-				netlat_track_snap_one(s, e);
-			} else if (rest) {
-				netlat_flow_stats_add(rest, e);
-				s->summed++;
-			}
-		}
-		if (rest) {
-			netlat_flow_stats_add(rest, &cl->gone);
-			s->summed += cl->closed -
-				     min_t(u64, cl->closed,
-					   NETLAT_FLOWS_CLOSED_MAX) +
-				     cl->carried;
-		}
-		raw_spin_unlock_irqrestore(&cl->lock, flags);
-	}
-	rcu_read_unlock_sched();
-	if (!rest)
-		return;
-	rest->untracked += netlat_hist_counter(NETLAT_HC_UNTRACKED_NO_ENTRY);
-	BUILD_BUG_ON(ARRAY_SIZE(rest->retrans_segs) !=
-		     NETLAT_HC_RETRANS_FAIL_NO_ENTRY - NETLAT_HC_RETRANS_SEGS_NO_ENTRY);
-	for (i = 0; i < ARRAY_SIZE(rest->retrans_segs); i++)
-		rest->retrans_segs[i] +=
-			netlat_hist_counter(NETLAT_HC_RETRANS_SEGS_NO_ENTRY + i);
-	for (i = 0; i < ARRAY_SIZE(rest->retrans_fail); i++)
-		rest->retrans_fail[i] +=
-			netlat_hist_counter(NETLAT_HC_RETRANS_FAIL_NO_ENTRY + i);
-	rest->flags = NETLAT_FLOW_REST;
-	/* the sum right after the entries */
-	if (s->n < s->cap - 1) {
-		s->e[s->n] = *rest;
-		memset(rest, 0, sizeof(*rest));
-	}
-	s->n++;
+	return netlat_skt_priv(t);
 }
-
-/* A bound on what one call copies out (a table's most sockets). */
-#define NETLAT_TRACK_SNAP_MAX	(65536 + NETLAT_FLOWS_CLOSED_MAX)
 
 long netlat_track_ioc_flows(void __user *uarg)
 {
-	struct netlat_track_snap s = {};
-	struct netlat_flows a;
-	u32 usize;
-	int err;
-
-	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FLOWS_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	if ((a.flags & ~(NETLAT_FLOWS_CLOSED | NETLAT_FLOWS_REST)) ||
-	    a.rest)
-		return -EINVAL;
-	if (a.nr && (a.entry_size < NETLAT_FLOW_STATS_SIZE_VER0 ||
-		     a.entry_size > PAGE_SIZE || !a.entries))
-		return -EINVAL;
-	/* the sum needs its entry */
-	if ((a.flags & NETLAT_FLOWS_REST) && !a.nr)
-		return -EINVAL;
-	s.cap = min_t(u32, a.nr, NETLAT_TRACK_SNAP_MAX);
-	s.rest = a.flags & NETLAT_FLOWS_REST;
-	if (s.cap) {
-		s.e = kvcalloc(s.cap, sizeof(*s.e), GFP_KERNEL);
-		if (!s.e)
-			return -ENOMEM;
-	}
-	netlat_track_snap(&s, a.flags & NETLAT_FLOWS_CLOSED, &a.closed);
-	err = netlat_copy_array_out(a.entries, a.entry_size, s.e,
-				    sizeof(*s.e), min(s.cap, s.n));
-	kvfree(s.e);
-	if (err)
-		return err;
-	a.nr = s.n;
-	a.rest = s.summed;
-	return netlat_copy_out(uarg, &a, sizeof(a), usize);
+	return netlat_flows_ioc(uarg, netlat_track_snap);
 }
 
 /* The TCP family is gone (its groups went off): no handler runs. */

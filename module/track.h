@@ -4,7 +4,7 @@
  * family hands it each stage of a sent packet, it keeps the stage times
  * per socket and sequence, and when an ACK ends a packet it feeds the
  * histograms and writes one NETLAT_REC_TCP_PKT. It also keeps each
- * socket's counters (NETLAT_IOC_FLOWS). A layer below the families and
+ * socket's counters (flows.h). A layer below the families and
  * above the registry, filter and record API: the TCP family feeds it, and
  * a device family (virtio.c) stamps the packets' device points through
  * netlat_track_vq(); no family calls another.

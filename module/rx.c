@@ -639,7 +639,8 @@ NOKPROBE_SYMBOL(netlat_udp_destroy_pre);
  * of a task blocked on that socket takes the stamp (its waker may be on
  * another CPU, in softirq). A socket nobody waits on (an epoll server's,
  * every socket at the packet level with no blocked reader) costs its
- * data_ready a look at four ways and no clock read. A way claimed while a
+ * data_ready one bit, or a look at four ways once a reader of another
+ * socket in its bucket blocked, and no clock read. A way claimed while a
  * ready of another socket stamps it may give the new waiter that time:
  * at most the overlap of two handlers apart, and never before the reader
  * blocked or after its wakeup; with more waiters in a bucket than ways,
@@ -673,6 +674,11 @@ struct netlat_ready {
 	u64 ns;				/* the socket's last ready, or 0 */
 };
 static struct netlat_ready netlat_ready_tbl[1 << NETLAT_READY_BITS][NETLAT_READY_WAYS];
+/*
+ * The buckets where a reader ever claimed a way (since the group went on):
+ * an epoll server's readies look at one bit, not at four ways.
+ */
+static DECLARE_BITMAP(netlat_ready_used, 1 << NETLAT_READY_BITS);
 
 static __always_inline struct netlat_ready *netlat_ready_bucket(const struct sock *sk)
 {
@@ -716,9 +722,12 @@ static __always_inline bool netlat_rx_sock(const struct sock *sk)
  */
 static notrace void netlat_ready_claim(const struct sock *sk, u64 now)
 {
-	struct netlat_ready *b = netlat_ready_bucket(sk), *e = &b[0];
+	u32 bucket = hash_ptr(sk, NETLAT_READY_BITS);
+	struct netlat_ready *b = netlat_ready_tbl[bucket], *e = &b[0];
 	int i;
 
+	if (!test_bit(bucket, netlat_ready_used))
+		set_bit(bucket, netlat_ready_used);
 	for (i = 0; i < NETLAT_READY_WAYS; i++) {
 		if (READ_ONCE(b[i].sk) == sk) {
 			e = &b[i];
@@ -813,18 +822,20 @@ NOKPROBE_SYMBOL(netlat_rx_woke);
 
 static notrace void netlat_ready(const struct sock *sk)
 {
-	struct netlat_ready *b;
+	u32 bucket = hash_ptr(sk, NETLAT_READY_BITS);
+	struct netlat_ready *b = netlat_ready_tbl[bucket];
 	struct netlat_tcp_flow flow __uninitialized;	/* filled whole */
 	int i;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))
 		return;
 	/* the clock only for a socket a reader blocked on */
-	b = netlat_ready_bucket(sk);
-	for (i = 0; i < NETLAT_READY_WAYS; i++) {
-		if (READ_ONCE(b[i].sk) == sk) {
-			WRITE_ONCE(b[i].ns, ktime_get_mono_fast_ns());
-			break;
+	if (test_bit(bucket, netlat_ready_used)) {
+		for (i = 0; i < NETLAT_READY_WAYS; i++) {
+			if (READ_ONCE(b[i].sk) == sk) {
+				WRITE_ONCE(b[i].ns, ktime_get_mono_fast_ns());
+				break;
+			}
 		}
 	}
 	if (netlat_rxtrack_packets() ||
@@ -919,6 +930,7 @@ static void netlat_rx_groups_on(u64 groups)
 	if (groups & NETLAT_PROBE_RX_SCHED) {
 		memset(netlat_wait_slots, 0, sizeof(netlat_wait_slots));
 		memset(netlat_ready_tbl, 0, sizeof(netlat_ready_tbl));
+		bitmap_zero(netlat_ready_used, 1 << NETLAT_READY_BITS);
 	}
 	if ((groups & NETLAT_PROBE_RX) && !netlat_rx_stamps) {
 		net_enable_timestamp();

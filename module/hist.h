@@ -13,31 +13,17 @@
 #include <linux/bitops.h>
 #include <linux/netlat.h>
 
+/*
+ * The counters: first those of struct netlat_hist, named once in the
+ * uapi (NETLAT_HIST_COUNTERS()), then the ones by kind and the internal.
+ */
+#define NETLAT_HC_ENUM(field, NAME, metric, unit, help)	NETLAT_HC_##NAME,
+
 enum netlat_hist_counter {
-	NETLAT_HC_PACKETS,
-	NETLAT_HC_BYTES,
-	NETLAT_HC_SEGS,
-	NETLAT_HC_UNTRACKED,
-	NETLAT_HC_FLOWS_FULL,
-	NETLAT_HC_RETRANS_FAIL,
-	NETLAT_HC_MERGED,
+	NETLAT_HIST_COUNTERS(NETLAT_HC_ENUM)
 	NETLAT_HC_RETRANS_SEGS,		/* + NETLAT_RETRANS_* kind, 8 of them */
-	NETLAT_HC_RX_PACKETS = NETLAT_HC_RETRANS_SEGS + 8,
-	NETLAT_HC_RX_BYTES,
-	NETLAT_HC_RX_DROPPED,
-	NETLAT_HC_RX_UNTRACKED,
-	NETLAT_HC_RX_FLOWS_FULL,
-	NETLAT_HC_RX_WAIT_UNTRACKED,
-	NETLAT_HC_NO_MEM,
-	NETLAT_HC_EVICTED,
-	NETLAT_HC_RX_NO_MEM,
-	NETLAT_HC_RX_EVICTED,
-	NETLAT_HC_CLOSED,
-	NETLAT_HC_RX_CLOSED,
-	NETLAT_HC_UNSAMPLED,
-	NETLAT_HC_RX_UNSAMPLED,
 	/* of NETLAT_HC_UNTRACKED, a socket's without an entry (not in uapi) */
-	NETLAT_HC_UNTRACKED_NO_ENTRY,
+	NETLAT_HC_UNTRACKED_NO_ENTRY = NETLAT_HC_RETRANS_SEGS + 8,
 	/*
 	 * Retransmits of sockets without an entry, by kind and by errno class
 	 * (not in uapi): NETLAT_IOC_FLOWS's rest sums them.

@@ -683,31 +683,23 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	if (h.key)
 		flows = rx_flows = 0;
 	h.nr_stages = NETLAT_NR_STAGES;
-	h.packets = counter[NETLAT_HC_PACKETS];
-	h.bytes = counter[NETLAT_HC_BYTES];
-	h.segs = counter[NETLAT_HC_SEGS];
-	h.untracked = counter[NETLAT_HC_UNTRACKED];
-	h.flows_full = counter[NETLAT_HC_FLOWS_FULL];
+#define NETLAT_HIST_ONE(field, NAME, metric, unit, help) + 1
+	/* every u64 of the counters' part is one the mapper names, or apart */
+	BUILD_BUG_ON((0 NETLAT_HIST_COUNTERS(NETLAT_HIST_ONE)) + 2 +
+		     ARRAY_SIZE(h.retrans_segs) !=
+		     (offsetof(struct netlat_hist, key) -
+		      offsetof(struct netlat_hist, packets)) / sizeof(u64) +
+		     (sizeof(h) - offsetof(struct netlat_hist, rx_unsampled)) /
+		     sizeof(u64));
+#undef NETLAT_HIST_ONE
+#define NETLAT_HIST_FILL(field, NAME, metric, unit, help) \
+	h.field = counter[NETLAT_HC_##NAME];
+	NETLAT_HIST_COUNTERS(NETLAT_HIST_FILL)
+#undef NETLAT_HIST_FILL
 	h.flows = flows;
+	h.rx_flows = rx_flows;
 	for (i = 0; i < ARRAY_SIZE(h.retrans_segs); i++)
 		h.retrans_segs[i] = counter[NETLAT_HC_RETRANS_SEGS + i];
-	h.retrans_fail = counter[NETLAT_HC_RETRANS_FAIL];
-	h.unsampled = counter[NETLAT_HC_UNSAMPLED];
-	h.rx_unsampled = counter[NETLAT_HC_RX_UNSAMPLED];
-	h.merged = counter[NETLAT_HC_MERGED];
-	h.rx_packets = counter[NETLAT_HC_RX_PACKETS];
-	h.rx_bytes = counter[NETLAT_HC_RX_BYTES];
-	h.rx_dropped = counter[NETLAT_HC_RX_DROPPED];
-	h.rx_untracked = counter[NETLAT_HC_RX_UNTRACKED];
-	h.rx_flows_full = counter[NETLAT_HC_RX_FLOWS_FULL];
-	h.rx_flows = rx_flows;
-	h.rx_wait_untracked = counter[NETLAT_HC_RX_WAIT_UNTRACKED];
-	h.no_mem = counter[NETLAT_HC_NO_MEM];
-	h.evicted = counter[NETLAT_HC_EVICTED];
-	h.rx_no_mem = counter[NETLAT_HC_RX_NO_MEM];
-	h.rx_evicted = counter[NETLAT_HC_RX_EVICTED];
-	h.closed = counter[NETLAT_HC_CLOSED];
-	h.rx_closed = counter[NETLAT_HC_RX_CLOSED];
 	err = netlat_copy_out(uarg, &h, sizeof(h), usize);
 out:
 	kfree(sum);

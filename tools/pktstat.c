@@ -72,29 +72,17 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 			       h->nr_stages : NETLAT_NR_STAGES;
 
 	if (json) {
-		fprintf(f, "{\"packets\":%llu,\"bytes\":%llu,\"segs\":%llu,"
-			"\"untracked\":%llu,\"flows\":%llu,\"flows_full\":%llu,"
-			"\"merged\":%llu,\"unsampled\":%llu,\"retrans_fail\":%llu,"
-			"\"retrans_segs\":{",
-			ull(h->packets), ull(h->bytes), ull(h->segs),
-			ull(h->untracked), ull(h->flows), ull(h->flows_full),
-			ull(h->size >= sizeof(*h) ? h->merged : 0), ull(h->unsampled),
-			ull(h->retrans_fail));
+		fputc('{', f);
+#define HIST_JSON(field, NAME, metric, unit, help) \
+		fprintf(f, "\"" #field "\":%llu,", ull(h->field));
+		NETLAT_HIST_COUNTERS(HIST_JSON)
+#undef HIST_JSON
+		fprintf(f, "\"flows\":%llu,\"rx_flows\":%llu,\"retrans_segs\":{",
+			ull(h->flows), ull(h->rx_flows));
 		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", kind_names[k],
 				ull(h->retrans_segs[k]));
-		fprintf(f, "},\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_dropped\":%llu,"
-			"\"rx_untracked\":%llu,\"rx_flows\":%llu,\"rx_flows_full\":%llu,"
-			"\"rx_wait_untracked\":%llu",
-			ull(h->rx_packets), ull(h->rx_bytes), ull(h->rx_dropped),
-			ull(h->rx_untracked), ull(h->rx_flows), ull(h->rx_flows_full),
-			ull(h->rx_wait_untracked));
-		fprintf(f, ",\"no_mem\":%llu,\"evicted\":%llu,\"rx_no_mem\":%llu,"
-			"\"rx_evicted\":%llu,\"closed\":%llu,\"rx_closed\":%llu,"
-			"\"rx_unsampled\":%llu",
-			ull(h->no_mem), ull(h->evicted), ull(h->rx_no_mem),
-			ull(h->rx_evicted), ull(h->closed), ull(h->rx_closed),
-			ull(h->rx_unsampled));
+		fputc('}', f);
 		fputs(",\"stages\":", f);
 		print_stages(f, st, n, true, false);
 		fputs("}\n", f);
@@ -119,7 +107,7 @@ void pktstat_print(FILE *f, const struct netlat_hist *h,
 	if (h->rx_wait_untracked)
 		fprintf(f, "blocked readers' waits not followed (no wait slot): %llu\n",
 			ull(h->rx_wait_untracked));
-	if (h->size >= sizeof(*h) && h->merged)
+	if (h->merged)
 		fprintf(f, "followed as ranges (socket or table full): %llu packets\n",
 			ull(h->merged));
 	if (h->unsampled || h->rx_unsampled)

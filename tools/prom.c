@@ -408,6 +408,15 @@ static void group_gauge(const struct fmt *o, const char *name, const char *help,
 	}
 }
 
+/* The counters of struct netlat_hist, as the uapi lists them. */
+static void hist_counters(const struct fmt *o, const struct netlat_hist *h)
+{
+#define HIST_COUNTER(field, NAME, metric, unit, help) \
+	counter(o, "netlat_" #metric, *(unit) ? (unit) : NULL, help, h->field);
+	NETLAT_HIST_COUNTERS(HIST_COUNTER)
+#undef HIST_COUNTER
+}
+
 void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 {
 	const struct fmt o = { .f = f, .om = openmetrics };
@@ -417,37 +426,7 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 
 	stage_histograms(&o, s);
 	key_metrics(&o, s);
-	counter(&o, "netlat_tcp_packets", NULL,
-		"TCP packets followed from their first transmission to their end.",
-		h->packets);
-	counter(&o, "netlat_tcp_bytes", "bytes",
-		"Sequence space of the followed TCP packets.", h->bytes);
-	counter(&o, "netlat_tcp_segments", NULL,
-		"Segments of the followed TCP packets at their first transmission.",
-		h->segs);
-	counter(&o, "netlat_tcp_untracked_packets", NULL,
-		"TCP packets not followed: their socket had no entry or no slot was left.",
-		h->untracked);
-	counter(&o, "netlat_tcp_closed_packets", NULL,
-		"TCP packets followed that ended with their socket before an ACK.",
-		h->closed);
-	counter(&o, "netlat_tcp_no_memory_packets", NULL,
-		"TCP packets not followed or merged into a range: the table's memory was used up.",
-		h->no_mem);
-	counter(&o, "netlat_tcp_merged_packets", NULL,
-		"TCP packets followed only as part of a range: their socket or the table was full.",
-		h->size >= sizeof(*h) ? h->merged : 0);
-	counter(&o, "netlat_tcp_unsampled_packets", NULL,
-		"TCP packets counted but left out of the stage histograms by sampling.",
-		h->unsampled);
-	counter(&o, "netlat_rx_unsampled_packets", NULL,
-		"Received TCP packets counted but left out of the stage histograms by sampling.",
-		h->rx_unsampled);
-	counter(&o, "netlat_tcp_sockets_no_slot", NULL,
-		"Lookups of a socket that found no entry free or idle in the packet table.",
-		h->flows_full);
-	counter(&o, "netlat_tcp_sockets_evicted", NULL,
-		"Idle sockets whose packet table entry went to another socket.", h->evicted);
+	hist_counters(&o, h);
 	gauge(&o, "netlat_tcp_sockets", NULL,
 	      "Sockets the packet table follows now.", (double)h->flows);
 	gauge(&o, "netlat_tcp_sockets_limit", NULL,
@@ -458,27 +437,6 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	gauge(&o, "netlat_table_budget_bytes", "bytes",
 	      "The packet tables' memory budget (netlat config --table-bytes).",
 	      (double)in->table_bytes);
-	counter(&o, "netlat_rx_packets", NULL,
-		"Received packets followed to their copy to the application (packet level).",
-		h->rx_packets);
-	counter(&o, "netlat_rx_bytes", NULL, "Their payload bytes.", h->rx_bytes);
-	counter(&o, "netlat_rx_dropped_packets", NULL,
-		"Followed received packets that were dropped.", h->rx_dropped);
-	counter(&o, "netlat_rx_untracked_packets", NULL,
-		"Received packets not followed: their socket had no entry or no slot was left.",
-		h->rx_untracked);
-	counter(&o, "netlat_rx_closed_packets", NULL,
-		"Received packets followed that ended with their socket, unread.",
-		h->rx_closed);
-	counter(&o, "netlat_rx_no_memory_packets", NULL,
-		"Received packets not followed: the receive table's memory was used up.",
-		h->rx_no_mem);
-	counter(&o, "netlat_rx_sockets_evicted", NULL,
-		"Idle sockets whose receive table entry went to another socket.",
-		h->rx_evicted);
-	counter(&o, "netlat_rx_untracked_waits", NULL,
-		"Waits of blocked readers whose wakeup was not followed: no free wait slot.",
-		h->rx_wait_untracked);
 	gauge(&o, "netlat_rx_sockets", NULL,
 	      "Sockets the receive table follows now.", (double)h->rx_flows);
 	family(&o, "netlat_tcp_retransmitted_segments", "counter", NULL,
@@ -486,8 +444,6 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 	for (k = NETLAT_RETRANS_OTHER; k <= NETLAT_RETRANS_SYNACK; k++)
 		fprintf(f, "netlat_tcp_retransmitted_segments_total{kind=\"%s\"} %llu\n",
 			netlat_retrans_kind_name(k), ull(h->retrans_segs[k]));
-	counter(&o, "netlat_tcp_retransmit_failures", NULL,
-		"Retransmission attempts that failed.", h->retrans_fail);
 
 	cpu_counter(&o, s, "netlat_ring_records_written",
 		    "Records stored in the CPU's ring, LOST records included.",

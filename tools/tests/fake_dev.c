@@ -15,9 +15,8 @@
  *                      "armed=N rules=N mode=N running=N takes=N releases=N"
  *  FAKE_NETLAT_RULES   rules in force at start (port=1000+i), default 0
  *  FAKE_NETLAT_HIST    what NETLAT_IOC_HIST reports (default: all zero),
- *                      space-separated KEY=N: packets, bytes, segs,
- *                      untracked, flows_full, flows, retrans_fail, merged,
- *                      unsampled, rK
+ *                      space-separated KEY=N: a counter's field
+ *                      (NETLAT_HIST_COUNTERS()), flows, rx_flows, rK
  *                      (retrans_segs[K]), hS.B (stage S, bucket B), sumS
  *                      (stage S's sum_ns); count and max follow the
  *                      buckets; the level is then packets
@@ -78,16 +77,12 @@ static void hist_init(const char *spec)
 		const char *name;
 		size_t off;
 	} keys[] = {
-		{ "packets", offsetof(struct netlat_hist, packets) },
-		{ "bytes", offsetof(struct netlat_hist, bytes) },
-		{ "segs", offsetof(struct netlat_hist, segs) },
-		{ "untracked", offsetof(struct netlat_hist, untracked) },
-		{ "flows_full", offsetof(struct netlat_hist, flows_full) },
+#define HIST_KEY(field, NAME, metric, unit, help) \
+		{ #field, offsetof(struct netlat_hist, field) },
+		NETLAT_HIST_COUNTERS(HIST_KEY)
+#undef HIST_KEY
 		{ "flows", offsetof(struct netlat_hist, flows) },
-		{ "retrans_fail", offsetof(struct netlat_hist, retrans_fail) },
-		{ "merged", offsetof(struct netlat_hist, merged) },
-		{ "unsampled", offsetof(struct netlat_hist, unsampled) },
-		{ "rx_unsampled", offsetof(struct netlat_hist, rx_unsampled) },
+		{ "rx_flows", offsetof(struct netlat_hist, rx_flows) },
 	};
 	char key[32];
 	unsigned long long v;

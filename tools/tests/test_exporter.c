@@ -565,6 +565,51 @@ static void test_textfile(void)
 	free(expect);
 }
 
+/*
+ * Every counter the uapi lists (NETLAT_HIST_COUNTERS()) reaches every
+ * output with its own value: the exporter's metric and stat --hist's JSON.
+ */
+static void test_every_counter_everywhere(void)
+{
+	static const struct { const char *field, *metric; } counters[] = {
+#define COUNTER_NAMES(field, NAME, metric, unit, help) { #field, #metric },
+		NETLAT_HIST_COUNTERS(COUNTER_NAMES)
+#undef COUNTER_NAMES
+	};
+	char spec[4096], want[160], *file = tmp_path("every.prom"), *text;
+	size_t i, len = 0;
+	struct run r;
+
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		len += (size_t)snprintf(spec + len, sizeof(spec) - len, "%s=%zu ",
+					counters[i].field, 1000 + i);
+	snprintf(spec + len, sizeof(spec) - len, "flows=77 rx_flows=78");
+	fake_env("0", "0");
+	setenv("FAKE_NETLAT_HIST", spec, 1);
+	netlat(&r, "stat", "--prometheus", file, "--device", FAKE_DEV, NULL);
+	CHECK_U64(r.status, 0);
+	run_free(&r);
+	text = read_file(file, NULL);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		snprintf(want, sizeof(want), "\nnetlat_%s_total %zu\n",
+			 counters[i].metric, 1000 + i);
+		CHECK_HAS(text, want);
+	}
+	CHECK_HAS(text, "\nnetlat_tcp_sockets 77\n");
+	CHECK_HAS(text, "\nnetlat_rx_sockets 78\n");
+	free(text);
+	netlat(&r, "stat", "--hist", "--json", "--device", FAKE_DEV, NULL);
+	CHECK_U64(r.status, 0);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		snprintf(want, sizeof(want), "\"%s\":%zu,", counters[i].field, 1000 + i);
+		CHECK_HAS(r.out, want);
+	}
+	CHECK_HAS(r.out, "\"flows\":77,\"rx_flows\":78,");
+	run_free(&r);
+	unsetenv("FAKE_NETLAT_HIST");
+	free(fake_done());
+}
+
 static void test_promtool(void)
 {
 	const char *scrape = tmp_path("scrape.prom");

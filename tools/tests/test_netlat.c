@@ -2046,6 +2046,7 @@ static const struct test tests[] = {
 	{ "netlat exporter: bad input, one line each", test_exporter_errors },
 	{ "netlat exporter and textfile while the module is gone", test_exporter_device_gone },
 	{ "netlat stat --prometheus: atomic textfile", test_textfile },
+	{ "every counter of the uapi in the metrics and stat --hist --json", test_every_counter_everywhere },
 	{ "promtool check metrics accepts the metrics", test_promtool },
 	{ "a real Prometheus scrapes netlat exporter", test_prometheus_scrapes },
 };

@@ -2003,6 +2003,60 @@ struct netlat_hist {
 };
 
 /*
+ * The counters of struct netlat_hist, each named once for the code that
+ * lists them (the module's copy out, the tools' JSON and metrics), in the
+ * manner of the kernel's __BPF_FUNC_MAPPER. C(field, NAME, metric, unit,
+ * help): the field; the module's name for its counter (NETLAT_HC_##NAME);
+ * the metric an exporter serves, netlat_##metric (a counter: _total);
+ * its unit ("" or "bytes"); its help. Apart from these: the gauges
+ * (@flows, @rx_flows), the counters by kind (@retrans_segs) and the keys'
+ * fields.
+ */
+#define NETLAT_HIST_COUNTERS(C)						\
+	C(packets, PACKETS, tcp_packets, "",				\
+	  "TCP packets followed from their first transmission to their end.") \
+	C(bytes, BYTES, tcp_bytes, "bytes",				\
+	  "Sequence space of the followed TCP packets.")		\
+	C(segs, SEGS, tcp_segments, "",					\
+	  "Segments of the followed TCP packets at their first transmission.") \
+	C(untracked, UNTRACKED, tcp_untracked_packets, "",		\
+	  "TCP packets not followed: their socket had no entry or no slot was left.") \
+	C(closed, CLOSED, tcp_closed_packets, "",			\
+	  "TCP packets followed that ended with their socket before an ACK.") \
+	C(no_mem, NO_MEM, tcp_no_memory_packets, "",			\
+	  "TCP packets not followed or merged into a range: the table's memory was used up.") \
+	C(merged, MERGED, tcp_merged_packets, "",			\
+	  "TCP packets followed only as part of a range: their socket or the table was full.") \
+	C(unsampled, UNSAMPLED, tcp_unsampled_packets, "",		\
+	  "TCP packets counted but left out of the stage histograms by sampling.") \
+	C(flows_full, FLOWS_FULL, tcp_sockets_no_slot, "",		\
+	  "Lookups of a socket that found no entry free or idle in the packet table.") \
+	C(evicted, EVICTED, tcp_sockets_evicted, "",			\
+	  "Idle sockets whose packet table entry went to another socket.") \
+	C(retrans_fail, RETRANS_FAIL, tcp_retransmit_failures, "",	\
+	  "Retransmission attempts that failed.")			\
+	C(rx_packets, RX_PACKETS, rx_packets, "",			\
+	  "Received packets followed to their copy to the application (packet level).") \
+	C(rx_bytes, RX_BYTES, rx_bytes, "bytes",			\
+	  "Their payload bytes.")					\
+	C(rx_dropped, RX_DROPPED, rx_dropped_packets, "",		\
+	  "Followed received packets that were dropped.")		\
+	C(rx_untracked, RX_UNTRACKED, rx_untracked_packets, "",		\
+	  "Received packets not followed: their socket had no entry or no slot was left.") \
+	C(rx_closed, RX_CLOSED, rx_closed_packets, "",			\
+	  "Received packets followed that ended with their socket, unread.") \
+	C(rx_no_mem, RX_NO_MEM, rx_no_memory_packets, "",		\
+	  "Received packets not followed: the receive table's memory was used up.") \
+	C(rx_unsampled, RX_UNSAMPLED, rx_unsampled_packets, "",		\
+	  "Received TCP packets counted but left out of the stage histograms by sampling.") \
+	C(rx_flows_full, RX_FLOWS_FULL, rx_sockets_no_slot, "",		\
+	  "Lookups of a socket that found no entry free or idle in the receive table.") \
+	C(rx_evicted, RX_EVICTED, rx_sockets_evicted, "",		\
+	  "Idle sockets whose receive table entry went to another socket.") \
+	C(rx_wait_untracked, RX_WAIT_UNTRACKED, rx_untracked_waits, "",	\
+	  "Waits of blocked readers whose wakeup was not followed: no free wait slot.")
+
+/*
  * Failed retransmission attempts of a flow, by the errno the kernel's
  * __tcp_retransmit_skb() returned (netlat_flow_stats.retrans_fail[]):
  * the ones TCP itself returns, then everything else.

@@ -11,17 +11,13 @@
  *
  * Locking: an entry's raw spinlock (interrupts off) covers its fields and
  * its blocks' links; the pool's free list has its own, taken inside an
- * entry's when a FIFO enters or leaves a block. Each CPU parks one free
- * block beside the list (an atomic exchange, no lock), so that a FIFO
- * that empties after each packet gives its block back and takes it again
- * without the list's lock.
+ * entry's, once per NETLAT_SKT_BLK_SLOTS packets.
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/vmalloc.h>
-#include <linux/percpu.h>
 #include <linux/kprobes.h>
 #include <linux/error-injection.h>
 #include <linux/netlat.h>
@@ -53,74 +49,24 @@ NOKPROBE_SYMBOL(netlat_skt_lookup);
 
 /* ---- the pool ---- */
 
-static __always_inline u32 *netlat_skt_spare(struct netlat_skt *t, int cpu)
-{
-	return per_cpu_ptr(t->spare, cpu);
-}
-
-/*
- * Spares are parked only while the list holds plenty (hysteresis between
- * one and two blocks per CPU): when it runs low, every spare goes back
- * to it, so that a block is wanting only when (nearly) every block is in
- * a FIFO. Under the pool lock.
- */
-static notrace void netlat_skt_park_set(struct netlat_skt *t)
-{
-	int cpu;
-	u32 b;
-
-	lockdep_assert_held(&t->pool_lock);
-	if (!t->park && t->nfree >= 2 * nr_cpu_ids) {
-		WRITE_ONCE(t->park, true);
-	} else if (t->park && t->nfree < nr_cpu_ids) {
-		WRITE_ONCE(t->park, false);
-		/* a put that saw it set may still park one: a later drain has it */
-		for_each_possible_cpu(cpu) {
-			b = xchg(netlat_skt_spare(t, cpu), NETLAT_SKT_NONE);
-			if (b == NETLAT_SKT_NONE)
-				continue;
-			t->link[b].next = t->free_blk;
-			t->free_blk = b;
-			t->nfree++;
-		}
-	}
-}
-NOKPROBE_SYMBOL(netlat_skt_park_set);
-
-/* A free block: this CPU's spare, else the free list's first. */
 static notrace u32 netlat_skt_blk_get(struct netlat_skt *t)
 {
 	u32 b;
 
-	if (READ_ONCE(t->park)) {
-		b = xchg(this_cpu_ptr(t->spare), NETLAT_SKT_NONE);
-		if (b != NETLAT_SKT_NONE)
-			return b;
-	}
 	raw_spin_lock(&t->pool_lock);
 	b = t->free_blk;
-	if (b != NETLAT_SKT_NONE) {
+	if (b != NETLAT_SKT_NONE)
 		t->free_blk = t->link[b].next;
-		t->nfree--;
-		netlat_skt_park_set(t);
-	}
 	raw_spin_unlock(&t->pool_lock);
 	return b;
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_get);
 
-/* A block freed: this CPU's spare if it may park one, else the list's. */
 static notrace void netlat_skt_blk_put(struct netlat_skt *t, u32 b)
 {
-	if (READ_ONCE(t->park) &&
-	    cmpxchg(this_cpu_ptr(t->spare), NETLAT_SKT_NONE, b) ==
-	    NETLAT_SKT_NONE)
-		return;
 	raw_spin_lock(&t->pool_lock);
 	t->link[b].next = t->free_blk;
 	t->free_blk = b;
-	t->nfree++;
-	netlat_skt_park_set(t);
 	raw_spin_unlock(&t->pool_lock);
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_put);
@@ -415,8 +361,6 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	/* the type's state after the header, in the budget too */
 	size_t hdr = ALIGN(sizeof(struct netlat_skt) + type->priv_size,
 			   SMP_CACHE_BYTES);
-	u32 __percpu *spare;
-	int cpu;
 	u64 ents, rest, nblk, link_bytes;
 	struct netlat_skt *t;
 	u32 i, bits;
@@ -446,11 +390,6 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 			GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!mem)
 		return NULL;
-	spare = alloc_percpu_gfp(u32, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!spare) {
-		vfree(mem);
-		return NULL;
-	}
 	t = (struct netlat_skt *)mem;
 	memset(t, 0, sizeof(*t));
 	t->type = type;
@@ -465,9 +404,6 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	t->nblk = nblk;
 	t->bytes = hdr + link_bytes + ents * type->ent_size +
 		   nblk * NETLAT_SKT_BLK_BYTES;
-	t->spare = spare;
-	for_each_possible_cpu(cpu)
-		*netlat_skt_spare(t, cpu) = NETLAT_SKT_NONE;
 	t->link = (struct netlat_skt_link *)(mem + hdr);
 	t->ents = mem + hdr + link_bytes;
 	t->blks = t->ents + ents * type->ent_size;
@@ -483,8 +419,6 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	for (i = 0; i < nblk; i++)
 		t->link[i].next = i + 1 < nblk ? i + 1 : NETLAT_SKT_NONE;
 	t->free_blk = 0;
-	t->nfree = nblk;
-	t->park = nblk >= 2 * nr_cpu_ids;
 	return t;
 }
 
@@ -493,9 +427,6 @@ ALLOW_ERROR_INJECTION(netlat_skt_alloc, NULL);
 
 void netlat_skt_free(struct netlat_skt *t)
 {
-	if (!t)
-		return;
-	free_percpu(t->spare);
 	vfree(t);
 }
 

@@ -116,15 +116,6 @@ struct netlat_skt {
 	u64 bytes;
 	raw_spinlock_t pool_lock;
 	u32 free_blk;		/* free list through link[].next */
-	u32 nfree;		/* blocks on it */
-	/*
-	 * Per CPU: one free block parked off the list, or NONE, so that a
-	 * socket that sends one packet at a time takes no pool lock; only
-	 * while @park (the list holds plenty). Drained by other CPUs too:
-	 * atomic exchanges only, never this_cpu ops.
-	 */
-	bool park;
-	u32 __percpu *spare;
 	struct netlat_skt_link *link;
 	char *ents;
 	char *blks;

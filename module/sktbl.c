@@ -11,7 +11,8 @@
  *
  * Locking: an entry's raw spinlock (interrupts off) covers its fields and
  * its blocks' links; the pool's free list has its own, taken inside an
- * entry's, once per NETLAT_SKT_BLK_SLOTS packets.
+ * entry's when a FIFO enters or leaves a block (for each packet of a
+ * socket with one in flight at a time).
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>

@@ -1496,50 +1496,31 @@ int netlat_flows_bounded(int fd, bool closed, struct netlat_flow_stats *e,
 const char *netlat_stage_name(unsigned int stage)
 {
 	static const char *const names[NETLAT_NR_STAGES] = {
-		[NETLAT_STAGE_SENDMSG_XMIT] = "sendmsg>xmit",
-		[NETLAT_STAGE_XMIT_QDISC] = "xmit>qdisc",
-		[NETLAT_STAGE_QDISC_DRIVER] = "qdisc>driver",
-		[NETLAT_STAGE_DRIVER_ACK] = "driver>ack",
-		[NETLAT_STAGE_XMIT_ACK] = "xmit>ack",
-		[NETLAT_STAGE_SENDMSG_ACK] = "sendmsg>ack",
-		[NETLAT_STAGE_DRIVER_VQ] = "driver>vq",
-		[NETLAT_STAGE_RX_NETIF_TCP] = "netif>tcp",
-		[NETLAT_STAGE_RX_NETIF_UDP] = "netif>udp",
-		[NETLAT_STAGE_RX_TCP_QUEUE] = "tcp>queue",
-		[NETLAT_STAGE_RX_QUEUE_USER] = "queue>user",
-		[NETLAT_STAGE_RX_NETIF_USER] = "netif>user",
-		[NETLAT_STAGE_RX_READY_WAKEUP] = "ready>wakeup",
-		[NETLAT_STAGE_RX_WAKEUP_RUN] = "wakeup>run",
+#define STAGE_NAME(NAME, name, rec, from, to)	[NETLAT_STAGE_##NAME] = name,
+		NETLAT_STAGES(STAGE_NAME)
+#undef STAGE_NAME
 	};
 
 	return stage < NETLAT_NR_STAGES ? names[stage] : NULL;
 }
 
+/* A case of a stage of record @rec's reader, none of the other's. */
+#define STAGE_CASE_tcp_pkt_tcp_pkt(NAME, from_, to_)			\
+	case NETLAT_STAGE_##NAME: *from = p->from_, *to = p->to_; break;
+#define STAGE_CASE_rx_pkt_rx_pkt(NAME, from_, to_)			\
+	case NETLAT_STAGE_##NAME: *from = p->from_, *to = p->to_; break;
+#define STAGE_CASE_tcp_pkt_rx_pkt(NAME, from_, to_)
+#define STAGE_CASE_rx_pkt_tcp_pkt(NAME, from_, to_)
+#define STAGE_CASE_tcp_pkt(NAME, name, rec, from_, to_)			\
+	STAGE_CASE_tcp_pkt_##rec(NAME, from_, to_)
+#define STAGE_CASE_rx_pkt(NAME, name, rec, from_, to_)			\
+	STAGE_CASE_rx_pkt_##rec(NAME, from_, to_)
+
 bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 		      uint64_t *from, uint64_t *to)
 {
 	switch (stage) {
-	case NETLAT_STAGE_SENDMSG_XMIT:
-		*from = p->sendmsg_ns, *to = p->xmit_ns;
-		break;
-	case NETLAT_STAGE_XMIT_QDISC:
-		*from = p->xmit_ns, *to = p->qdisc_ns;
-		break;
-	case NETLAT_STAGE_QDISC_DRIVER:
-		*from = p->qdisc_ns, *to = p->driver_ns;
-		break;
-	case NETLAT_STAGE_DRIVER_ACK:
-		*from = p->driver_ns, *to = p->end_ns;
-		break;
-	case NETLAT_STAGE_XMIT_ACK:
-		*from = p->xmit_ns, *to = p->end_ns;
-		break;
-	case NETLAT_STAGE_SENDMSG_ACK:
-		*from = p->sendmsg_ns, *to = p->end_ns;
-		break;
-	case NETLAT_STAGE_DRIVER_VQ:
-		*from = p->driver_ns, *to = p->vq_ns;
-		break;
+	NETLAT_STAGES(STAGE_CASE_tcp_pkt)
 	default:
 		return false;
 	}
@@ -1550,38 +1531,20 @@ bool netlat_pkt_stage(const struct netlat_rec_tcp_pkt *p, unsigned int stage,
 bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
 			 uint64_t *from, uint64_t *to)
 {
+	bool tcp = p->proto == NETLAT_RX_TCP;
+
 	switch (stage) {
-	case NETLAT_STAGE_RX_NETIF_TCP:
-	case NETLAT_STAGE_RX_NETIF_UDP:
-		if ((stage == NETLAT_STAGE_RX_NETIF_TCP) !=
-		    (p->proto == NETLAT_RX_TCP))
-			return false;
-		*from = p->netif_ns, *to = p->transport_ns;
-		break;
-	case NETLAT_STAGE_RX_TCP_QUEUE:
-		if (p->proto != NETLAT_RX_TCP)
-			return false;
-		*from = p->transport_ns, *to = p->queue_ns;
-		break;
-	case NETLAT_STAGE_RX_QUEUE_USER:
-		*from = p->queue_ns, *to = p->end_ns;
-		break;
-	case NETLAT_STAGE_RX_NETIF_USER:
-		*from = p->netif_ns, *to = p->end_ns;
-		break;
-	case NETLAT_STAGE_RX_READY_WAKEUP:
-	case NETLAT_STAGE_RX_WAKEUP_RUN:
-		/* a first-size record (older module) has no wakeup */
-		if (p->hdr.size < sizeof(*p))
-			return false;
-		if (stage == NETLAT_STAGE_RX_READY_WAKEUP)
-			*from = p->ready_ns, *to = p->wakeup_ns;
-		else
-			*from = p->wakeup_ns, *to = p->run_ns;
-		break;
+	NETLAT_STAGES(STAGE_CASE_rx_pkt)
 	default:
 		return false;
 	}
+	/* the protocol's own stages; a first-size record has no wakeup */
+	if ((stage == NETLAT_STAGE_RX_NETIF_TCP && !tcp) ||
+	    (stage == NETLAT_STAGE_RX_NETIF_UDP && tcp) ||
+	    (stage == NETLAT_STAGE_RX_TCP_QUEUE && !tcp) ||
+	    ((stage == NETLAT_STAGE_RX_READY_WAKEUP ||
+	      stage == NETLAT_STAGE_RX_WAKEUP_RUN) && p->hdr.size < sizeof(*p)))
+		return false;
 	/* what the kernel counts: copied packets, both points seen, in order */
 	return (p->flags & NETLAT_RXP_COPIED) && *from && *to >= *from;
 }

@@ -1281,21 +1281,32 @@ struct netlat_rec_rx_pkt {
  * two only for the packet a blocked reader's copy gave its wakeup (see
  * struct netlat_rec_rx_pkt), with NETLAT_PROBE_RX_SCHED on.
  */
+/*
+ * Each stage once, for the code that lists them (this enum, the tools'
+ * names and the points they read of a record): S(NAME, name, rec, from,
+ * to) is NETLAT_STAGE_##NAME, the name the tools show, and its two points,
+ * fields of struct netlat_rec_##rec.
+ */
+#define NETLAT_STAGES(S)						\
+	S(SENDMSG_XMIT, "sendmsg>xmit", tcp_pkt, sendmsg_ns, xmit_ns)	\
+	S(XMIT_QDISC, "xmit>qdisc", tcp_pkt, xmit_ns, qdisc_ns)		\
+	S(QDISC_DRIVER, "qdisc>driver", tcp_pkt, qdisc_ns, driver_ns)	\
+	S(DRIVER_ACK, "driver>ack", tcp_pkt, driver_ns, end_ns)		\
+	S(XMIT_ACK, "xmit>ack", tcp_pkt, xmit_ns, end_ns)		\
+	S(SENDMSG_ACK, "sendmsg>ack", tcp_pkt, sendmsg_ns, end_ns)	\
+	S(DRIVER_VQ, "driver>vq", tcp_pkt, driver_ns, vq_ns)		\
+	S(RX_NETIF_TCP, "netif>tcp", rx_pkt, netif_ns, transport_ns)	\
+	S(RX_NETIF_UDP, "netif>udp", rx_pkt, netif_ns, transport_ns)	\
+	S(RX_TCP_QUEUE, "tcp>queue", rx_pkt, transport_ns, queue_ns)	\
+	S(RX_QUEUE_USER, "queue>user", rx_pkt, queue_ns, end_ns)	\
+	S(RX_NETIF_USER, "netif>user", rx_pkt, netif_ns, end_ns)	\
+	S(RX_READY_WAKEUP, "ready>wakeup", rx_pkt, ready_ns, wakeup_ns)	\
+	S(RX_WAKEUP_RUN, "wakeup>run", rx_pkt, wakeup_ns, run_ns)
+
+#define __NETLAT_STAGE_ENUM(NAME, name, rec, from, to)	NETLAT_STAGE_##NAME,
+
 enum netlat_stage {
-	NETLAT_STAGE_SENDMSG_XMIT,
-	NETLAT_STAGE_XMIT_QDISC,
-	NETLAT_STAGE_QDISC_DRIVER,
-	NETLAT_STAGE_DRIVER_ACK,
-	NETLAT_STAGE_XMIT_ACK,
-	NETLAT_STAGE_SENDMSG_ACK,
-	NETLAT_STAGE_DRIVER_VQ,
-	NETLAT_STAGE_RX_NETIF_TCP,
-	NETLAT_STAGE_RX_NETIF_UDP,
-	NETLAT_STAGE_RX_TCP_QUEUE,
-	NETLAT_STAGE_RX_QUEUE_USER,
-	NETLAT_STAGE_RX_NETIF_USER,
-	NETLAT_STAGE_RX_READY_WAKEUP,
-	NETLAT_STAGE_RX_WAKEUP_RUN,
+	NETLAT_STAGES(__NETLAT_STAGE_ENUM)
 	NETLAT_NR_STAGES,
 };
 

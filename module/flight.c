@@ -227,23 +227,6 @@ struct netlat_snapbuf *netlat_snap_swap_buf(struct netlat_snapbuf *sb)
 
 /* ---- the copy ---- */
 
-struct netlat_snap_copy {
-	struct netlat_rings *rs;
-	unsigned int cpu;
-	void *dst;		/* the SNAP_CPU record, then the records */
-	u64 room;
-	u64 start_ns;		/* pre window: older records are skipped */
-	u64 len;		/* out: bytes written at dst */
-};
-
-/* On c->cpu with interrupts off (IPI), or anywhere for an offline CPU. */
-static void netlat_snap_copy_cpu(void *arg)
-{
-	struct netlat_snap_copy *c = arg;
-
-	c->len = netlat_ring_snap(c->rs, c->cpu, c->dst, c->room, c->start_ns);
-}
-
 /*
  * Fill the buffer with a snapshot stream. Under netlat_lock, with the
  * state PENDING on behalf of the caller. @hit is NULL for TAKE.
@@ -252,7 +235,7 @@ static int netlat_snap_take(const struct netlat_trig_hit *hit)
 {
 	struct netlat_rings *rs = netlat_rings_locked();
 	struct netlat_snapbuf *sb = netlat_snap.buf;
-	struct netlat_snap_copy c = { .rs = rs };
+	u64 start_ns = 0;
 	struct netlat_rec_snapshot *snap;
 	unsigned int cpu;
 	u64 cap, off;
@@ -284,29 +267,19 @@ static int netlat_snap_take(const struct netlat_trig_hit *hit)
 		if (pre_ns && hit->ts > pre_ns)
 			snap->start_ns = hit->ts - pre_ns;
 	}
-	c.start_ns = snap->start_ns;
+	start_ns = snap->start_ns;
 	off += sizeof(*snap);
 
 	/* CPUs neither come nor go between the online test and the copy. */
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		c.cpu = cpu;
-		c.dst = sb->va + off;
-		c.room = cap - off;
-		c.len = 0;
 		/* Cannot happen with the capacity checked above. */
-		if (c.room < sizeof(struct netlat_rec_snap_cpu)) {
+		if (cap - off < sizeof(struct netlat_rec_snap_cpu)) {
 			err = -ENOSPC;
 			break;
 		}
-		if (cpu_online(cpu))
-			err = smp_call_function_single(cpu, netlat_snap_copy_cpu,
-						       &c, 1);
-		else
-			netlat_snap_copy_cpu(&c);
-		if (err)
-			break;
-		off += c.len;
+		off += netlat_ring_snap(rs, cpu, sb->va + off, cap - off,
+					start_ns);
 		cond_resched();
 	}
 	cpus_read_unlock();

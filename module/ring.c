@@ -22,6 +22,8 @@
 #include <linux/wait.h>
 #include <linux/timer.h>
 #include <linux/irq_work.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/error-injection.h>
 #include "ring.h"
@@ -264,10 +266,13 @@ static u64 netlat_overwrite(struct netlat_rings *rs, struct netlat_ring *r,
 	}
 	WRITE_ONCE(r->prod->overwritten, r->prod->overwritten + n);
 	WRITE_ONCE(r->cons->cons, cons);
+	/* a snapshot's copy trusts bytes past cons: cons moves first */
+	smp_wmb();
 	return cons;
 reset:
 	WRITE_ONCE(r->prod->overwritten, r->prod->written);
 	WRITE_ONCE(r->cons->cons, prod);
+	smp_wmb();
 	return prod;
 }
 
@@ -643,6 +648,75 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 	return -EINVAL;
 }
 
+/*
+ * A snapshot of one ring in three steps, so that interrupts are off only
+ * for a few loads: netlat_ring_mark(), on the ring's CPU, notes its bounds
+ * and counters; the copy runs in process context while writers go on;
+ * netlat_ring_mark_end(), on the CPU again, notes how far the writers
+ * overwrote (or a consumer consumed) the oldest records meanwhile, which
+ * the copy then leaves out.
+ */
+struct netlat_ring_mark {
+	struct netlat_rings *rs;
+	unsigned int cpu;
+	u64 prod, cons;		/* the records kept at the mark */
+	u64 written, overwritten, dropped;
+	u64 first_seq;		/* the next record's number */
+	u64 ts_ns;
+	u64 cons_end;		/* the consumer index at the copy's end */
+	u64 overwritten_end;
+};
+
+/*
+ * On the ring's CPU with interrupts off (an IPI, or a direct call there),
+ * or anywhere for an offline CPU: either way no writer of that ring runs.
+ */
+static void netlat_ring_mark(void *arg)
+{
+	struct netlat_ring_mark *m = arg;
+	struct netlat_rings *rs = m->rs;
+	struct netlat_ring *r = rs->ring[m->cpu];
+
+	m->ts_ns = ktime_get_mono_fast_ns();
+	m->prod = smp_load_acquire(&r->prod->prod);
+	m->cons = READ_ONCE(r->cons->cons);
+	/* a stream-mode consumer's index is not trusted */
+	if (m->prod - m->cons > rs->bytes ||
+	    !IS_ALIGNED(m->cons, NETLAT_REC_ALIGN))
+		m->cons = m->prod;
+	m->written = READ_ONCE(r->prod->written);
+	m->overwritten = READ_ONCE(r->prod->overwritten);
+	m->dropped = READ_ONCE(r->prod->dropped);
+	/* Nothing kept: the next record's number (a pending LOST comes first). */
+	m->first_seq = r->lost_pending ? r->lost_first_seq : r->seq;
+}
+
+/*
+ * Where netlat_ring_mark() runs, after the copy. A writer moves the
+ * consumer index past the records it overwrites before it writes
+ * (netlat_overwrite()), and a stream-mode producer reuses only bytes
+ * consumed: the copy's bytes from cons_end on were copied before anything
+ * overwrote them.
+ */
+static void netlat_ring_mark_end(void *arg)
+{
+	struct netlat_ring_mark *m = arg;
+	struct netlat_ring *r = m->rs->ring[m->cpu];
+
+	m->cons_end = READ_ONCE(r->cons->cons);
+	m->overwritten_end = READ_ONCE(r->prod->overwritten);
+}
+
+/* Run @fn(@m) on @m->cpu, or here if it is offline (cpus_read_lock held). */
+static void netlat_ring_on_cpu(smp_call_func_t fn, struct netlat_ring_mark *m)
+{
+	if (!cpu_online(m->cpu) ||
+	    smp_call_function_single(m->cpu, fn, m, 1))
+		fn(m);
+}
+
+#define NETLAT_SNAP_CHUNK	(256 * 1024)	/* copied between resched points */
+
 /**
  * netlat_ring_snap() - copy one CPU's ring into a snapshot
  * @rs: the rings
@@ -651,39 +725,65 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
  * @room: bytes at @dst
  * @start_ns: pre window: older records are skipped
  *
- * Runs on @cpu with interrupts off (an IPI, or a direct call there), or
- * anywhere for an offline CPU: either way no writer of that ring runs.
- * Walks from the consumer index like read() does, trusting nothing a
- * stream-mode consumer may have written there. Returns the bytes written.
+ * Process context, CPU hotplug held off (cpus_read_lock()), under the
+ * snapshot's owner: the records the mark saw are copied in chunks while
+ * writers go on, interrupts on; those overwritten (or consumed) during
+ * the copy are cut from its front, and the rest is walked like read()
+ * does, on the copy, trusting no size. Returns the bytes written.
  */
 u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 		     u64 room, u64 start_ns)
 {
+	struct netlat_ring_mark mark = { .rs = rs, .cpu = cpu }, *m = &mark;
 	struct netlat_ring *r = rs->ring[cpu];
 	struct netlat_rec_snap_cpu *sc = dst;
-	u64 prod, cons, start, pos;
+	void *copy = sc + 1;
+	u64 len, done, start, pos, end, gone;
 
+	netlat_ring_on_cpu(netlat_ring_mark, m);
+	len = m->prod - m->cons;
 	room -= sizeof(*sc);
 	memset(sc, 0, sizeof(*sc));
 	netlat_init_hdr(&sc->hdr, NETLAT_REC_SNAP_CPU, sizeof(*sc), cpu,
-			ktime_get_mono_fast_ns());
-	prod = smp_load_acquire(&r->prod->prod);
-	cons = READ_ONCE(r->cons->cons);
-	sc->written = READ_ONCE(r->prod->written);
-	sc->overwritten = READ_ONCE(r->prod->overwritten);
-	sc->dropped = READ_ONCE(r->prod->dropped);
-	/* Nothing kept: the next record's number (a pending LOST comes first). */
-	sc->first_seq = r->lost_pending ? r->lost_first_seq : r->seq;
+			m->ts_ns);
+	sc->written = m->written;
+	sc->overwritten = m->overwritten;
+	sc->dropped = m->dropped;
+	sc->first_seq = m->first_seq;
 
-	if (prod - cons > rs->bytes || !IS_ALIGNED(cons, NETLAT_REC_ALIGN))
-		cons = prod;
-	start = cons;
-	for (pos = cons; pos != prod;) {
-		const struct netlat_rec_hdr *h = r->data + (pos & rs->mask);
+	len = min(len, room);
+	/* The data is mapped twice in a row: [cons, cons + len) is contiguous. */
+	for (done = 0; done < len; done += NETLAT_SNAP_CHUNK) {
+		memcpy(copy + done, r->data + ((m->cons + done) & rs->mask),
+		       min_t(u64, len - done, NETLAT_SNAP_CHUNK));
+		cond_resched();
+	}
+	end = m->cons + len;
+	netlat_ring_on_cpu(netlat_ring_mark_end, m);
+	start = m->cons;
+	if (m->cons_end - m->cons <= len &&
+	    IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
+		start = m->cons_end;
+	else if (m->cons_end != m->cons)
+		start = end;	/* all of it overwritten, or an index not to trust */
+	/*
+	 * Overwritten during the copy: the records the writers moved past,
+	 * or (all of them, or the ring reset) every record the mark saw: in
+	 * overwrite mode the ring holds written - overwritten records.
+	 */
+	gone = m->overwritten_end - m->overwritten;
+	if (start == end && end != m->cons &&
+	    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+		sc->overwritten = m->written;
+	else if (start != m->cons)
+		sc->overwritten += min(gone, m->written - m->overwritten);
+
+	for (pos = start; pos != end;) {
+		const struct netlat_rec_hdr *h = copy + (pos - m->cons);
 		const struct netlat_rec_lost *lost = (const void *)h;
-		u32 size = READ_ONCE(h->size);
+		u32 size = h->size;
 
-		if (!netlat_rec_valid(h, size, prod - pos))
+		if (!netlat_rec_valid(h, size, end - pos))
 			break;
 		if (!sc->records && h->ts_ns < start_ns) {
 			sc->skipped++;
@@ -691,8 +791,6 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 			start = pos;
 			continue;
 		}
-		if (pos + size - start > room)
-			break;
 		/* What a reader compares: for LOST, the start of the gap. */
 		if (!sc->records)
 			sc->first_seq = h->type == NETLAT_REC_LOST &&
@@ -702,8 +800,7 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 		pos += size;
 	}
 	sc->bytes = pos - start;
-	/* The data is mapped twice in a row: [start, pos) is contiguous. */
-	memcpy(sc + 1, r->data + (start & rs->mask), sc->bytes);
+	memmove(copy, copy + (start - m->cons), sc->bytes);
 	return sizeof(*sc) + sc->bytes;
 }
 

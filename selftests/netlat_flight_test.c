@@ -353,6 +353,139 @@ TEST_F_TIMEOUT(flight, snapshot_while_writing, 120)
 	free(w);
 }
 
+/* ---- a snapshot keeps interrupts on ----------------------------------- */
+
+/*
+ * A SCHED_FIFO thread on one CPU that sleeps 100 us at a time and notes
+ * how late it wakes while *measure is set: a section with interrupts off
+ * on its CPU (an IPI that copies a ring) delays its timer by that long.
+ */
+struct lat_probe {
+	pthread_t th;
+	int cpu;
+	int *stop, *measure;
+	uint64_t max_ns;
+	int err;
+};
+
+static void *lat_main(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	struct lat_probe *l = arg;
+
+	l->err = nl_pin_thread(l->cpu);
+	if (!l->err)
+		l->err = -pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	while (!l->err && !__atomic_load_n(l->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t want = nl_mono_ns() + 100000, late;
+		struct timespec ts = { .tv_sec = want / 1000000000ull,
+				       .tv_nsec = want % 1000000000ull };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		late = nl_mono_ns() - want;
+		if (__atomic_load_n(l->measure, __ATOMIC_ACQUIRE) &&
+		    late > l->max_ns)
+			l->max_ns = late;
+	}
+	return NULL;
+}
+
+/* Fill @cpu's ring of @ring bytes past its size with the largest markers. */
+static void *fill_main(void *arg)
+{
+	struct writer *w = arg;
+	unsigned char buf[NETLAT_MARKER_MAX];
+	uint64_t target = (uint64_t)w->written;
+
+	memset(buf, 0x5a, sizeof(buf));
+	w->written = 0;
+	w->err = nl_pin_thread(w->cpu);
+	while (!w->err && w->written < target) {
+		ssize_t n = nl_write(w->fd, buf, sizeof(buf));
+
+		if (n < 0)
+			w->err = (int)n;
+		w->written++;
+	}
+	return NULL;
+}
+
+/*
+ * With 64 MiB rings full, a snapshot (the copy a trigger makes too) must
+ * not keep interrupts off for the length of a ring's copy: a timer on each
+ * CPU wakes its thread about as late as it does without snapshots, not as
+ * late as a copy of 64 MiB takes.
+ */
+TEST_F_TIMEOUT(flight, snapshot_keeps_interrupts_on, 600)
+{
+	const uint64_t ring = 64ull << 20;
+	int stop = 0, measure = 0, i, r;
+	uint64_t base_ns = 0, late_ns = 0, take_ns = UINT64_MAX, bytes = 0;
+	struct lat_probe *l;
+	struct writer *w;
+
+	ASSERT_EQ(0, setup_rings(self->fd, NETLAT_MODE_OVERWRITE, ring));
+	w = calloc(g_ncpus, sizeof(*w));
+	l = calloc(g_ncpus, sizeof(*l));
+	ASSERT_TRUE(w && l);
+	for (i = 0; i < g_ncpus; i++) {
+		/* the ring's size in records of NETLAT_REC_MAX_SIZE, and more */
+		w[i] = (struct writer){ .fd = self->fd, .cpu = g_cpus[i],
+					.written = ring / NETLAT_REC_MAX_SIZE * 9 / 8 };
+		ASSERT_EQ(0, pthread_create(&w[i].th, NULL, fill_main, &w[i]));
+	}
+	for (i = 0; i < g_ncpus; i++) {
+		ASSERT_EQ(0, pthread_join(w[i].th, NULL));
+		ASSERT_EQ(0, w[i].err) TH_LOG("filling cpu %d: %s", w[i].cpu,
+					      strerror(-w[i].err));
+	}
+	for (i = 0; i < g_ncpus; i++) {
+		l[i] = (struct lat_probe){ .cpu = g_cpus[i], .stop = &stop,
+					   .measure = &measure };
+		ASSERT_EQ(0, pthread_create(&l[i].th, NULL, lat_main, &l[i]));
+	}
+	nl_sleep_ms(200);
+	/* what the timers do here without a snapshot */
+	__atomic_store_n(&measure, 1, __ATOMIC_RELEASE);
+	nl_sleep_ms(1000);
+	__atomic_store_n(&measure, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < g_ncpus; i++) {
+		base_ns = l[i].max_ns > base_ns ? l[i].max_ns : base_ns;
+		l[i].max_ns = 0;
+	}
+	__atomic_store_n(&measure, 1, __ATOMIC_RELEASE);
+	for (r = 0; r < 3; r++) {
+		struct netlat_snapshot s;
+		uint64_t t0 = nl_mono_ns(), t;
+
+		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_TAKE, &s));
+		t = nl_mono_ns() - t0;
+		take_ns = t < take_ns ? t : take_ns;
+		bytes = s.bytes;
+		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, &s));
+		nl_sleep_ms(50);
+	}
+	__atomic_store_n(&measure, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < g_ncpus; i++) {
+		ASSERT_EQ(0, pthread_join(l[i].th, NULL));
+		ASSERT_EQ(0, l[i].err) TH_LOG("probe on cpu %d: %s", l[i].cpu,
+					      strerror(-l[i].err));
+		late_ns = l[i].max_ns > late_ns ? l[i].max_ns : late_ns;
+	}
+	TH_LOG("%llu MiB per snapshot, fastest %.1f ms; timers late by at most "
+	       "%.3f ms during snapshots, %.3f ms without",
+	       (unsigned long long)(bytes >> 20), take_ns / 1e6, late_ns / 1e6,
+	       base_ns / 1e6);
+	/* every ring held most of its 64 MiB: the copy is long */
+	EXPECT_LE((uint64_t)g_ncpus * (ring / 2), bytes);
+	/* a ring's copy with interrupts off would delay a timer by ~half */
+	EXPECT_LT(late_ns * 4, take_ns);
+	EXPECT_LT(late_ns, base_ns + take_ns / 8);
+	free(w);
+	free(l);
+}
+
 /* ---- marker trigger with pre and post windows ------------------------- */
 
 static bool pri_ready(int fd)

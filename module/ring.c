@@ -648,9 +648,14 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 	return -EINVAL;
 }
 
+#define NETLAT_SNAP_CHUNK	(256 * 1024)	/* copied between resched points */
+/* copied with interrupts off (tens of microseconds), or in chunks */
+#define NETLAT_SNAP_IRQ_BYTES	NETLAT_SNAP_CHUNK
+#define NETLAT_SNAP_WALK	4096		/* records between resched points */
+
 /*
  * A snapshot of one ring in three steps, so that interrupts are off only
- * for a few loads: netlat_ring_mark(), on the ring's CPU, notes its bounds
+ * for a few loads and at most NETLAT_SNAP_IRQ_BYTES of copy: netlat_ring_mark(), on the ring's CPU, notes its bounds
  * and counters; the copy runs in process context while writers go on;
  * netlat_ring_mark_end(), on the CPU again, notes how far the writers
  * overwrote (or a consumer consumed) the oldest records meanwhile, which
@@ -659,6 +664,9 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 struct netlat_ring_mark {
 	struct netlat_rings *rs;
 	unsigned int cpu;
+	void *copy;		/* where the records go */
+	u64 room;		/* bytes there */
+	bool copied;		/* copied at the mark already */
 	u64 prod, cons;		/* the records kept at the mark */
 	u64 written, overwritten, dropped;
 	u64 first_seq;		/* the next record's number */
@@ -689,6 +697,15 @@ static void netlat_ring_mark(void *arg)
 	m->dropped = READ_ONCE(r->prod->dropped);
 	/* Nothing kept: the next record's number (a pending LOST comes first). */
 	m->first_seq = r->lost_pending ? r->lost_first_seq : r->seq;
+	/*
+	 * A short copy is made here, exact: writers of a small ring could
+	 * overwrite all of it while a copy with interrupts on runs.
+	 */
+	if (m->prod - m->cons <= NETLAT_SNAP_IRQ_BYTES) {
+		memcpy(m->copy, r->data + (m->cons & rs->mask),
+		       min(m->prod - m->cons, m->room));
+		m->copied = true;
+	}
 }
 
 /*
@@ -715,7 +732,6 @@ static void netlat_ring_on_cpu(smp_call_func_t fn, struct netlat_ring_mark *m)
 		fn(m);
 }
 
-#define NETLAT_SNAP_CHUNK	(256 * 1024)	/* copied between resched points */
 
 /**
  * netlat_ring_snap() - copy one CPU's ring into a snapshot
@@ -734,15 +750,15 @@ static void netlat_ring_on_cpu(smp_call_func_t fn, struct netlat_ring_mark *m)
 u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 		     u64 room, u64 start_ns)
 {
-	struct netlat_ring_mark mark = { .rs = rs, .cpu = cpu }, *m = &mark;
-	struct netlat_ring *r = rs->ring[cpu];
 	struct netlat_rec_snap_cpu *sc = dst;
+	struct netlat_ring_mark mark = {
+		.rs = rs, .cpu = cpu, .copy = sc + 1, .room = room - sizeof(*sc),
+	}, *m = &mark;
+	struct netlat_ring *r = rs->ring[cpu];
 	void *copy = sc + 1;
 	u64 len, done, start, pos, end, gone;
 
 	netlat_ring_on_cpu(netlat_ring_mark, m);
-	len = m->prod - m->cons;
-	room -= sizeof(*sc);
 	memset(sc, 0, sizeof(*sc));
 	netlat_init_hdr(&sc->hdr, NETLAT_REC_SNAP_CPU, sizeof(*sc), cpu,
 			m->ts_ns);
@@ -751,32 +767,36 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 	sc->dropped = m->dropped;
 	sc->first_seq = m->first_seq;
 
-	len = min(len, room);
-	/* The data is mapped twice in a row: [cons, cons + len) is contiguous. */
-	for (done = 0; done < len; done += NETLAT_SNAP_CHUNK) {
-		memcpy(copy + done, r->data + ((m->cons + done) & rs->mask),
-		       min_t(u64, len - done, NETLAT_SNAP_CHUNK));
-		cond_resched();
-	}
+	len = min(m->prod - m->cons, m->room);
 	end = m->cons + len;
-	netlat_ring_on_cpu(netlat_ring_mark_end, m);
 	start = m->cons;
-	if (m->cons_end - m->cons <= len &&
-	    IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
-		start = m->cons_end;
-	else if (m->cons_end != m->cons)
-		start = end;	/* all of it overwritten, or an index not to trust */
-	/*
-	 * Overwritten during the copy: the records the writers moved past,
-	 * or (all of them, or the ring reset) every record the mark saw: in
-	 * overwrite mode the ring holds written - overwritten records.
-	 */
-	gone = m->overwritten_end - m->overwritten;
-	if (start == end && end != m->cons &&
-	    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
-		sc->overwritten = m->written;
-	else if (start != m->cons)
-		sc->overwritten += min(gone, m->written - m->overwritten);
+	if (!m->copied) {
+		/* Mapped twice in a row: [cons, cons + len) is contiguous. */
+		for (done = 0; done < len; done += NETLAT_SNAP_CHUNK) {
+			cond_resched();
+			memcpy(copy + done,
+			       r->data + ((m->cons + done) & rs->mask),
+			       min_t(u64, len - done, NETLAT_SNAP_CHUNK));
+		}
+		netlat_ring_on_cpu(netlat_ring_mark_end, m);
+		if (m->cons_end - m->cons <= len &&
+		    IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
+			start = m->cons_end;
+		else if (m->cons_end != m->cons)
+			start = end;	/* all overwritten, or not to trust */
+		/*
+		 * Overwritten during the copy: the records the writers moved
+		 * past, or (all of them, or the ring reset) every record the
+		 * mark saw: in overwrite mode the ring holds written -
+		 * overwritten records.
+		 */
+		gone = m->overwritten_end - m->overwritten;
+		if (start == end && end != m->cons &&
+		    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
+			sc->overwritten = m->written;
+		else if (start != m->cons)
+			sc->overwritten += min(gone, m->written - m->overwritten);
+	}
 
 	for (pos = start; pos != end;) {
 		const struct netlat_rec_hdr *h = copy + (pos - m->cons);
@@ -785,6 +805,8 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 
 		if (!netlat_rec_valid(h, size, end - pos))
 			break;
+		if (!((sc->records + sc->skipped + 1) % NETLAT_SNAP_WALK))
+			cond_resched();
 		if (!sc->records && h->ts_ns < start_ns) {
 			sc->skipped++;
 			pos += size;
@@ -800,7 +822,13 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 		pos += size;
 	}
 	sc->bytes = pos - start;
-	memmove(copy, copy + (start - m->cons), sc->bytes);
+	/* to the copy's start, forward in chunks: the ranges may overlap */
+	for (done = 0; start != m->cons && done < sc->bytes;
+	     done += NETLAT_SNAP_CHUNK) {
+		memmove(copy + done, copy + (start - m->cons) + done,
+			min_t(u64, sc->bytes - done, NETLAT_SNAP_CHUNK));
+		cond_resched();
+	}
 	return sizeof(*sc) + sc->bytes;
 }
 

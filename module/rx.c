@@ -359,7 +359,7 @@ static notrace int netlat_data_queue_pre(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(netlat_data_queue_pre);
 
-static bool netlat_rx_woke(const struct sock *sk, struct netlat_rxt_wake *wk);
+static bool netlat_rx_woke(const struct sock *sk, struct netlat_rxtrack_wake *wk);
 
 /* ---- TCP copy: kretprobe tcp_recvmsg(sk, msg, len, flags, ...) ---- */
 
@@ -403,7 +403,7 @@ NOKPROBE_SYMBOL(netlat_recvmsg_entry);
 static notrace bool netlat_rx_tcp_copied(struct sock *sk, int ret, bool peek,
 					 u64 *queued, u32 *copied)
 {
-	struct netlat_rxt_wake wk;
+	struct netlat_rxtrack_wake wk;
 	bool woke;
 
 	/* a wait that ended in an error is this call's, not the next's */
@@ -539,7 +539,7 @@ static notrace int netlat_udp_consume_pre(struct kprobe *p,
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 	int len = (int)regs_get_kernel_argument(regs, 2);
 	struct netlat_rec_rx_copy *r;
-	struct netlat_rxt_wake wk;
+	struct netlat_rxtrack_wake wk;
 	struct netlat_writer w __uninitialized;
 	u64 queued;
 
@@ -800,7 +800,7 @@ NOKPROBE_SYMBOL(netlat_wait_ret);
  * has none). False if it did not block on @sk since its last copy.
  */
 static notrace bool netlat_rx_woke(const struct sock *sk,
-				   struct netlat_rxt_wake *wk)
+				   struct netlat_rxtrack_wake *wk)
 {
 	struct netlat_wait_slot *s = netlat_wait_slot(current);
 	bool same;

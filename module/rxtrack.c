@@ -3,7 +3,7 @@
  * The receive table (see rxtrack.h), on the socket table core (sktbl.h):
  * each socket receiving has an entry, each packet a slot until it ends,
  * in arrival order; both from the table's share of the budget. A socket
- * that finds no entry, or a packet that finds no slot (NETLAT_RXT_PKTS
+ * that finds no entry, or a packet that finds no slot (NETLAT_RXTRACK_PKTS
  * queued, or the pool empty), is not followed and is counted
  * (rx_untracked, rx_flows_full, rx_no_mem); the data path never waits for
  * the table. Nothing is written into kernel structures and no socket or
@@ -52,11 +52,11 @@
 #include "track.h"
 #include "sktbl.h"
 
-#define NETLAT_RXT_PKTS		4096	/* queued per socket */
-#define NETLAT_RXT_QUEUE_SCAN	32	/* newest packets a queue event looks at */
-#define NETLAT_RXT_BATCH	4	/* packets ended per lock hold */
+#define NETLAT_RXTRACK_PKTS		4096	/* queued per socket */
+#define NETLAT_RXTRACK_QUEUE_SCAN	32	/* newest packets a queue event looks at */
+#define NETLAT_RXTRACK_BATCH	4	/* packets ended per lock hold */
 
-struct netlat_rxt_pkt {
+struct netlat_rxtrack_pkt {
 	unsigned long skb;		/* key only, never dereferenced */
 	u64 netif_ns;
 	u64 transport_ns;
@@ -75,10 +75,10 @@ struct netlat_rxt_pkt {
  * An entry's filter verdict: netlat_filter_gen in the upper half (stale
  * once the rules change; 0 is no generation), this bit in the lower.
  */
-#define NETLAT_RXT_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
+#define NETLAT_RXTRACK_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
 
 /* A socket's entry; its packets are in the core's FIFO. */
-struct netlat_rxt_flow {
+struct netlat_rxtrack_flow {
 	struct netlat_skt_ent e;
 	u32 next_q;		/* after the last one queued in order: a guess */
 	/*
@@ -93,7 +93,7 @@ struct netlat_rxt_flow {
  * that sampling left out has no slot (@unsampled): its @len bytes and its
  * socket's @key say what to take back from the counts.
  */
-struct netlat_rxt_hint {
+struct netlat_rxtrack_hint {
 	unsigned long skb;
 	const struct netlat_skt *tbl;
 	const struct sock *sk;
@@ -108,28 +108,28 @@ struct netlat_rxt_hint {
 };
 
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
-struct netlat_rxt_end {
-	struct netlat_rxt_pkt p;
-	u64 cookie;		/* its socket's (netlat_rxt_flow) */
+struct netlat_rxtrack_end {
+	struct netlat_rxtrack_pkt p;
+	u64 cookie;		/* its socket's (netlat_rxtrack_flow) */
 	u32 key;		/* its socket's histograms (keys.c) */
 	u8 proto;
 };
 
 /* @p of the socket of entry @f (locked) ended: into @d, with its socket's. */
-static __always_inline void netlat_rxt_take(struct netlat_rxt_end *d,
+static __always_inline void netlat_rxtrack_take(struct netlat_rxtrack_end *d,
 					    const struct netlat_skt_ent *f,
-					    const struct netlat_rxt_pkt *p, u8 proto)
+					    const struct netlat_rxtrack_pkt *p, u8 proto)
 {
 	d->p = *p;
-	d->cookie = container_of(f, struct netlat_rxt_flow, e)->cookie;
+	d->cookie = container_of(f, struct netlat_rxtrack_flow, e)->cookie;
 	d->key = f->key;
 	d->proto = proto;
 }
 
-static const struct netlat_rxt_wake netlat_rxt_no_wake;
+static const struct netlat_rxtrack_wake netlat_rxtrack_no_wake;
 
 u32 netlat_rxtrack_level;
-static DEFINE_PER_CPU(struct netlat_rxt_hint, netlat_rxt_hint);
+static DEFINE_PER_CPU(struct netlat_rxtrack_hint, netlat_rxtrack_hint);
 
 /*
  * What the rules of generation @gen say of @sk's receive records, asked
@@ -137,7 +137,7 @@ static DEFINE_PER_CPU(struct netlat_rxt_hint, netlat_rxt_hint);
  * only for a rule that reads it): a socket they keep out is not followed.
  * One whose rules read the hit's task is, and its records are asked again.
  */
-static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
+static notrace u64 netlat_rxtrack_verdict(const struct sock *sk, u32 gen)
 {
 	struct netlat_tcp_flow flow;
 	struct netlat_filter_in in = {
@@ -151,45 +151,45 @@ static notrace u64 netlat_rxt_verdict(const struct sock *sk, u32 gen)
 	memset(&flow, 0, sizeof(flow));
 	netlat_sk_addrs(&flow, sk);
 	if (!netlat_filter_kept(NETLAT_PROBE_RX, &in, &per_hit) && !per_hit)
-		return (u64)gen << 32 | NETLAT_RXT_OUT;
+		return (u64)gen << 32 | NETLAT_RXTRACK_OUT;
 	return (u64)gen << 32;
 }
-NOKPROBE_SYMBOL(netlat_rxt_verdict);
+NOKPROBE_SYMBOL(netlat_rxtrack_verdict);
 
 /* @e taken by @sk (entry locked): its cookie, once. */
-static notrace void netlat_rxt_refresh(struct netlat_skt_ent *e,
+static notrace void netlat_rxtrack_refresh(struct netlat_skt_ent *e,
 				       const struct sock *sk, u64 v,
 				       bool claimed)
 {
-	struct netlat_rxt_flow *rf = container_of(e, struct netlat_rxt_flow, e);
+	struct netlat_rxtrack_flow *rf = container_of(e, struct netlat_rxtrack_flow, e);
 
 	if (claimed)
 		rf->cookie = 0;
-	if (!rf->cookie && !(v & NETLAT_RXT_OUT))
+	if (!rf->cookie && !(v & NETLAT_RXTRACK_OUT))
 		rf->cookie = netlat_sk_id(sk);
 }
-NOKPROBE_SYMBOL(netlat_rxt_refresh);
+NOKPROBE_SYMBOL(netlat_rxtrack_refresh);
 
-static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e);
+static u64 netlat_rxtrack_left(struct netlat_skt *t, struct netlat_skt_ent *e);
 
-static const struct netlat_skt_type netlat_rxt_type = {
-	.ent_size = sizeof(struct netlat_rxt_flow),
-	.max_pkts = NETLAT_RXT_PKTS,
-	.verdict = netlat_rxt_verdict,
-	.refresh = netlat_rxt_refresh,
-	.left = netlat_rxt_left,
+static const struct netlat_skt_type netlat_rxtrack_type = {
+	.ent_size = sizeof(struct netlat_rxtrack_flow),
+	.max_pkts = NETLAT_RXTRACK_PKTS,
+	.verdict = netlat_rxtrack_verdict,
+	.refresh = netlat_rxtrack_refresh,
+	.left = netlat_rxtrack_left,
 	.no_entry = NETLAT_HC_RX_FLOWS_FULL,
 	.evicted = NETLAT_HC_RX_EVICTED,
 	.untracked = NETLAT_HC_RX_UNTRACKED,
 };
 
 /* The receive table's share of the budget: 3/8. */
-static NETLAT_SKT_HOME(netlat_rxt_home, &netlat_rxt_type, 3);
+static NETLAT_SKT_HOME(netlat_rxtrack_home, &netlat_rxtrack_type, 3);
 
 /* The table in force (a handler reads it once), NULL if none. */
-static __always_inline struct netlat_skt *netlat_rxt_tbl_get(void)
+static __always_inline struct netlat_skt *netlat_rxtrack_tbl_get(void)
 {
-	return netlat_skt_home_get(&netlat_rxt_home);
+	return netlat_skt_home_get(&netlat_rxtrack_home);
 }
 
 /*
@@ -197,36 +197,36 @@ static __always_inline struct netlat_skt *netlat_rxt_tbl_get(void)
  * NULL if none. *@out, if asked: the filters keep @sk out.
  */
 static __always_inline struct netlat_skt_ent *
-netlat_rxt_find_out(struct netlat_skt *t, const struct sock *sk, bool create,
+netlat_rxtrack_find_out(struct netlat_skt *t, const struct sock *sk, bool create,
 		    bool *out)
 {
 	return t ? netlat_skt_find(t, sk, create, out) : NULL;
 }
 
 /* The packet at cursor @c. */
-static __always_inline struct netlat_rxt_pkt *
-netlat_rxt_at(struct netlat_skt *t, const struct netlat_skt_cur *c)
+static __always_inline struct netlat_rxtrack_pkt *
+netlat_rxtrack_at(struct netlat_skt *t, const struct netlat_skt_cur *c)
 {
 	return netlat_skt_slot(t, c);
 }
 
 /* Moves the FIFO's head past the packets that ended. Entry locked. */
-static notrace void netlat_rxt_trim(struct netlat_skt *t,
+static notrace void netlat_rxtrack_trim(struct netlat_skt *t,
 				    struct netlat_skt_ent *f)
 {
 	struct netlat_skt_cur c;
 
-	while (netlat_skt_first(f, &c) && netlat_rxt_at(t, &c)->done)
+	while (netlat_skt_first(f, &c) && netlat_rxtrack_at(t, &c)->done)
 		netlat_skt_pop(t, f);
 }
-NOKPROBE_SYMBOL(netlat_rxt_trim);
+NOKPROBE_SYMBOL(netlat_rxtrack_trim);
 
 /*
  * Whether the packet level joins a received packet's stages: at the
  * event level the table keeps every packet (RX_COPY reads their
  * queueing); UDP has no sequence space to sample.
  */
-static __always_inline bool netlat_rxt_sampled(u8 proto, u32 seq, u32 len)
+static __always_inline bool netlat_rxtrack_sampled(u8 proto, u32 seq, u32 len)
 {
 	return proto != NETLAT_RX_TCP || !netlat_rxtrack_packets() ||
 	       netlat_track_sampled_range(seq, seq + len);
@@ -237,13 +237,13 @@ static __always_inline bool netlat_rxt_sampled(u8 proto, u32 seq, u32 len)
  * copied now, with no slot; a drop right after its arrival (its hint)
  * takes it back.
  */
-static notrace void netlat_rxt_unsampled(struct netlat_skt *t,
+static notrace void netlat_rxtrack_unsampled(struct netlat_skt *t,
 					 struct netlat_skt_ent *f,
 					 const struct sock *sk,
 					 const struct sk_buff *skb, u32 seq,
 					 u32 len)
 {
-	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
+	struct netlat_rxtrack_hint *hint = this_cpu_ptr(&netlat_rxtrack_hint);
 	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->key, 1);
 
 	netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
@@ -259,7 +259,7 @@ static notrace void netlat_rxt_unsampled(struct netlat_skt *t,
 	hint->proto = NETLAT_RX_TCP;
 	hint->unsampled = true;
 }
-NOKPROBE_SYMBOL(netlat_rxt_unsampled);
+NOKPROBE_SYMBOL(netlat_rxtrack_unsampled);
 
 /*
  * A received packet arrives at its socket's transport; @queued: where
@@ -270,10 +270,10 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 				   const struct sk_buff *skb, u8 proto,
 				   u32 seq, u32 len, u8 queued, u64 *now)
 {
-	struct netlat_skt *t = netlat_rxt_tbl_get();
-	struct netlat_rxt_hint *hint;
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
+	struct netlat_rxtrack_hint *hint;
 	struct netlat_skt_ent *f;
-	struct netlat_rxt_pkt *p;
+	struct netlat_rxtrack_pkt *p;
 	enum netlat_skt_full why;
 	unsigned long flags;
 	bool out = false;
@@ -281,7 +281,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	/* no table: the group is going off */
 	if (!t)
 		return;
-	f = netlat_rxt_find_out(t, sk, true, &out);
+	f = netlat_rxtrack_find_out(t, sk, true, &out);
 	if (out) {
 		/* kept out by the filters: its record counts as filtered */
 		netlat_filter_kept_out();
@@ -291,10 +291,10 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
 		return;
 	}
-	netlat_rxt_trim(t, f);
-	if (!netlat_rxt_sampled(proto, seq, len)) {
-		netlat_rxt_unsampled(t, f, sk, skb, seq, len);
-		this_cpu_write(netlat_rxt_hint.queued, !!queued);
+	netlat_rxtrack_trim(t, f);
+	if (!netlat_rxtrack_sampled(proto, seq, len)) {
+		netlat_rxtrack_unsampled(t, f, sk, skb, seq, len);
+		this_cpu_write(netlat_rxtrack_hint.queued, !!queued);
 		netlat_skt_unlock(f, flags);
 		return;
 	}
@@ -323,7 +323,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 		p->rmem = atomic_read(&sk->sk_rmem_alloc);
 		p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 	}
-	hint = this_cpu_ptr(&netlat_rxt_hint);
+	hint = this_cpu_ptr(&netlat_rxtrack_hint);
 	hint->skb = (unsigned long)skb;
 	hint->tbl = t;
 	hint->sk = sk;
@@ -338,7 +338,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
 
 /* Is @p the packet queued (a UDP one by its skb, a TCP one by its start)? */
-static __always_inline bool netlat_rxt_is(const struct netlat_rxt_pkt *p,
+static __always_inline bool netlat_rxtrack_is(const struct netlat_rxtrack_pkt *p,
 					  const struct sk_buff *skb, u8 proto, u32 seq)
 {
 	return !p->done && (proto == NETLAT_RX_UDP ?
@@ -346,15 +346,15 @@ static __always_inline bool netlat_rxt_is(const struct netlat_rxt_pkt *p,
 }
 
 /* The packet at position @pos of @f if it is the one queued; else NULL. */
-static notrace struct netlat_rxt_pkt *
-netlat_rxt_queued_at(struct netlat_skt *t, struct netlat_skt_ent *f, u32 pos,
+static notrace struct netlat_rxtrack_pkt *
+netlat_rxtrack_queued_at(struct netlat_skt *t, struct netlat_skt_ent *f, u32 pos,
 		     const struct sk_buff *skb, u8 proto, u32 seq)
 {
-	struct netlat_rxt_pkt *p = netlat_skt_at(t, f, pos);
+	struct netlat_rxtrack_pkt *p = netlat_skt_at(t, f, pos);
 
-	return p && netlat_rxt_is(p, skb, proto, seq) ? p : NULL;
+	return p && netlat_rxtrack_is(p, skb, proto, seq) ? p : NULL;
 }
-NOKPROBE_SYMBOL(netlat_rxt_queued_at);
+NOKPROBE_SYMBOL(netlat_rxtrack_queued_at);
 
 /*
  * The packet of @f being queued (@where). Queueing follows the arrival
@@ -362,28 +362,28 @@ NOKPROBE_SYMBOL(netlat_rxt_queued_at);
  * backlog drained later queues in order, the one after the last queued in
  * order; else one of the newest packets.
  */
-static notrace struct netlat_rxt_pkt *
-netlat_rxt_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
-		  const struct netlat_rxt_hint *hint, const struct sk_buff *skb,
+static notrace struct netlat_rxtrack_pkt *
+netlat_rxtrack_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
+		  const struct netlat_rxtrack_hint *hint, const struct sk_buff *skb,
 		  u8 proto, u32 seq, u8 where)
 {
-	struct netlat_rxt_flow *rf = container_of(f, struct netlat_rxt_flow, e);
-	struct netlat_rxt_pkt *p;
+	struct netlat_rxtrack_flow *rf = container_of(f, struct netlat_rxtrack_flow, e);
+	struct netlat_rxtrack_pkt *p;
 	struct netlat_skt_cur c;
 	bool more;
 	u32 n;
 
 	c.pos = hint ? hint->idx : rf->next_q;
-	p = netlat_rxt_queued_at(t, f, c.pos, skb, proto, seq);
+	p = netlat_rxtrack_queued_at(t, f, c.pos, skb, proto, seq);
 	if (!p && hint) {
 		c.pos = rf->next_q;
-		p = netlat_rxt_queued_at(t, f, c.pos, skb, proto, seq);
+		p = netlat_rxtrack_queued_at(t, f, c.pos, skb, proto, seq);
 	}
 	for (more = !p && netlat_skt_last(f, &c), n = 0;
-	     more && n < NETLAT_RXT_QUEUE_SCAN;
+	     more && n < NETLAT_RXTRACK_QUEUE_SCAN;
 	     more = netlat_skt_prev(t, f, &c), n++) {
-		p = netlat_rxt_at(t, &c);
-		if (netlat_rxt_is(p, skb, proto, seq))
+		p = netlat_rxtrack_at(t, &c);
+		if (netlat_rxtrack_is(p, skb, proto, seq))
 			break;
 		p = NULL;
 	}
@@ -391,37 +391,37 @@ netlat_rxt_queued(struct netlat_skt *t, struct netlat_skt_ent *f,
 		rf->next_q = c.pos + 1;
 	return p;
 }
-NOKPROBE_SYMBOL(netlat_rxt_queued);
+NOKPROBE_SYMBOL(netlat_rxtrack_queued);
 
 /*
  * When a packet reached its socket's queue @where: TCP's clock where TCP
  * queues it in order or out of order (netlat_tcp_clock()); a backlog is
  * queued before TCP reads it, and UDP has none: a read of our own.
  */
-static notrace u64 netlat_rxt_queue_clock(const struct sock *sk, u8 proto,
+static notrace u64 netlat_rxtrack_queue_clock(const struct sock *sk, u8 proto,
 					  u8 where)
 {
 	if (proto == NETLAT_RX_TCP && where != NETLAT_RX_Q_BACKLOG)
 		return netlat_tcp_clock(sk);
 	return ktime_get_mono_fast_ns();
 }
-NOKPROBE_SYMBOL(netlat_rxt_queue_clock);
+NOKPROBE_SYMBOL(netlat_rxtrack_queue_clock);
 
 /* The packet is queued to its socket (@where: NETLAT_RX_Q_*). */
 notrace void netlat_rxtrack_queue(const struct sock *sk,
 				  const struct sk_buff *skb, u8 proto,
 				  u32 seq, u32 len, u8 where)
 {
-	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
-	struct netlat_skt *t = netlat_rxt_tbl_get();
+	struct netlat_rxtrack_hint *hint = this_cpu_ptr(&netlat_rxtrack_hint);
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
 	struct netlat_skt_ent *f;
-	struct netlat_rxt_pkt *p;
+	struct netlat_rxtrack_pkt *p;
 	unsigned long flags;
 
 	if (!t)
 		return;
 	/* left out by sampling: no slot; in order, its drops are over */
-	if (!netlat_rxt_sampled(proto, seq, len)) {
+	if (!netlat_rxtrack_sampled(proto, seq, len)) {
 		if (where == NETLAT_RX_Q_IN_ORDER &&
 		    hint->skb == (unsigned long)skb)
 			hint->skb = 0;
@@ -436,7 +436,7 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 		if (!f || !netlat_skt_lock(f, sk, &flags))
 			return;
 	}
-	p = netlat_rxt_queued(t, f, hint, skb, proto, seq, where);
+	p = netlat_rxtrack_queued(t, f, hint, skb, proto, seq, where);
 	if (!p)
 		goto unlock;
 	if (where == NETLAT_RX_Q_OFO)
@@ -448,13 +448,13 @@ notrace void netlat_rxtrack_queue(const struct sock *sk,
 	 * before: no later free of that address is its drop.
 	 */
 	if (proto == NETLAT_RX_TCP && where == NETLAT_RX_Q_IN_ORDER &&
-	    __this_cpu_read(netlat_rxt_hint.skb) == p->skb)
-		__this_cpu_write(netlat_rxt_hint.skb, 0);
+	    __this_cpu_read(netlat_rxtrack_hint.skb) == p->skb)
+		__this_cpu_write(netlat_rxtrack_hint.skb, 0);
 	/* the first queue is where the wait for the reader begins */
 	if (!(p->flags & NETLAT_RXP_QUEUED)) {
 		p->flags |= NETLAT_RXP_QUEUED;
 		p->where = where;
-		p->queue_ns = netlat_rxt_queue_clock(sk, proto, where);
+		p->queue_ns = netlat_rxtrack_queue_clock(sk, proto, where);
 		p->rmem = atomic_read(&sk->sk_rmem_alloc);
 		p->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 	}
@@ -464,7 +464,7 @@ unlock:
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
 /* The longest stage of a copied packet, as netlat_hist_span_key() counts. */
-static __always_inline u64 netlat_rxt_span(u64 from, u64 to)
+static __always_inline u64 netlat_rxtrack_span(u64 from, u64 to)
 {
 	return from && to >= from ? to - from : 0;
 }
@@ -474,12 +474,12 @@ static __always_inline u64 netlat_rxt_span(u64 from, u64 to)
  * its record. @pid, @tid: the reader that copied it, or 0; @wk: its
  * wakeup (all 0: none).
  */
-static notrace void netlat_rxt_end(const struct sock *sk,
-				   const struct netlat_rxt_end *e, u64 end_ns,
+static notrace void netlat_rxtrack_end(const struct sock *sk,
+				   const struct netlat_rxtrack_end *e, u64 end_ns,
 				   u32 reason, u32 pid, u32 tid,
-				   const struct netlat_rxt_wake *wk)
+				   const struct netlat_rxtrack_wake *wk)
 {
-	const struct netlat_rxt_pkt *p = &e->p;
+	const struct netlat_rxtrack_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
 	/* the filter's call fills it whole (memset) */
 	struct netlat_tcp_flow flow __uninitialized;
@@ -508,15 +508,15 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, p->len);
 		/* only the slow ones leave a record (all, with no threshold) */
 		if (slow_ns) {
-			slow = max(slow, netlat_rxt_span(p->netif_ns,
+			slow = max(slow, netlat_rxtrack_span(p->netif_ns,
 							 p->transport_ns));
-			slow = max(slow, netlat_rxt_span(p->transport_ns,
+			slow = max(slow, netlat_rxtrack_span(p->transport_ns,
 							 p->queue_ns));
-			slow = max(slow, netlat_rxt_span(p->queue_ns, end_ns));
-			slow = max(slow, netlat_rxt_span(p->netif_ns, end_ns));
-			slow = max(slow, netlat_rxt_span(wk->ready_ns,
+			slow = max(slow, netlat_rxtrack_span(p->queue_ns, end_ns));
+			slow = max(slow, netlat_rxtrack_span(p->netif_ns, end_ns));
+			slow = max(slow, netlat_rxtrack_span(wk->ready_ns,
 							 wk->wakeup_ns));
-			slow = max(slow, netlat_rxt_span(wk->wakeup_ns,
+			slow = max(slow, netlat_rxtrack_span(wk->wakeup_ns,
 							 wk->run_ns));
 			if (slow < slow_ns)
 				return;
@@ -555,17 +555,17 @@ static notrace void netlat_rxt_end(const struct sock *sk,
 	r->run_ns = wk->run_ns;
 	netlat_commit(&w);
 }
-NOKPROBE_SYMBOL(netlat_rxt_end);
+NOKPROBE_SYMBOL(netlat_rxtrack_end);
 
 /*
  * Account packets that ended, outside the slot's lock; the first copied
  * one gets the reader's wakeup *@wk (then NULL: one wait, one sample).
  */
-static notrace void netlat_rxt_end_all(const struct sock *sk,
-				       const struct netlat_rxt_end *e,
+static notrace void netlat_rxtrack_end_all(const struct sock *sk,
+				       const struct netlat_rxtrack_end *e,
 				       unsigned int n, u64 end_ns, u32 reason,
 				       bool reader,
-				       const struct netlat_rxt_wake **wk)
+				       const struct netlat_rxtrack_wake **wk)
 {
 	u32 pid = reader ? current->tgid : 0, tid = reader ? current->pid : 0;
 	unsigned int i;
@@ -573,21 +573,21 @@ static notrace void netlat_rxt_end_all(const struct sock *sk,
 	if (!netlat_rxtrack_packets())
 		return;
 	for (i = 0; i < n; i++) {
-		const struct netlat_rxt_wake *x = &netlat_rxt_no_wake;
+		const struct netlat_rxtrack_wake *x = &netlat_rxtrack_no_wake;
 
 		if (wk && *wk && (e[i].p.flags & NETLAT_RXP_COPIED)) {
 			x = *wk;
 			*wk = NULL;
 		}
-		netlat_rxt_end(sk, &e[i], end_ns, reason, pid, tid, x);
+		netlat_rxtrack_end(sk, &e[i], end_ns, reason, pid, tid, x);
 	}
 }
-NOKPROBE_SYMBOL(netlat_rxt_end_all);
+NOKPROBE_SYMBOL(netlat_rxtrack_end_all);
 
 /* Whether @p's bytes are those of a packet of @done[@n] copied already. */
-static notrace bool netlat_rxt_copied_twice(const struct netlat_rxt_end *done,
+static notrace bool netlat_rxtrack_copied_twice(const struct netlat_rxtrack_end *done,
 					    unsigned int n,
-					    const struct netlat_rxt_pkt *p)
+					    const struct netlat_rxtrack_pkt *p)
 {
 	unsigned int i;
 
@@ -597,7 +597,7 @@ static notrace bool netlat_rxt_copied_twice(const struct netlat_rxt_end *done,
 			return true;
 	return false;
 }
-NOKPROBE_SYMBOL(netlat_rxt_copied_twice);
+NOKPROBE_SYMBOL(netlat_rxtrack_copied_twice);
 
 /*
  * tcp_recvmsg() returned @bytes with copied_seq at @copied: the packets
@@ -606,11 +606,11 @@ NOKPROBE_SYMBOL(netlat_rxt_copied_twice);
  */
 notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 				    u32 bytes, bool peek,
-				    const struct netlat_rxt_wake *wk)
+				    const struct netlat_rxtrack_wake *wk)
 {
-	struct netlat_skt *t = netlat_rxt_tbl_get();
-	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
-	struct netlat_rxt_end done[NETLAT_RXT_BATCH] __uninitialized;
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
+	struct netlat_skt_ent *f = netlat_rxtrack_find_out(t, sk, false, NULL);
+	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
 	struct netlat_skt_cur c;
@@ -632,9 +632,9 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			return oldest;
 		n = 0;
 		for (more = netlat_skt_first(f, &c);
-		     more && n < NETLAT_RXT_BATCH;
+		     more && n < NETLAT_RXTRACK_BATCH;
 		     more = netlat_skt_next(t, f, &c)) {
-			struct netlat_rxt_pkt *p = netlat_rxt_at(t, &c);
+			struct netlat_rxtrack_pkt *p = netlat_rxtrack_at(t, &c);
 			u32 end = p->seq + p->len;
 
 			if (p->done || !after(end, from) || !before(p->seq, to))
@@ -655,17 +655,17 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 			 * dropped there (the arrival hint, gone by then, could
 			 * not tell its drop): one copy, the other dropped.
 			 */
-			p->flags |= netlat_rxt_copied_twice(done, n, p) ?
+			p->flags |= netlat_rxtrack_copied_twice(done, n, p) ?
 				    NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
-			netlat_rxt_take(&done[n++], f, p, NETLAT_RX_TCP);
+			netlat_rxtrack_take(&done[n++], f, p, NETLAT_RX_TCP);
 		}
-		netlat_rxt_trim(t, f);
+		netlat_rxtrack_trim(t, f);
 		netlat_skt_unlock(f, flags);
 		/* the clock only for packets this copy ends */
 		if (n)
-			netlat_rxt_end_all(sk, done, n, netlat_now(&now), 0,
+			netlat_rxtrack_end_all(sk, done, n, netlat_now(&now), 0,
 					   true, &wk);
-	} while (n == NETLAT_RXT_BATCH);
+	} while (n == NETLAT_RXTRACK_BATCH);
 	return peek ? 0 : oldest;
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp);
@@ -673,13 +673,13 @@ NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp);
 /* skb_consume_udp(): the datagram @skb was copied (or peeked). */
 notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 				    const struct sk_buff *skb, bool peek,
-				    const struct netlat_rxt_wake *wk)
+				    const struct netlat_rxtrack_wake *wk)
 {
-	struct netlat_skt *t = netlat_rxt_tbl_get();
-	struct netlat_skt_ent *f = netlat_rxt_find_out(t, sk, false, NULL);
-	struct netlat_rxt_pkt *p = NULL;
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
+	struct netlat_skt_ent *f = netlat_rxtrack_find_out(t, sk, false, NULL);
+	struct netlat_rxtrack_pkt *p = NULL;
 	struct netlat_skt_cur c;
-	struct netlat_rxt_end done __uninitialized;
+	struct netlat_rxtrack_end done __uninitialized;
 	unsigned long flags;
 	u64 now, queued = 0;
 	u32 lost = 0;
@@ -692,7 +692,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 		return 0;
 	for (more = netlat_skt_first(f, &c); more;
 	     more = netlat_skt_next(t, f, &c)) {
-		p = netlat_rxt_at(t, &c);
+		p = netlat_rxtrack_at(t, &c);
 		if (!p->done && p->skb == (unsigned long)skb)
 			break;
 	}
@@ -708,9 +708,9 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	}
 	/* datagrams queued before it and never read: gone unseen (a drop
 	 * the hint missed), unless a peek may read past them */
-	for (more = netlat_skt_first(f, &c); more && netlat_rxt_at(t, &c) != p;
+	for (more = netlat_skt_first(f, &c); more && netlat_rxtrack_at(t, &c) != p;
 	     more = netlat_skt_next(t, f, &c)) {
-		struct netlat_rxt_pkt *o = netlat_rxt_at(t, &c);
+		struct netlat_rxtrack_pkt *o = netlat_rxtrack_at(t, &c);
 
 		if (!o->done && !(o->flags & NETLAT_RXP_PEEKED)) {
 			o->done = true;
@@ -721,12 +721,12 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	p->flags |= NETLAT_RXP_COPIED;
 	if (p->flags & NETLAT_RXP_QUEUED)
 		queued = p->queue_ns;
-	netlat_rxt_take(&done, f, p, NETLAT_RX_UDP);
-	netlat_rxt_trim(t, f);
+	netlat_rxtrack_take(&done, f, p, NETLAT_RX_UDP);
+	netlat_rxtrack_trim(t, f);
 	netlat_skt_unlock(f, flags);
 	if (lost)
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, lost);
-	netlat_rxt_end_all(sk, &done, 1, now, 0, true, &wk);
+	netlat_rxtrack_end_all(sk, &done, 1, now, 0, true, &wk);
 	return queued;
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copy_udp);
@@ -738,12 +738,12 @@ NOKPROBE_SYMBOL(netlat_rxtrack_copy_udp);
 notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 				 u32 reason)
 {
-	struct netlat_rxt_hint *hint = this_cpu_ptr(&netlat_rxt_hint);
+	struct netlat_rxtrack_hint *hint = this_cpu_ptr(&netlat_rxtrack_hint);
 	struct netlat_skt_ent *f;
-	struct netlat_rxt_end done __uninitialized;
+	struct netlat_rxtrack_end done __uninitialized;
 	struct netlat_skt *tbl;
 	const struct sock *sk;
-	struct netlat_rxt_pkt *p;
+	struct netlat_rxtrack_pkt *p;
 	unsigned long flags;
 	bool found = false;
 
@@ -751,7 +751,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	    (proto == NETLAT_RX_TCP && hint->seq != seq))
 		return;
 	hint->skb = 0;
-	tbl = netlat_rxt_tbl_get();
+	tbl = netlat_rxtrack_tbl_get();
 	if (!tbl || tbl != hint->tbl)
 		return;
 	/*
@@ -794,13 +794,13 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 		}
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
-		netlat_rxt_take(&done, f, p, proto);
+		netlat_rxtrack_take(&done, f, p, proto);
 		found = true;
-		netlat_rxt_trim(tbl, f);
+		netlat_rxtrack_trim(tbl, f);
 	}
 	netlat_skt_unlock(f, flags);
 	if (found)
-		netlat_rxt_end_all(sk, &done, 1, ktime_get_mono_fast_ns(),
+		netlat_rxtrack_end_all(sk, &done, 1, ktime_get_mono_fast_ns(),
 				   reason, false, NULL);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_drop);
@@ -808,11 +808,11 @@ NOKPROBE_SYMBOL(netlat_rxtrack_drop);
 /* The socket is destroyed: its packets end uncopied, its slot frees. */
 notrace void netlat_rxtrack_close(const struct sock *sk)
 {
-	struct netlat_skt *tbl = netlat_rxt_tbl_get();
+	struct netlat_skt *tbl = netlat_rxtrack_tbl_get();
 	struct netlat_skt_ent *f = tbl ? netlat_skt_lookup(tbl, sk) : NULL;
 	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
 						    NETLAT_RX_UDP;
-	struct netlat_rxt_end done[NETLAT_RXT_BATCH] __uninitialized;
+	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n;
@@ -824,15 +824,15 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 	for (;;) {
 		if (!netlat_skt_lock(f, sk, &flags))
 			return;
-		for (n = 0; netlat_skt_first(f, &c) && n < NETLAT_RXT_BATCH;
+		for (n = 0; netlat_skt_first(f, &c) && n < NETLAT_RXTRACK_BATCH;
 		     netlat_skt_pop(tbl, f)) {
-			struct netlat_rxt_pkt *p = netlat_rxt_at(tbl, &c);
+			struct netlat_rxtrack_pkt *p = netlat_rxtrack_at(tbl, &c);
 
 			if (p->done)
 				continue;
 			p->done = true;
 			p->flags |= NETLAT_RXP_CLOSED;
-			netlat_rxt_take(&done[n++], f, p, proto);
+			netlat_rxtrack_take(&done[n++], f, p, proto);
 		}
 		if (!netlat_skt_len(f) && !n) {
 			/* a new socket may take the entry from now on */
@@ -841,7 +841,7 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			return;
 		}
 		netlat_skt_unlock(f, flags);
-		netlat_rxt_end_all(sk, done, n, now, 0, false, NULL);
+		netlat_rxtrack_end_all(sk, done, n, now, 0, false, NULL);
 	}
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_close);
@@ -856,7 +856,7 @@ NOKPROBE_SYMBOL(netlat_rxtrack_wait_untracked);
 /* ---- process context ---- */
 
 /* A packet not ended yet counts (netlat_skt_type.left). */
-static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e)
+static u64 netlat_rxtrack_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 {
 	struct netlat_skt_cur c;
 	bool more;
@@ -864,7 +864,7 @@ static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 
 	for (more = netlat_skt_first(e, &c); more;
 	     more = netlat_skt_next(t, e, &c))
-		n += !netlat_rxt_at(t, &c)->done;
+		n += !netlat_rxtrack_at(t, &c)->done;
 	return n;
 }
 
@@ -877,13 +877,13 @@ static u64 netlat_rxt_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 /* Under the registry mutex, before its hooks: the group goes on. */
 void netlat_rxtrack_start(void)
 {
-	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_WANT, true, true);
+	netlat_skt_home_set(&netlat_rxtrack_home, NETLAT_SKT_WANT, true, true);
 }
 
 /* Under the registry mutex: the group went off, no handler runs. */
 void netlat_rxtrack_stop(void)
 {
-	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_DROP, false, true);
+	netlat_skt_home_set(&netlat_rxtrack_home, NETLAT_SKT_DROP, false, true);
 }
 
 /*
@@ -894,9 +894,9 @@ void netlat_rxtrack_stop(void)
  */
 int netlat_rxtrack_prepare(u32 level, u64 budget, struct netlat_skt_next *n)
 {
-	BUILD_BUG_ON(sizeof(struct netlat_rxt_pkt) > NETLAT_SKT_SLOT);
+	BUILD_BUG_ON(sizeof(struct netlat_rxtrack_pkt) > NETLAT_SKT_SLOT);
 	lockdep_assert_held(&netlat_lock);
-	return netlat_skt_home_prepare(&netlat_rxt_home, NETLAT_SKT_AS_IS,
+	return netlat_skt_home_prepare(&netlat_rxtrack_home, NETLAT_SKT_AS_IS,
 				       level != READ_ONCE(netlat_rxtrack_level),
 				       budget, n);
 }
@@ -912,7 +912,7 @@ void netlat_rxtrack_commit(u32 level, struct netlat_skt_next *n)
 void netlat_rxtrack_exit(void)
 {
 	WRITE_ONCE(netlat_rxtrack_level, 0);
-	netlat_skt_home_set(&netlat_rxt_home, NETLAT_SKT_DROP, false, false);
+	netlat_skt_home_set(&netlat_rxtrack_home, NETLAT_SKT_DROP, false, false);
 }
 
 /* Sockets followed now (a racy count, for reports). */
@@ -923,7 +923,7 @@ u64 netlat_rxtrack_flows(void)
 	u32 i;
 
 	rcu_read_lock_sched();
-	tbl = netlat_rxt_tbl_get();
+	tbl = netlat_rxtrack_tbl_get();
 	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl); i++)
 		n += !!READ_ONCE(netlat_skt_ent(tbl, i)->sk);
 	rcu_read_unlock_sched();
@@ -943,7 +943,7 @@ u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts)
 	u64 n;
 
 	rcu_read_lock_sched();
-	n = netlat_skt_capacity(netlat_rxt_tbl_get(), flows, pkts);
+	n = netlat_skt_capacity(netlat_rxtrack_tbl_get(), flows, pkts);
 	rcu_read_unlock_sched();
 	return n;
 }

@@ -32,7 +32,7 @@ static __always_inline bool netlat_rxtrack_packets(void)
  * A blocked reader's wakeup (the RX_SCHED group's wait slot), handed to
  * the copy that follows it: CLOCK_MONOTONIC, 0 where not seen.
  */
-struct netlat_rxt_wake {
+struct netlat_rxtrack_wake {
 	u64 ready_ns;
 	u64 wakeup_ns;
 	u64 run_ns;
@@ -49,9 +49,9 @@ void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
 			  u8 proto, u32 seq, u32 len, u8 where);
 /* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */
 u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied, u32 bytes,
-			    bool peek, const struct netlat_rxt_wake *wk);
+			    bool peek, const struct netlat_rxtrack_wake *wk);
 u64 netlat_rxtrack_copy_udp(const struct sock *sk, const struct sk_buff *skb,
-			    bool peek, const struct netlat_rxt_wake *wk);
+			    bool peek, const struct netlat_rxtrack_wake *wk);
 void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 			 u32 reason);
 void netlat_rxtrack_close(const struct sock *sk);

@@ -648,10 +648,10 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 	return -EINVAL;
 }
 
-#define NETLAT_SNAP_CHUNK	(256 * 1024)	/* copied between resched points */
+#define NETLAT_SNAP_CHUNK	(64 * 1024)	/* copied between resched points */
 /* copied with interrupts off (tens of microseconds), or in chunks */
-#define NETLAT_SNAP_IRQ_BYTES	NETLAT_SNAP_CHUNK
-#define NETLAT_SNAP_WALK	4096		/* records between resched points */
+#define NETLAT_SNAP_IRQ_BYTES	(256 * 1024)
+#define NETLAT_SNAP_WALK	1024		/* records between resched points */
 
 /*
  * A snapshot of one ring in three steps, so that interrupts are off only

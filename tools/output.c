@@ -678,3 +678,10 @@ void print_record(FILE *f, const struct netlat_rec_stream *stream,
 	else
 		print_text(f, stream, rec);
 }
+
+void print_dist_json(FILE *f, const struct netlat_dist *d)
+{
+	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+		"\"p99_9\":%llu,\"max\":%llu,\"mean\":%.1f}", ull(d->count), ull(d->min),
+		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+}

@@ -54,6 +54,9 @@ void print_duration(FILE *f, uint64_t ns, bool html);
 /* "; NAME p50 X, p99 Y, max Z" of @d, as HTML if @html. */
 void print_stage_summary(FILE *f, const char *name, const struct netlat_dist *d, bool html);
 
+/* @d as a JSON object: count, min, p50, p90, p99, p99_9, max, mean. */
+void print_dist_json(FILE *f, const struct netlat_dist *d);
+
 /* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
 const char *snap_reason_name(unsigned int reason);
 const char *ring_mode_name(unsigned int mode);

@@ -2,8 +2,9 @@
 /*
  * What "netlat report" computes, for the renderings that share it: the
  * text and JSON of report.c, the HTML page (html.c) and the timeline
- * export (trace.c). One computation (report_compute()), several outputs:
- * nothing outside report.c changes these structures.
+ * export (trace.c). One computation (report_compute(), with tx.c's join
+ * of the send side), several outputs: nothing outside report.c and tx.c
+ * changes these structures.
  */
 #ifndef NETLAT_REPORT_INT_H
 #define NETLAT_REPORT_INT_H
@@ -192,5 +193,19 @@ void print_service(FILE *f, const struct service *svc, bool html);
 
 /* Whether @svc's stage @k has samples to show. */
 bool service_stage_shown(const struct service *svc, int k);
+
+/*
+ * The send side (tx.c): TCP and virtio records kept for the join, the
+ * join at report_compute(), and the send side's parts of the outputs.
+ */
+int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h);
+int tx_add_vq(struct report *rep, const struct netlat_rec_hdr *h);
+int tx_compute(struct report *rep);
+void tx_free(struct stages *st);
+void tx_text_stages(FILE *f, const struct stages *st, const struct rx_report *rx);
+void tx_text_directions(FILE *f, const struct stages *st);
+void tx_text_services(FILE *f, const struct stages *st, const struct rx_report *rx);
+void tx_text_hists(FILE *f, const struct stages *st);
+void tx_json_hists(FILE *f, const struct stages *st);
 
 #endif

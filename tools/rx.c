@@ -721,12 +721,6 @@ void rx_report_stage_rows(const struct rx_report *rr, FILE *f)
 	}
 }
 
-static void json_dist(FILE *f, const struct netlat_dist *d)
-{
-	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
-		"\"p99_9\":%llu,\"max\":%llu,\"mean\":%.1f}", ull(d->count), ull(d->min),
-		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
-}
 
 /*
  * "drops":N,"drop_reasons":{"VALUE":N},"drops_by_reason":[{"reason":V,
@@ -808,7 +802,7 @@ void rx_report_json(const struct rx_report *rr, FILE *f)
 		if (!rs_shown(rr, k))
 			continue;
 		fprintf(f, "%s\"%s\":", first ? "" : ",", rs_name(k));
-		json_dist(f, &rr->dist[k]);
+		print_dist_json(f, &rr->dist[k]);
 		first = false;
 	}
 	fputs("},\"rx_flows\":[", f);
@@ -837,7 +831,7 @@ void rx_report_json(const struct rx_report *rr, FILE *f)
 			if (!s->dist[k].count)
 				continue;
 			fprintf(f, "%s\"%s\":", first ? "" : ",", rs_name(k));
-			json_dist(f, &s->dist[k]);
+			print_dist_json(f, &s->dist[k]);
 			first = false;
 		}
 		fputs("}}", f);

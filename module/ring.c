@@ -39,6 +39,12 @@ struct netlat_ring {
 	u64 last_ts;
 	u64 lost_pending;
 	u64 lost_first_seq;
+	/*
+	 * The consumer index as the last write took it: bytes before it may
+	 * have been written over since, bytes from it on not. Writer-private,
+	 * so that a snapshot trusts no index userspace may have moved back.
+	 */
+	u64 cons_seen;
 	bool in_write;
 
 	/* shared with userspace through mmap */
@@ -190,6 +196,7 @@ void netlat_rings_reset(struct netlat_rings *rs)
 		r->last_ts = 0;
 		r->lost_pending = 0;
 		r->lost_first_seq = 0;
+		r->cons_seen = 0;
 		r->resyncs = 0;
 		WRITE_ONCE(r->prod->written, 0);
 		WRITE_ONCE(r->prod->dropped, 0);
@@ -266,13 +273,10 @@ static u64 netlat_overwrite(struct netlat_rings *rs, struct netlat_ring *r,
 	}
 	WRITE_ONCE(r->prod->overwritten, r->prod->overwritten + n);
 	WRITE_ONCE(r->cons->cons, cons);
-	/* a snapshot's copy trusts bytes past cons: cons moves first */
-	smp_wmb();
 	return cons;
 reset:
 	WRITE_ONCE(r->prod->overwritten, r->prod->written);
 	WRITE_ONCE(r->cons->cons, prod);
-	smp_wmb();
 	return prod;
 }
 
@@ -337,6 +341,9 @@ void *netlat_ring_reserve_at(struct netlat_writer *w, u16 type, u32 len,
 		}
 		cons = netlat_overwrite(rs, r, prod, cons, need);
 	}
+	/* what this write may overwrite lies before cons */
+	if ((s64)(cons - r->cons_seen) > 0)
+		r->cons_seen = cons;
 
 	/* One clock for all CPUs, kept monotonic per CPU. */
 	ts = at ?: ktime_get_mono_fast_ns();
@@ -671,7 +678,7 @@ struct netlat_ring_mark {
 	u64 written, overwritten, dropped;
 	u64 first_seq;		/* the next record's number */
 	u64 ts_ns;
-	u64 cons_end;		/* the consumer index at the copy's end */
+	u64 cons_end;		/* the writer's cons_seen at the copy's end */
 	u64 overwritten_end;
 };
 
@@ -709,27 +716,32 @@ static void netlat_ring_mark(void *arg)
 }
 
 /*
- * Where netlat_ring_mark() runs, after the copy. A writer moves the
- * consumer index past the records it overwrites before it writes
- * (netlat_overwrite()), and a stream-mode producer reuses only bytes
- * consumed: the copy's bytes from cons_end on were copied before anything
- * overwrote them.
+ * Where netlat_ring_mark() runs, after the copy. A write reuses only bytes
+ * before the consumer index it took (cons_seen; in overwrite mode it moved
+ * the index past them itself): the copy's bytes from cons_end on were
+ * copied before anything overwrote them. The IPI orders the copy's loads
+ * before this, and this before the CPU's next write.
  */
 static void netlat_ring_mark_end(void *arg)
 {
 	struct netlat_ring_mark *m = arg;
 	struct netlat_ring *r = m->rs->ring[m->cpu];
 
-	m->cons_end = READ_ONCE(r->cons->cons);
+	m->cons_end = r->cons_seen;
 	m->overwritten_end = READ_ONCE(r->prod->overwritten);
 }
 
-/* Run @fn(@m) on @m->cpu, or here if it is offline (cpus_read_lock held). */
+/*
+ * Run @fn(@m) on @m->cpu, or here if it is offline (cpus_read_lock held:
+ * an online CPU stays so). Never here for an online CPU: its writers run.
+ * If the call failed, @m keeps its zeroes: an empty section.
+ */
 static void netlat_ring_on_cpu(smp_call_func_t fn, struct netlat_ring_mark *m)
 {
-	if (!cpu_online(m->cpu) ||
-	    smp_call_function_single(m->cpu, fn, m, 1))
+	if (!cpu_online(m->cpu))
 		fn(m);
+	else
+		WARN_ON_ONCE(smp_call_function_single(m->cpu, fn, m, 1));
 }
 
 
@@ -772,18 +784,23 @@ u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
 	start = m->cons;
 	if (!m->copied) {
 		/* Mapped twice in a row: [cons, cons + len) is contiguous. */
+		/* racing the writers on purpose: the front is cut below */
 		for (done = 0; done < len; done += NETLAT_SNAP_CHUNK) {
 			cond_resched();
-			memcpy(copy + done,
-			       r->data + ((m->cons + done) & rs->mask),
-			       min_t(u64, len - done, NETLAT_SNAP_CHUNK));
+			data_race(memcpy(copy + done,
+					 r->data + ((m->cons + done) & rs->mask),
+					 min_t(u64, len - done,
+					       NETLAT_SNAP_CHUNK)));
 		}
 		netlat_ring_on_cpu(netlat_ring_mark_end, m);
-		if (m->cons_end - m->cons <= len &&
-		    IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
+		/* nothing written over past the mark's cons: all of it */
+		if ((s64)(m->cons_end - m->cons) <= 0)
+			start = m->cons;
+		else if (m->cons_end - m->cons <= len &&
+			 IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
 			start = m->cons_end;
-		else if (m->cons_end != m->cons)
-			start = end;	/* all overwritten, or not to trust */
+		else
+			start = end;	/* all of it written over */
 		/*
 		 * Overwritten during the copy: the records the writers moved
 		 * past, or (all of them, or the ring reset) every record the

@@ -171,18 +171,21 @@ bool netlat_rx_pkt_stage(const struct netlat_rec_rx_pkt *p, unsigned int stage,
 {
 	bool tcp = p->proto == NETLAT_RX_TCP;
 
-	switch (stage) {
-	NETLAT_STAGES(STAGE_CASE_rx_pkt)
-	default:
-		return false;
-	}
-	/* the protocol's own stages; a first-size record has no wakeup */
+	/*
+	 * The protocol's own stages; a first-size record (an older module)
+	 * has no wakeup fields, and is read in place: not past its size.
+	 */
 	if ((stage == NETLAT_STAGE_RX_NETIF_TCP && !tcp) ||
 	    (stage == NETLAT_STAGE_RX_NETIF_UDP && tcp) ||
 	    (stage == NETLAT_STAGE_RX_TCP_QUEUE && !tcp) ||
 	    ((stage == NETLAT_STAGE_RX_READY_WAKEUP ||
 	      stage == NETLAT_STAGE_RX_WAKEUP_RUN) && p->hdr.size < sizeof(*p)))
 		return false;
+	switch (stage) {
+	NETLAT_STAGES(STAGE_CASE_rx_pkt)
+	default:
+		return false;
+	}
 	/* what the kernel counts: copied packets, both points seen, in order */
 	return (p->flags & NETLAT_RXP_COPIED) && *from && *to >= *from;
 }

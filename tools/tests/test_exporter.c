@@ -576,7 +576,8 @@ static void test_every_counter_everywhere(void)
 		NETLAT_HIST_COUNTERS(COUNTER_NAMES)
 #undef COUNTER_NAMES
 	};
-	char spec[4096], want[160], *file = tmp_path("every.prom"), *text;
+	const char *file = tmp_path("every.prom");
+	char spec[4096], want[160], *text;
 	size_t i, len = 0;
 	struct run r;
 

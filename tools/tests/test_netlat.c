@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/statfs.h>
@@ -2018,6 +2019,7 @@ static const struct test tests[] = {
 	{ "netlat report and tail: drop reasons by name", test_cli_drop_reasons },
 	{ "drop reasons of two kernels in one capture", test_cli_drop_reasons_two_kernels },
 	{ "netlat report and tail of RX_PKT wakeup stages", test_cli_rx_pkt_wakeup },
+	{ "RX_PKT stage readers stay within a first-size record", test_rx_pkt_stage_first_size },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

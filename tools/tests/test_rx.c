@@ -545,3 +545,46 @@ static void test_cli_rx_pkt_wakeup(void)
 	run_free(&r);
 	cap_free(&c);
 }
+
+/*
+ * A first-size RX_PKT (an older module) read in place at the end of the
+ * mapped memory: no stage reader looks past its 144 bytes, and it has no
+ * wakeup stages.
+ */
+static void test_rx_pkt_stage_first_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct netlat_rec_rx_pkt *p;
+	uint64_t from, to;
+	unsigned int k;
+
+	if (!CHECK(m != MAP_FAILED))
+		return;
+	/* the page after the record faults */
+	CHECK(!mprotect(m + page, page, PROT_NONE));
+	p = (void *)(m + page - NETLAT_REC_RX_PKT_SIZE_VER0);
+	memset(p, 0, NETLAT_REC_RX_PKT_SIZE_VER0);
+	p->hdr.size = NETLAT_REC_RX_PKT_SIZE_VER0;
+	p->hdr.type = NETLAT_REC_RX_PKT;
+	p->proto = NETLAT_RX_TCP;
+	p->flags = NETLAT_RXP_COPIED;
+	p->netif_ns = 100;
+	p->transport_ns = 200;
+	p->queue_ns = 300;
+	p->end_ns = 400;
+	for (k = 0; k < NETLAT_NR_STAGES; k++) {
+		bool got = netlat_rx_pkt_stage(p, k, &from, &to);
+
+		if (k == NETLAT_STAGE_RX_READY_WAKEUP || k == NETLAT_STAGE_RX_WAKEUP_RUN ||
+		    k == NETLAT_STAGE_RX_NETIF_UDP || k < NETLAT_STAGE_RX_NETIF_TCP)
+			CHECK(!got);
+		else
+			CHECK(got);
+	}
+	CHECK(netlat_rx_pkt_stage(p, NETLAT_STAGE_RX_NETIF_USER, &from, &to) &&
+	      from == 100 && to == 400);
+	munmap(m, 2 * page);
+}
+

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "flight.h"
+#include "join.h"
 #include "hooks.h"
 #include "output.h"
 #include "report.h"
@@ -1275,6 +1276,24 @@ static const struct command commands[] = {
 	  "virtqueue events, markers and triggers as instant events.\n"
 	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
+	{ "join", cmd_join,
+	  "[--json [--no-packets]] [--window DUR] [--min-owd DUR] [--asym DUR] [--max-drift PPM] [--offset-only] [--a-addr ADDR --b-addr ADDR] A B",
+	  "Join two hosts' captures packet by packet: the packets A sent with those\n"
+	  "B received, and the reverse (records of the packet level with the\n"
+	  "receive group on, on both hosts). Prints B's clock against A's,\n"
+	  "bounded from the pairs alone (no packet arrives before it left), then\n"
+	  "per direction the sender's stages, the wire with its bound, the\n"
+	  "receiver's stages, and what was not joined and why.\n"
+	  "  -j, --json           one JSON object, with every pair (--no-packets: none)\n"
+	  "  -w, --window DUR     the clock's windows (default 10s)\n"
+	  "  -m, --min-owd DUR    each one-way delay is at least DUR\n"
+	  "  -a, --asym DUR       the delays' floors differ by DUR (A>B minus B>A)\n"
+	  "  -M, --max-drift PPM  the largest drift considered (default 2000)\n"
+	  "      --offset-only    no drift: one offset per window\n"
+	  "      --a-addr ADDR    A's records are those of local address ADDR\n"
+	  "      --b-addr ADDR    B's likewise (both hosts in one capture)\n"
+	  "      --b-offset DUR   add DUR to B's times (a known clock difference)\n"
+	  "      --b-ppm PPM      and scale them by PPM\n" },
 	{ "stat", cmd_stat,
 	  "[--duration SECS] [--interval SECS] [--json] [--hist [--by FIELDS] | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"

@@ -558,6 +558,167 @@ int netlat_names_add_note(struct netlat_names *t, const struct netlat_rec_note *
  */
 int netlat_names_feed(struct netlat_names *t, const struct netlat_rec_hdr *rec, bool device);
 
+/* ---- two hosts: joining their packets, estimating their clocks --------- */
+
+/*
+ * netlat_join pairs the packets host A sent (NETLAT_REC_TCP_PKT) with the
+ * ones host B received (NETLAT_REC_RX_PKT), and the reverse: the flow's
+ * 4-tuple swapped and overlapping byte ranges, so one sent skb split by
+ * GSO or several merged by GRO still pair. From the pairs it bounds B's
+ * clock against A's, theta(t) = clock_B - clock_A = a + b (t - t0), in
+ * windows of A's time: a packet cannot arrive before it left, so each
+ * A>B pair gives theta <= B's receive stamp - A's driver time (minus
+ * @min_owd_ns), each B>A pair theta >= B's driver time - A's receive
+ * stamp; the (a, b) that satisfy all of a window form a convex polygon,
+ * and the bound at a time is the range of theta there. A window whose
+ * pairs admit no clock (a step, or a pair that contradicts the rest) is
+ * split or has that pair flagged; its packets get no wire time, never an
+ * averaged one. Documentation/join.rst has the method and its limits.
+ */
+struct netlat_join;
+
+/**
+ * struct netlat_join_opts - how to join (zero: the defaults)
+ * @window_ns: the clock's windows in A's time (0: 10 s).
+ * @min_owd_ns: each one-way delay is known to be at least this.
+ * @asym_ns: the floors' asymmetry, A>B minus B>A, if known: moves the
+ *	estimate (the middle of the bound, which assumes equal floors) by
+ *	-@asym_ns / 2; the bound itself does not rest on it.
+ * @max_drift_ppm: the largest drift b considered (0: 2000 ppm); 0 with
+ *	NETLAT_JOIN_OFFSET_ONLY.
+ * @flags: NETLAT_JOIN_*.
+ * @b_offset_ns: add to every time of B's records (a known clock map, or
+ *	a test's forged offset).
+ * @b_ppm: and scale B's times around its first record's by 1 + @b_ppm/1e6.
+ */
+struct netlat_join_opts {
+	uint64_t window_ns;
+	uint64_t min_owd_ns;
+	int64_t asym_ns;
+	double max_drift_ppm;
+	unsigned int flags;
+	int64_t b_offset_ns;
+	double b_ppm;
+};
+
+#define NETLAT_JOIN_OFFSET_ONLY	(1U << 0)	/* model theta as a constant */
+
+/* netlat_xpkt.flags */
+#define NETLAT_XPKT_EXACT	(1U << 0)	/* one segment each, the same bytes */
+#define NETLAT_XPKT_GSO_SPLIT	(1U << 1)	/* the sent skb arrived in several */
+#define NETLAT_XPKT_GRO_MERGED	(1U << 2)	/* the received skb held several sent ones */
+#define NETLAT_XPKT_RETRANS	(1U << 3)	/* retransmitted: no wire time (Karn) */
+#define NETLAT_XPKT_NO_STAMP	(1U << 4)	/* no driver time or no receive stamp */
+#define NETLAT_XPKT_NO_CLOCK	(1U << 5)	/* no clock bound at its time */
+#define NETLAT_XPKT_IMPOSSIBLE	(1U << 6)	/* contradicts the other pairs' clock */
+
+/**
+ * struct netlat_xpkt - a sent packet and a received one holding its bytes
+ * @tx: the sender's record (the packet's fields, whatever size it had).
+ * @rx: the receiver's.
+ * @sender: 0 if A sent it, 1 if B did.
+ * @flags: NETLAT_XPKT_*.
+ * @seq: first byte both records hold (the sender's sequence numbers).
+ * @end_seq: the byte after the last.
+ * @raw_ns: @rx->netif_ns - @tx->driver_ns, each on its own host's clock.
+ * @wire_ns: the wire's estimate: @raw_ns less the clock's estimate
+ *	(valid without NO_STAMP, NO_CLOCK, RETRANS, IMPOSSIBLE).
+ * @wire_lo_ns: the wire lies in [@wire_lo_ns, @wire_hi_ns], never below 0.
+ * @wire_hi_ns: INT64_MAX if the clock is bounded on one side only.
+ */
+struct netlat_xpkt {
+	const struct netlat_rec_tcp_pkt *tx;
+	const struct netlat_rec_rx_pkt *rx;
+	unsigned int sender;
+	unsigned int flags;
+	uint32_t seq, end_seq;
+	int64_t raw_ns;
+	int64_t wire_ns, wire_lo_ns, wire_hi_ns;
+};
+
+/* netlat_clock_est.flags */
+#define NETLAT_CLOCK_NO_UPPER	(1U << 0)	/* no A>B pair: theta unbounded above */
+#define NETLAT_CLOCK_NO_LOWER	(1U << 1)	/* no B>A pair: unbounded below */
+#define NETLAT_CLOCK_NONE	(1U << 2)	/* no clock satisfies the window's pairs */
+#define NETLAT_CLOCK_STEP	(1U << 3)	/* disjoint from the previous window's at the edge */
+#define NETLAT_CLOCK_DRIFT_AT_LIMIT (1U << 4)	/* the drift reached max_drift_ppm */
+
+/**
+ * struct netlat_clock_est - B's clock against A's over an interval
+ * @from_ns: the interval, A's CLOCK_MONOTONIC.
+ * @to_ns: its end (exclusive).
+ * @at_ns: the time the offset below is given for (the middle).
+ * @offset_ns: clock_B - clock_A at @at_ns: the middle of [@lo_ns, @hi_ns]
+ *	less asym_ns / 2.
+ * @lo_ns: clock_B - clock_A at @at_ns is at least this,
+ * @hi_ns: and at most this (INT64_MIN, INT64_MAX when unbounded).
+ * @drift_ppm: the middle of the drifts the pairs allow, ppm of A's time,
+ * @drift_lo_ppm: the lowest,
+ * @drift_hi_ppm: the highest.
+ * @samples_ab: A>B pairs that bound it,
+ * @samples_ba: B>A pairs.
+ * @impossible: pairs left out as contradicting the others.
+ * @flags: NETLAT_CLOCK_*.
+ */
+struct netlat_clock_est {
+	uint64_t from_ns, to_ns, at_ns;
+	int64_t offset_ns, lo_ns, hi_ns;
+	double drift_ppm, drift_lo_ppm, drift_hi_ppm;
+	uint64_t samples_ab, samples_ba, impossible;
+	unsigned int flags;
+};
+
+/**
+ * struct netlat_join_counts - what was and was not joined, per sender
+ *	(index 0: A sent, B received; 1: the reverse)
+ * @sent: packet records of the sender,
+ * @sent_bytes: their bytes.
+ * @joined: those that share bytes with a record of the receiver,
+ * @joined_bytes: the bytes shared.
+ * @no_flow: not joined: the receiver has no packet of that flow.
+ * @no_record: not joined: the receiver has the flow but none of its bytes
+ *	(lost, or outside the other capture).
+ * @retrans: joined, retransmitted: no wire time.
+ * @no_stamp: joined, no driver time or receive stamp: no wire time.
+ * @received: packet records of the receiver for flows of the sender,
+ * @received_unjoined: of which none holds a byte of a sent record.
+ * @pairs: struct netlat_xpkt produced,
+ * @impossible: of which contradict the clock of the rest.
+ */
+struct netlat_join_counts {
+	uint64_t sent[2], sent_bytes[2];
+	uint64_t joined[2], joined_bytes[2];
+	uint64_t no_flow[2], no_record[2], retrans[2], no_stamp[2];
+	uint64_t received[2], received_unjoined[2];
+	uint64_t pairs[2], impossible[2];
+};
+
+/* A join with @opts (NULL: defaults), or NULL (errno EINVAL, ENOMEM). */
+struct netlat_join *netlat_join_new(const struct netlat_join_opts *opts);
+void netlat_join_free(struct netlat_join *j);
+/*
+ * Feed a record of host @host (0: A, 1: B); only TCP_PKT and TCP RX_PKT
+ * records are kept (copied). 0, or -ENOMEM, -EINVAL (bad @host, short record).
+ */
+int netlat_join_add(struct netlat_join *j, unsigned int host,
+		    const struct netlat_rec_hdr *rec);
+/* Pair the records and estimate the clock; after every add. 0 or -ENOMEM. */
+int netlat_join_run(struct netlat_join *j);
+/* The pairs, ordered by the sender's time of each packet. */
+size_t netlat_join_pairs(const struct netlat_join *j, const struct netlat_xpkt **pairs);
+/* The clock over the whole capture (one line: a + b t). */
+void netlat_join_clock(const struct netlat_join *j, struct netlat_clock_est *est);
+/* The windows, in time order. */
+size_t netlat_join_windows(const struct netlat_join *j,
+			   const struct netlat_clock_est **windows);
+/*
+ * Bounds of clock_B - clock_A at A's time @t_ns, from its window: false
+ * if none holds @t_ns or its pairs admit no clock.
+ */
+bool netlat_join_theta(const struct netlat_join *j, uint64_t t_ns, int64_t *lo_ns,
+		       int64_t *hi_ns);
+void netlat_join_counts(const struct netlat_join *j, struct netlat_join_counts *c);
+
 #ifdef __cplusplus
 }
 #endif

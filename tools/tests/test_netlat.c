@@ -1901,6 +1901,7 @@ static void test_fuzz_command(void)
 #include "test_pictures.c"
 #include "test_exporter.c"
 #include "test_rx.c"
+#include "test_join.c"
 
 /* ==== cgroup paths ======================================================= */
 
@@ -2021,6 +2022,13 @@ static const struct test tests[] = {
 	{ "netlat report and tail of RX_PKT wakeup stages", test_cli_rx_pkt_wakeup },
 	{ "RX_PKT stage readers stay within a first-size record", test_rx_pkt_stage_first_size },
 	{ "netlat.1 covers every command and option", test_man_page_complete },
+	/* test_join.c */
+	{ "join: a known offset and drift inside every bound", test_join_offset_and_drift },
+	{ "join: GSO and GRO splits, a known asymmetry", test_join_gso_gro },
+	{ "join: a pair stamped before it left is flagged", test_join_forged_pair },
+	{ "join: a clock step gets no clock", test_join_clock_step },
+	{ "join: one direction bounds one side", test_join_one_way },
+	{ "netlat join", test_cli_join },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },
 	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },

@@ -681,8 +681,11 @@ struct netlat_rec_tcp_dev {
  *	netlat_rec_rx_skb.tstamp_ns).
  * @tstamp_mono_ns: the same instant on the records' clock
  *	(CLOCK_MONOTONIC), converted when the record is written; 0 if none.
- *	The stamp is taken in the receive core before GRO, so it is at or
- *	before @hdr.ts_ns.
+ *	The stamp is taken in the receive core as the skb enters the stack:
+ *	after GRO for drivers that use napi_gro_receive() (virtio_net among
+ *	them; netif_receive_skb_list_internal()), so a merged skb carries the
+ *	time GRO handed it on, after all its segments arrived; at netif_rx()
+ *	for the others. It is at or before @hdr.ts_ns.
  * @seq: TCP: sequence number of the first payload byte; UDP: 0.
  * @len: TCP: payload bytes; UDP: datagram payload bytes (UDP length
  *	minus its header).
@@ -1173,8 +1176,9 @@ struct netlat_rec_tcp_pkt {
  * struct netlat_rec_rx_pkt - one received packet, followed by the kernel
  * @hdr: common header (written when the packet's life ended).
  * @flow: the receiving socket (@flow.sport is the local port).
- * @netif_ns: the skb's receive stamp (taken in the receive core, before
- *	GRO) on CLOCK_MONOTONIC (NETLAT_RXP_NETIF), else 0.
+ * @netif_ns: the skb's receive stamp (taken in the receive core, after
+ *	GRO on drivers that use napi_gro_receive(), see netlat_rec_rx_netif)
+ *	on CLOCK_MONOTONIC (NETLAT_RXP_NETIF), else 0.
  * @transport_ns: arrival at TCP (tcp:tcp_probe, tcp_rcv_state_process,
  *	tcp_add_backlog, tcp_child_process) or UDP (udp_queue_rcv_one_skb,
  *	udpv6_queue_rcv_one_skb): where the packet begins; always set.

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlat join: two hosts' captures joined packet by packet (libnetlat's
+ * netlat_join): the clock line, then per direction each stage across
+ * both hosts with the wire between them and its bound.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+#include "join.h"
+#include "output.h"
+
+static const char *const host_name[2] = { "A", "B" };
+
+struct join_args {
+	bool json, packets;
+	struct netlat_join_opts o;
+	const char *file[2];
+	bool have_addr[2];
+	uint16_t family[2];
+	uint8_t addr[2][16];
+};
+
+/* A record's local address is @host's, when an address selects the host. */
+static bool is_host(const struct join_args *a, unsigned int host,
+		    const struct netlat_rec_hdr *rec)
+{
+	const struct netlat_tcp_flow *f;
+
+	if (!a->have_addr[host])
+		return true;
+	if (rec->type == NETLAT_REC_TCP_PKT)
+		f = &((const struct netlat_rec_tcp_pkt *)rec)->flow;
+	else if (rec->type == NETLAT_REC_RX_PKT)
+		f = &((const struct netlat_rec_rx_pkt *)rec)->flow;
+	else
+		return false;
+	return f->family == a->family[host] && !memcmp(f->saddr, a->addr[host], 16);
+}
+
+static int load(struct netlat_join *j, const struct join_args *a, unsigned int host)
+{
+	char errbuf[NETLAT_ERRBUF_SIZE];
+	const struct netlat_rec_hdr *rec;
+	struct netlat_source *src = netlat_open(a->file[host], errbuf);
+	int r;
+
+	if (!src) {
+		error("%s", errbuf);
+		return -1;
+	}
+	while ((r = netlat_next(src, &rec)) > 0 || r == -EINTR) {
+		if (r < 0 || !is_host(a, host, rec))
+			continue;
+		r = netlat_join_add(j, host, rec);
+		if (r == -ENOMEM) {
+			error("out of memory");
+			break;
+		}
+		r = 1;
+	}
+	if (r < 0 && r != -ENOMEM)
+		error("%s", netlat_errmsg(src));
+	netlat_close(src);
+	return r < 0 ? -1 : 0;
+}
+
+static bool parse_addr(const char *s, uint16_t *family, uint8_t *addr)
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1) {
+		*family = AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, addr) == 1) {
+		*family = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/* A signed duration: "-2ms", "3.2s". */
+static bool parse_signed_duration(const char *s, int64_t *ns)
+{
+	bool neg = *s == '-';
+	uint64_t v;
+
+	if (*s == '-' || *s == '+')
+		s++;
+	if (netlat_parse_duration(s, &v) || v > INT64_MAX)
+		return false;
+	*ns = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void format_signed(char *buf, size_t len, int64_t ns)
+{
+	char d[24];
+
+	format_duration(d, sizeof(d), ns < 0 ? -(uint64_t)ns : (uint64_t)ns);
+	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', d);
+}
+
+/* clock_B - clock_A as seconds with nanoseconds: "+3.200012345 s". */
+static void format_offset(char *buf, size_t len, int64_t ns)
+{
+	uint64_t v = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, len, "%c%llu.%09llu s", ns < 0 ? '-' : '+', ull(v / 1000000000),
+		 ull(v % 1000000000));
+}
+
+static void print_est_text(const struct netlat_clock_est *e)
+{
+	char off[48], lo[40], hi[40];
+
+	if (e->flags & NETLAT_CLOCK_NONE) {
+		printf("no clock fits these pairs (a clock step, or a wrong join)");
+		return;
+	}
+	format_offset(off, sizeof(off), e->offset_ns);
+	if (e->lo_ns == INT64_MIN || e->hi_ns == INT64_MAX) {
+		printf("%s, bounded on one side only (%s)", off,
+		       e->lo_ns == INT64_MIN ? "no B>A pair: at most this"
+					     : "no A>B pair: at least this");
+	} else {
+		format_signed(lo, sizeof(lo), e->lo_ns - e->offset_ns);
+		format_signed(hi, sizeof(hi), e->hi_ns - e->offset_ns);
+		printf("%s [%s, %s]", off, lo, hi);
+	}
+	printf(", drift %+.1f ppm [%+.1f, %+.1f]%s", e->drift_ppm, e->drift_lo_ppm,
+	       e->drift_hi_ppm, e->flags & NETLAT_CLOCK_DRIFT_AT_LIMIT ? " (at the limit)" : "");
+}
+
+static void print_clock_text(const struct netlat_join *j)
+{
+	const struct netlat_clock_est *w;
+	struct netlat_clock_est g;
+	size_t nw = netlat_join_windows(j, &w), i, bad = 0;
+
+	netlat_join_clock(j, &g);
+	printf("clock B-A at A %llu.%09llu s: ", ull(g.at_ns / 1000000000),
+	       ull(g.at_ns % 1000000000));
+	if (g.flags & NETLAT_CLOCK_NONE && nw > 1)
+		printf("no one line fits the whole capture (a step or a changing drift): by window");
+	else
+		print_est_text(&g);
+	printf("; from %llu A>B and %llu B>A pairs, %zu window%s\n", ull(g.samples_ab),
+	       ull(g.samples_ba), nw, nw == 1 ? "" : "s");
+	for (i = 0; i < nw; i++)
+		bad |= w[i].flags & (NETLAT_CLOCK_NONE | NETLAT_CLOCK_STEP) || w[i].impossible;
+	if (nw < 2 && !bad)
+		return;
+	for (i = 0; i < nw; i++) {
+		printf("  window %llu.%03llu-%llu.%03llu s: ", ull(w[i].from_ns / 1000000000),
+		       ull(w[i].from_ns / 1000000 % 1000), ull(w[i].to_ns / 1000000000),
+		       ull(w[i].to_ns / 1000000 % 1000));
+		print_est_text(&w[i]);
+		if (w[i].flags & NETLAT_CLOCK_STEP)
+			printf("; STEP: disjoint from the window before");
+		if (w[i].impossible)
+			printf("; %llu impossible pair%s left out", ull(w[i].impossible),
+			       w[i].impossible == 1 ? "" : "s");
+		printf("\n");
+	}
+}
+
+/* ---- per direction -------------------------------------------------------- */
+
+#define NR_SIDE_STAGES	3
+static const unsigned int tx_stages[NR_SIDE_STAGES] = {
+	NETLAT_STAGE_SENDMSG_XMIT, NETLAT_STAGE_XMIT_QDISC, NETLAT_STAGE_QDISC_DRIVER,
+};
+static const unsigned int rx_stages[NR_SIDE_STAGES] = {
+	NETLAT_STAGE_RX_NETIF_TCP, NETLAT_STAGE_RX_TCP_QUEUE, NETLAT_STAGE_RX_QUEUE_USER,
+};
+
+struct direction {
+	struct netlat_samples tx[NR_SIDE_STAGES], rx[NR_SIDE_STAGES], wire, bound;
+	struct netlat_dist dtx[NR_SIDE_STAGES], drx[NR_SIDE_STAGES], dwire, dbound;
+	uint64_t no_clock;
+};
+
+static int collect(const struct netlat_join *j, struct direction *d)
+{
+	const struct netlat_xpkt *p;
+	size_t n = netlat_join_pairs(j, &p), i;
+	unsigned int k;
+	int r = 0;
+
+	for (i = 0; i < n && !r; i++) {
+		struct direction *dd = &d[p[i].sender];
+		uint64_t from, to;
+
+		/* each side's stages once: from the pair holding its first byte */
+		for (k = 0; k < NR_SIDE_STAGES && !r; k++) {
+			if (p[i].seq == p[i].tx->seq &&
+			    netlat_pkt_stage(p[i].tx, tx_stages[k], &from, &to))
+				r = netlat_samples_add(&dd->tx[k], to - from);
+			if (!r && p[i].seq == p[i].rx->seq &&
+			    netlat_rx_pkt_stage(p[i].rx, rx_stages[k], &from, &to))
+				r = netlat_samples_add(&dd->rx[k], to - from);
+		}
+		if (p[i].flags & NETLAT_XPKT_NO_CLOCK)
+			dd->no_clock++;
+		if (r || p[i].flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
+				       NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE))
+			continue;
+		r = netlat_samples_add(&dd->wire, p[i].wire_ns);
+		if (!r && p[i].wire_hi_ns != INT64_MAX)
+			r = netlat_samples_add(&dd->bound,
+					       (p[i].wire_hi_ns - p[i].wire_lo_ns) / 2);
+	}
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < NR_SIDE_STAGES; k++) {
+			netlat_dist_compute(d[i].tx[k].v, d[i].tx[k].n, &d[i].dtx[k]);
+			netlat_dist_compute(d[i].rx[k].v, d[i].rx[k].n, &d[i].drx[k]);
+		}
+		netlat_dist_compute(d[i].wire.v, d[i].wire.n, &d[i].dwire);
+		netlat_dist_compute(d[i].bound.v, d[i].bound.n, &d[i].dbound);
+	}
+	return r;
+}
+
+static void free_directions(struct direction *d)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < NR_SIDE_STAGES; k++) {
+			netlat_samples_free(&d[i].tx[k]);
+			netlat_samples_free(&d[i].rx[k]);
+		}
+		netlat_samples_free(&d[i].wire);
+		netlat_samples_free(&d[i].bound);
+	}
+}
+
+static void print_row(const char *host, const char *name, const struct netlat_dist *d,
+		      const char *extra)
+{
+	char p50[32], p90[32], p99[32], max[32], label[48];
+
+	snprintf(label, sizeof(label), "%s %s", host, name);
+	if (!d->count) {
+		printf("  %-18s %9s\n", label, "-");
+		return;
+	}
+	format_duration(p50, sizeof(p50), d->p50);
+	format_duration(p90, sizeof(p90), d->p90);
+	format_duration(p99, sizeof(p99), d->p99);
+	format_duration(max, sizeof(max), d->max);
+	printf("  %-18s %9llu %9s %9s %9s %9s%s\n", label, ull(d->count), p50, p90, p99, max,
+	       extra);
+}
+
+static void print_direction_text(const struct netlat_join_counts *c, unsigned int s,
+				 const struct direction *d)
+{
+	const char *from = host_name[s], *to = host_name[!s];
+	char bound[48] = "", extra[64] = "", med[32], wire[32], name[16];
+	unsigned int k;
+
+	printf("\n%s>%s: %llu of %llu sent packets joined (%llu of %llu bytes)", from, to,
+	       ull(c->joined[s]), ull(c->sent[s]), ull(c->joined_bytes[s]), ull(c->sent_bytes[s]));
+	printf("; not joined: %llu with no packet of their flow at %s, %llu with none of "
+	       "their bytes\n", ull(c->no_flow[s]), to, ull(c->no_record[s]));
+	printf("  no wire time: %llu retransmitted (Karn), %llu without a driver time or "
+	       "receive stamp, %llu impossible, %llu without a clock; %llu of %s's %llu "
+	       "received packets of these flows not joined\n", ull(c->retrans[s]),
+	       ull(c->no_stamp[s]), ull(c->impossible[s]), ull(d->no_clock), ull(c->received_unjoined[s]),
+	       to, ull(c->received[s]));
+	printf("  %-18s %9s %9s %9s %9s %9s\n", "stage", "count", "p50", "p90", "p99", "max");
+	for (k = 0; k < NR_SIDE_STAGES; k++)
+		print_row(from, netlat_stage_name(tx_stages[k]), &d->dtx[k], "");
+	if (d->dbound.count) {
+		format_duration(med, sizeof(med), d->dbound.p50);
+		snprintf(bound, sizeof(bound), " +-%s", med);
+		snprintf(extra, sizeof(extra), "  +-%s (median bound)", med);
+	}
+	snprintf(name, sizeof(name), "%s>%s", from, to);
+	print_row("wire", name, &d->dwire, extra);
+	for (k = 0; k < NR_SIDE_STAGES; k++)
+		print_row(to, netlat_stage_name(rx_stages[k]), &d->drx[k], "");
+	if (d->dwire.count) {
+		format_duration(wire, sizeof(wire), d->dwire.p50);
+		printf("  median packet: ");
+		for (k = 0; k < NR_SIDE_STAGES; k++) {
+			format_duration(med, sizeof(med), d->dtx[k].p50);
+			printf("%s %s %s, ", med, from, netlat_stage_name(tx_stages[k]));
+		}
+		printf("%s%s wire, ", wire, bound);
+		for (k = 0; k < NR_SIDE_STAGES; k++) {
+			format_duration(med, sizeof(med), d->drx[k].p50);
+			printf("%s %s %s%s", med, to, netlat_stage_name(rx_stages[k]),
+			       k + 1 < NR_SIDE_STAGES ? ", " : "\n");
+		}
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void print_i64(const char *key, int64_t v, bool comma)
+{
+	printf("\"%s\":", key);
+	if (v == INT64_MIN || v == INT64_MAX)
+		printf("null");
+	else
+		printf("%lld", (long long)v);
+	if (comma)
+		printf(",");
+}
+
+static void print_est_json(const struct netlat_clock_est *e)
+{
+	printf("{\"from_ns\":%llu,\"to_ns\":%llu,\"at_ns\":%llu,", ull(e->from_ns),
+	       ull(e->to_ns), ull(e->at_ns));
+	if (e->flags & NETLAT_CLOCK_NONE)
+		printf("\"offset_ns\":null,\"lo_ns\":null,\"hi_ns\":null,"
+		       "\"drift_ppm\":null,\"drift_lo_ppm\":null,\"drift_hi_ppm\":null,");
+	else {
+		print_i64("offset_ns", e->offset_ns, true);
+		print_i64("lo_ns", e->lo_ns, true);
+		print_i64("hi_ns", e->hi_ns, true);
+		printf("\"drift_ppm\":%.3f,\"drift_lo_ppm\":%.3f,\"drift_hi_ppm\":%.3f,",
+		       e->drift_ppm, e->drift_lo_ppm, e->drift_hi_ppm);
+	}
+	printf("\"samples_ab\":%llu,\"samples_ba\":%llu,\"impossible\":%llu,"
+	       "\"none\":%s,\"step\":%s,\"drift_at_limit\":%s}",
+	       ull(e->samples_ab), ull(e->samples_ba), ull(e->impossible),
+	       e->flags & NETLAT_CLOCK_NONE ? "true" : "false",
+	       e->flags & NETLAT_CLOCK_STEP ? "true" : "false",
+	       e->flags & NETLAT_CLOCK_DRIFT_AT_LIMIT ? "true" : "false");
+}
+
+static void print_dist_named(const char *name, const struct netlat_dist *d, bool comma)
+{
+	print_json_string(stdout, name);
+	printf(":");
+	print_dist_json(stdout, d);
+	if (comma)
+		printf(",");
+}
+
+static void print_direction_json(const struct netlat_join_counts *c, unsigned int s,
+				 const struct direction *d)
+{
+	char name[48];
+	unsigned int k;
+
+	printf("{\"sender\":\"%s\",\"receiver\":\"%s\",\"sent\":%llu,\"sent_bytes\":%llu,"
+	       "\"joined\":%llu,\"joined_bytes\":%llu,\"no_flow\":%llu,\"no_record\":%llu,"
+	       "\"retrans\":%llu,\"no_stamp\":%llu,\"impossible\":%llu,\"no_clock\":%llu,"
+	       "\"received\":%llu,\"received_unjoined\":%llu,\"stages\":{",
+	       host_name[s], host_name[!s], ull(c->sent[s]), ull(c->sent_bytes[s]),
+	       ull(c->joined[s]), ull(c->joined_bytes[s]), ull(c->no_flow[s]),
+	       ull(c->no_record[s]), ull(c->retrans[s]), ull(c->no_stamp[s]),
+	       ull(c->impossible[s]), ull(d->no_clock), ull(c->received[s]),
+	       ull(c->received_unjoined[s]));
+	for (k = 0; k < NR_SIDE_STAGES; k++) {
+		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(tx_stages[k]));
+		print_dist_named(name, &d->dtx[k], true);
+	}
+	print_dist_named("wire", &d->dwire, true);
+	print_dist_named("wire_bound", &d->dbound, true);
+	for (k = 0; k < NR_SIDE_STAGES; k++) {
+		snprintf(name, sizeof(name), "%s %s", host_name[!s], netlat_stage_name(rx_stages[k]));
+		print_dist_named(name, &d->drx[k], k + 1 < NR_SIDE_STAGES);
+	}
+	printf("}}");
+}
+
+static void print_stage_fields(bool tx, const void *rec)
+{
+	unsigned int k;
+	uint64_t from, to;
+
+	for (k = 0; k < NR_SIDE_STAGES; k++) {
+		bool ok = tx ? netlat_pkt_stage(rec, tx_stages[k], &from, &to)
+			     : netlat_rx_pkt_stage(rec, rx_stages[k], &from, &to);
+
+		print_json_string(stdout, netlat_stage_name(tx ? tx_stages[k] : rx_stages[k]));
+		if (ok)
+			printf(":%llu", ull(to - from));
+		else
+			printf(":null");
+		printf(k + 1 < NR_SIDE_STAGES ? "," : "");
+	}
+}
+
+static void print_packet_json(const struct netlat_xpkt *p)
+{
+	static const char *const flag_names[] = {
+		"exact", "gso_split", "gro_merged", "retrans", "no_stamp", "no_clock",
+		"impossible",
+	};
+	bool wire = !(p->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
+				  NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE));
+	unsigned int k, n = 0;
+
+	printf("{\"sender\":\"%s\"", host_name[p->sender]);
+	print_flow(stdout, &p->tx->flow, true);
+	printf(",\"seq\":%u,\"end_seq\":%u,\"flags\":[", p->seq, p->end_seq);
+	for (k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++)
+		if (p->flags & (1U << k))
+			printf("%s\"%s\"", n++ ? "," : "", flag_names[k]);
+	printf("],\"driver_ns\":%llu,\"netif_ns\":%llu,", ull(p->tx->driver_ns),
+	       ull(p->rx->netif_ns));
+	if (wire) {
+		print_i64("wire_ns", p->wire_ns, true);
+		print_i64("wire_lo_ns", p->wire_lo_ns, true);
+		print_i64("wire_hi_ns", p->wire_hi_ns, true);
+	} else {
+		printf("\"wire_ns\":null,\"wire_lo_ns\":null,\"wire_hi_ns\":null,");
+	}
+	printf("\"send\":{");
+	print_stage_fields(true, p->tx);
+	printf("},\"receive\":{");
+	print_stage_fields(false, p->rx);
+	printf("}}");
+}
+
+static void print_json(const struct netlat_join *j, const struct direction *d, bool packets)
+{
+	const struct netlat_clock_est *w;
+	const struct netlat_xpkt *p;
+	struct netlat_join_counts c;
+	struct netlat_clock_est g;
+	size_t nw = netlat_join_windows(j, &w), n, i;
+
+	netlat_join_clock(j, &g);
+	netlat_join_counts(j, &c);
+	printf("{\"clock\":");
+	print_est_json(&g);
+	printf(",\"windows\":[");
+	for (i = 0; i < nw; i++) {
+		print_est_json(&w[i]);
+		printf(i + 1 < nw ? "," : "");
+	}
+	printf("],\"directions\":[");
+	print_direction_json(&c, 0, &d[0]);
+	printf(",");
+	print_direction_json(&c, 1, &d[1]);
+	printf("]");
+	if (packets) {
+		n = netlat_join_pairs(j, &p);
+		printf(",\"packets\":[");
+		for (i = 0; i < n; i++) {
+			print_packet_json(&p[i]);
+			printf(i + 1 < n ? ",\n" : "");
+		}
+		printf("]");
+	}
+	printf("}\n");
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+int cmd_join(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-packets", no_argument, NULL, 'N' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "min-owd", required_argument, NULL, 'm' },
+		{ "asym", required_argument, NULL, 'a' },
+		{ "max-drift", required_argument, NULL, 'M' },
+		{ "offset-only", no_argument, NULL, 'O' },
+		{ "a-addr", required_argument, NULL, 'A' },
+		{ "b-addr", required_argument, NULL, 'B' },
+		{ "b-offset", required_argument, NULL, 'o' },
+		{ "b-ppm", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct join_args a = { .packets = true };
+	struct direction d[2];
+	struct netlat_join *j;
+	struct netlat_join_counts c;
+	char *end;
+	int ch, r;
+
+	memset(d, 0, sizeof(d));
+	while ((ch = next_option(argc, argv, "jw:m:a:M:h", opts)) != -1) {
+		switch (ch) {
+		case 'j':
+			a.json = true;
+			break;
+		case 'N':
+			a.packets = false;
+			break;
+		case 'w':
+			if (netlat_parse_duration(optarg, &a.o.window_ns) || !a.o.window_ns)
+				return usage_error("bad window '%s'", optarg);
+			break;
+		case 'm':
+			if (netlat_parse_duration(optarg, &a.o.min_owd_ns))
+				return usage_error("bad delay '%s'", optarg);
+			break;
+		case 'a':
+			if (!parse_signed_duration(optarg, &a.o.asym_ns))
+				return usage_error("bad asymmetry '%s'", optarg);
+			break;
+		case 'M':
+			a.o.max_drift_ppm = strtod(optarg, &end);
+			if (*end || end == optarg || a.o.max_drift_ppm <= 0 ||
+			    a.o.max_drift_ppm > 1e5)
+				return usage_error("bad drift '%s' (ppm, up to 100000)", optarg);
+			break;
+		case 'O':
+			a.o.flags |= NETLAT_JOIN_OFFSET_ONLY;
+			break;
+		case 'A':
+		case 'B':
+			if (!parse_addr(optarg, &a.family[ch == 'B'], a.addr[ch == 'B']))
+				return usage_error("bad address '%s'", optarg);
+			a.have_addr[ch == 'B'] = true;
+			break;
+		case 'o':
+			if (!parse_signed_duration(optarg, &a.o.b_offset_ns))
+				return usage_error("bad offset '%s'", optarg);
+			break;
+		case 'p':
+			a.o.b_ppm = strtod(optarg, &end);
+			if (*end || end == optarg || a.o.b_ppm < -1e5 || a.o.b_ppm > 1e5)
+				return usage_error("bad drift '%s' (ppm)", optarg);
+			break;
+		case 'h':
+			return command_help();
+		default:
+			return bad_option(argv);
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error("two captures: A's and B's (the same file twice with --a-addr and --b-addr)");
+	a.file[0] = argv[optind];
+	a.file[1] = argv[optind + 1];
+	j = netlat_join_new(&a.o);
+	if (!j) {
+		error("cannot join: %s", strerror(errno));
+		return 1;
+	}
+	r = load(j, &a, 0) || load(j, &a, 1) ? 1 : 0;
+	if (!r && netlat_join_run(j)) {
+		error("out of memory");
+		r = 1;
+	}
+	if (!r && collect(j, d)) {
+		error("out of memory");
+		r = 1;
+	}
+	if (!r) {
+		if (a.json) {
+			print_json(j, d, a.packets);
+		} else {
+			netlat_join_counts(j, &c);
+			print_clock_text(j);
+			print_direction_text(&c, 0, &d[0]);
+			print_direction_text(&c, 1, &d[1]);
+		}
+		r = finish_stdout();
+	}
+	free_directions(d);
+	netlat_join_free(j);
+	return r;
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the two-host join (libnetlat_join.c, tools/join.c) on
+ * synthetic captures of a request-response flow whose truth is known:
+ * B's clock runs at a chosen offset and drift from A's, each packet's
+ * one-way delay is a floor plus queueing. Included by test_netlat.c.
+ */
+
+#define SIM_T0		1000000000000ULL	/* A's time of the first request */
+
+struct sim {
+	unsigned int requests;
+	uint64_t gap_ns;		/* between requests */
+	int64_t offset_ns;		/* B - A at SIM_T0 */
+	double ppm;			/* B's drift */
+	uint64_t step_at;		/* B's clock steps by step_ns then (0: never) */
+	int64_t step_ns;
+	uint64_t floor_ab, floor_ba;	/* one-way delay floors */
+	unsigned int forged;		/* request whose arrival B stamps too early (0: none) */
+	bool one_way;			/* no responses */
+	/* what the simulation produced */
+	uint64_t b_read_bytes, a_read_bytes;
+	unsigned int a_sent, b_sent;
+};
+
+static uint64_t sim_rng = 88172645463325252ULL;
+
+static uint64_t sim_rand(void)
+{
+	sim_rng ^= sim_rng << 13;
+	sim_rng ^= sim_rng >> 7;
+	sim_rng ^= sim_rng << 17;
+	return sim_rng;
+}
+
+/* Queueing: mostly a few microseconds, now and then up to 200 us. */
+static uint64_t sim_queue(void)
+{
+	double u = (double)(sim_rand() % 1000000) / 1e6;
+
+	return (uint64_t)(u * u * u * 200000);
+}
+
+static int64_t sim_theta(const struct sim *s, uint64_t t)
+{
+	int64_t th = s->offset_ns + (int64_t)(s->ppm * 1e-6 * (double)(int64_t)(t - SIM_T0));
+
+	if (s->step_at && t >= s->step_at)
+		th += s->step_ns;
+	return th;
+}
+
+static uint64_t sim_b(const struct sim *s, uint64_t t)
+{
+	return t + sim_theta(s, t);
+}
+
+static uint64_t sim_seq_a, sim_seq_b;
+
+static struct netlat_rec_tcp_pkt *sim_tx(struct capture *c, uint64_t *rseq, bool a,
+					 uint32_t seq, uint32_t len, uint64_t sendmsg,
+					 uint64_t driver, uint16_t segs)
+{
+	struct netlat_rec_tcp_pkt *p = cap_tcp(c, NETLAT_REC_TCP_PKT, sizeof(*p), (*rseq)++, 0);
+
+	if (a)
+		set_flow(p, AF_INET, "192.0.2.1", 40000, "192.0.2.2", 6379, 1);
+	else
+		set_flow(p, AF_INET, "192.0.2.2", 6379, "192.0.2.1", 40000, 2);
+	p->hdr.ts_ns = driver + 100000;
+	p->seq = seq;
+	p->end_seq = seq + len;
+	p->sendmsg_ns = sendmsg;
+	p->xmit_ns = sendmsg + 4000;
+	p->qdisc_ns = driver - 2000;
+	p->driver_ns = driver;
+	p->end_ns = driver + 100000;
+	p->segs = segs;
+	p->flags = NETLAT_PKT_ACKED;
+	return p;
+}
+
+static struct netlat_rec_rx_pkt *sim_rx(struct capture *c, uint64_t *rseq, bool a,
+					uint32_t seq, uint32_t len, uint64_t netif, uint16_t segs)
+{
+	struct netlat_rec_rx_pkt *r = cap_tcp(c, NETLAT_REC_RX_PKT, sizeof(*r), (*rseq)++, 0);
+
+	if (a)
+		set_flow(r, AF_INET, "192.0.2.1", 40000, "192.0.2.2", 6379, 1);
+	else
+		set_flow(r, AF_INET, "192.0.2.2", 6379, "192.0.2.1", 40000, 2);
+	r->hdr.ts_ns = netif + 30000;
+	r->netif_ns = netif;
+	r->transport_ns = netif + 3000;
+	r->queue_ns = netif + 5000;
+	r->end_ns = netif + 30000;
+	r->seq = seq;
+	r->end_seq = seq + len;
+	r->len = len;
+	r->segs = segs;
+	r->proto = NETLAT_RX_TCP;
+	r->flags = NETLAT_RXP_NETIF | NETLAT_RXP_QUEUED | NETLAT_RXP_COPIED;
+	return r;
+}
+
+/*
+ * Requests from A (100 bytes; every 7th 2,896 bytes in two segments that
+ * B receives apart), responses from B (300 bytes; every 5th written as two
+ * 1,000-byte packets that A's GRO merges). Request 100 is retransmitted
+ * 200 ms later; response 200 never arrives.
+ */
+static void sim_run(struct sim *s, struct capture *a, struct capture *b)
+{
+	uint32_t sa = 0xfffff000, sb = 0x7ffffff0;	/* both wrap */
+	unsigned int i;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(a, 1);
+	cap_stream(b, 1);
+	for (i = 0; i < s->requests; i++) {
+		uint64_t t = SIM_T0 + i * s->gap_ns, t1 = t + 10000, t2, t3, t4;
+		uint32_t len = i % 7 == 3 ? 2896 : 100;
+		struct netlat_rec_tcp_pkt *p;
+
+		p = sim_tx(a, &sim_seq_a, true, sa, len, t, t1, len > 1448 ? 2 : 1);
+		s->a_sent++;
+		t2 = t1 + s->floor_ab + sim_queue();
+		if (i == 100) {
+			p->retrans = 1;
+			t2 += 200000000;
+		}
+		if (len > 1448) {
+			sim_rx(b, &sim_seq_b, false, sa, 1448, sim_b(s, t2), 1);
+			t2 += 12000;
+			sim_rx(b, &sim_seq_b, false, sa + 1448, len - 1448, sim_b(s, t2), 1);
+		} else if (s->forged && i == s->forged) {
+			/* stamped 100 us before A's driver saw it leave */
+			sim_rx(b, &sim_seq_b, false, sa, len, sim_b(s, t1) - 100000, 1);
+		} else {
+			sim_rx(b, &sim_seq_b, false, sa, len, sim_b(s, t2), 1);
+		}
+		s->b_read_bytes += len;
+		sa += len;
+		if (s->one_way)
+			continue;
+		/* B answers 40 us after its read */
+		t3 = t2 + 40000;
+		if (i % 5 == 1) {
+			sim_tx(b, &sim_seq_b, false, sb, 1000, sim_b(s, t3 - 10000), sim_b(s, t3), 1);
+			sim_tx(b, &sim_seq_b, false, sb + 1000, 1000, sim_b(s, t3 - 2000),
+			       sim_b(s, t3 + 8000), 1);
+			s->b_sent += 2;
+			t4 = t3 + 8000 + s->floor_ba + sim_queue();
+			sim_rx(a, &sim_seq_a, true, sb, 2000, t4, 2);
+			s->a_read_bytes += 2000;
+			sb += 2000;
+			continue;
+		}
+		sim_tx(b, &sim_seq_b, false, sb, 300, sim_b(s, t3 - 10000), sim_b(s, t3), 1);
+		s->b_sent++;
+		t4 = t3 + s->floor_ba + sim_queue();
+		if (i != 200) {
+			sim_rx(a, &sim_seq_a, true, sb, 300, t4, 1);
+			s->a_read_bytes += 300;
+		}
+		sb += 300;
+	}
+}
+
+static struct netlat_join *sim_join(const struct capture *a, const struct capture *b,
+				    const struct netlat_join_opts *o)
+{
+	struct netlat_join *j = netlat_join_new(o);
+	const struct capture *cap[2] = { a, b };
+	const struct netlat_rec_hdr *rec;
+	unsigned int h;
+
+	if (!CHECK(j))
+		return NULL;
+	for (h = 0; h < 2; h++) {
+		const char *path = tmp_path(h ? "join-b.nl" : "join-a.nl");
+		struct netlat_source *src;
+
+		if (!CHECK(cap_write(cap[h], path) == 0))
+			continue;
+		src = netlat_open(path, NULL);
+		if (!CHECK(src))
+			continue;
+		while (netlat_next(src, &rec) > 0)
+			CHECK(netlat_join_add(j, h, rec) == 0);
+		netlat_close(src);
+	}
+	CHECK(netlat_join_run(j) == 0);
+	return j;
+}
+
+/* Slack for the model's one approximation: theta read at a packet's
+ * arrival rather than its departure (drift x one-way delay). */
+#define SIM_SLACK_NS	200
+
+/*
+ * The truth inside every bound: each window's, and each pair's wire.
+ * Returns the pairs with a wire time.
+ */
+static int64_t sim_worst_error;	/* the largest |wire_ns - truth| of check_truth() */
+
+static size_t check_truth(const struct sim *s, const struct netlat_join *j)
+{
+	const struct netlat_clock_est *w;
+	const struct netlat_xpkt *p;
+	size_t nw = netlat_join_windows(j, &w), n = netlat_join_pairs(j, &p), i, bad = 0,
+	       timed = 0;
+
+	for (i = 0; i < nw; i++) {
+		int64_t th = sim_theta(s, w[i].at_ns);
+
+		if (w[i].flags & NETLAT_CLOCK_NONE)
+			continue;
+		if ((w[i].lo_ns != INT64_MIN && w[i].lo_ns - SIM_SLACK_NS > th) ||
+		    (w[i].hi_ns != INT64_MAX && w[i].hi_ns + SIM_SLACK_NS < th)) {
+			fprintf(stderr, "# window %zu: theta %lld outside [%lld, %lld]\n", i,
+				(long long)th, (long long)w[i].lo_ns, (long long)w[i].hi_ns);
+			bad++;
+		}
+	}
+	sim_worst_error = 0;
+	for (i = 0; i < n; i++) {
+		int64_t truth;
+
+		if (p[i].flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
+				  NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE))
+			continue;
+		timed++;
+		if (p[i].sender == 0) {
+			/* B stamped the arrival at A-time T2: raw - theta(T2) */
+			uint64_t t2 = p[i].rx->netif_ns - sim_theta(s, p[i].tx->driver_ns);
+
+			truth = p[i].raw_ns - sim_theta(s, t2);
+		} else {
+			uint64_t t3 = p[i].tx->driver_ns - sim_theta(s, p[i].rx->netif_ns);
+
+			truth = p[i].raw_ns + sim_theta(s, t3);
+		}
+		if (llabs(p[i].wire_ns - truth) > sim_worst_error)
+			sim_worst_error = llabs(p[i].wire_ns - truth);
+		if (truth < p[i].wire_lo_ns - SIM_SLACK_NS ||
+		    (p[i].wire_hi_ns != INT64_MAX && truth > p[i].wire_hi_ns + SIM_SLACK_NS)) {
+			if (bad++ < 5)
+				fprintf(stderr, "# pair %zu (%s sent %u): wire %lld outside [%lld, %lld]\n",
+					i, p[i].sender ? "B" : "A", p[i].seq, (long long)truth,
+					(long long)p[i].wire_lo_ns, (long long)p[i].wire_hi_ns);
+		}
+	}
+	CHECK_U64(bad, 0);
+	return timed;
+}
+
+/* A known offset and 200 ppm: recovered, the truth inside every bound. */
+static void test_join_offset_and_drift(void)
+{
+	struct sim s = { .requests = 15000, .gap_ns = 2000000, .offset_ns = 3200000000LL,
+			 .ppm = 200, .floor_ab = 20000, .floor_ba = 20000 };
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join_counts c;
+	struct netlat_clock_est g;
+	const struct netlat_clock_est *w;
+	struct netlat_join *j;
+	size_t nw, timed;
+
+	sim_run(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	netlat_join_clock(j, &g);
+	nw = netlat_join_windows(j, &w);
+	CHECK(!(g.flags & (NETLAT_CLOCK_NONE | NETLAT_CLOCK_NO_UPPER | NETLAT_CLOCK_NO_LOWER)));
+	/* 30 s of traffic in 10 s windows */
+	CHECK(nw == 3);
+	CHECK(g.drift_lo_ppm <= 200 && g.drift_hi_ppm >= 200);
+	CHECK(g.drift_hi_ppm - g.drift_lo_ppm < 10);
+	CHECK(g.lo_ns <= sim_theta(&s, g.at_ns) && g.hi_ns >= sim_theta(&s, g.at_ns));
+	/* the bound: about the floors, 40 us wide */
+	CHECK(g.hi_ns - g.lo_ns <= 45000 && g.hi_ns - g.lo_ns >= 30000);
+	timed = check_truth(&s, j);
+	/* equal floors: the middle of the bound is the truth, to the queueing's grain */
+	fprintf(stderr, "# worst wire error %lld ns\n", (long long)sim_worst_error);
+	CHECK(sim_worst_error < 1000);
+	netlat_join_counts(j, &c);
+	/* every request joined; its bytes are what B read */
+	CHECK_U64(c.sent[0], s.a_sent);
+	CHECK_U64(c.joined[0], s.a_sent);
+	CHECK_U64(c.joined_bytes[0], s.b_read_bytes);
+	CHECK_U64(c.retrans[0], 1);
+	CHECK_U64(c.impossible[0] + c.impossible[1], 0);
+	/* every response but the lost one */
+	CHECK_U64(c.sent[1], s.b_sent);
+	CHECK_U64(c.joined[1], s.b_sent - 1);
+	CHECK_U64(c.no_record[1], 1);
+	CHECK_U64(c.joined_bytes[1], s.a_read_bytes);
+	CHECK_U64(c.received_unjoined[0] + c.received_unjoined[1], 0);
+	/* pairs with a wire: all but the retransmission's */
+	CHECK_U64(timed, c.pairs[0] + c.pairs[1] - 1);
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* GSO on the sender and GRO on the receiver: flagged, the bytes counted once. */
+static void test_join_gso_gro(void)
+{
+	struct sim s = { .requests = 700, .gap_ns = 1000000, .offset_ns = -5000000,
+			 .floor_ab = 30000, .floor_ba = 10000 };
+	struct capture a = { 0 }, b = { 0 };
+	const struct netlat_xpkt *p;
+	struct netlat_join *j;
+	size_t n, i, split = 0, merged = 0, exact = 0;
+
+	sim_run(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	n = netlat_join_pairs(j, &p);
+	for (i = 0; i < n; i++) {
+		split += !!(p[i].flags & NETLAT_XPKT_GSO_SPLIT);
+		merged += !!(p[i].flags & NETLAT_XPKT_GRO_MERGED);
+		exact += !!(p[i].flags & NETLAT_XPKT_EXACT);
+		/* never both exact and split or merged */
+		CHECK(!(p[i].flags & NETLAT_XPKT_EXACT) ||
+		      !(p[i].flags & (NETLAT_XPKT_GSO_SPLIT | NETLAT_XPKT_GRO_MERGED)));
+	}
+	/* 100 requests of two segments, 140 responses of two packets */
+	CHECK_U64(split, 2 * 100);
+	CHECK_U64(merged, 2 * 140);
+	CHECK(exact > 0);
+	check_truth(&s, j);
+	/* an asymmetry of 20 us, known: the estimate lands on the truth */
+	netlat_join_free(j);
+	{
+		struct netlat_join_opts o = { .asym_ns = 20000 };
+		struct netlat_clock_est g;
+
+		j = sim_join(&a, &b, &o);
+		if (!j)
+			goto out;
+		netlat_join_clock(j, &g);
+		CHECK(llabs(g.offset_ns - sim_theta(&s, g.at_ns)) < 3000);
+		netlat_join_free(j);
+	}
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* A pair stamped before it left is flagged, never averaged in. */
+static void test_join_forged_pair(void)
+{
+	struct sim s = { .requests = 3000, .gap_ns = 1000000, .offset_ns = 700000,
+			 .ppm = -50, .floor_ab = 20000, .floor_ba = 20000, .forged = 1234 };
+	struct capture a = { 0 }, b = { 0 };
+	const struct netlat_xpkt *p;
+	struct netlat_join_counts c;
+	struct netlat_join *j;
+	size_t n, i, flagged = 0;
+
+	sim_run(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	netlat_join_counts(j, &c);
+	CHECK_U64(c.impossible[0], 1);
+	CHECK_U64(c.impossible[1], 0);
+	n = netlat_join_pairs(j, &p);
+	for (i = 0; i < n; i++)
+		if (p[i].flags & NETLAT_XPKT_IMPOSSIBLE) {
+			flagged++;
+			CHECK(p[i].sender == 0 && p[i].raw_ns < sim_theta(&s, p[i].tx->driver_ns));
+		}
+	CHECK_U64(flagged, 1);
+	check_truth(&s, j);
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* B's clock steps by 5 ms: no line across it, its window gets no clock. */
+static void test_join_clock_step(void)
+{
+	struct sim s = { .requests = 10000, .gap_ns = 2000000, .offset_ns = 1000000,
+			 .ppm = 20, .floor_ab = 20000, .floor_ba = 20000,
+			 .step_at = SIM_T0 + 14300000000ULL, .step_ns = 5000000 };
+	struct capture a = { 0 }, b = { 0 };
+	const struct netlat_clock_est *w;
+	struct netlat_clock_est g;
+	struct netlat_join *j;
+	size_t nw, i, none = 0, step = 0;
+
+	sim_run(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	netlat_join_clock(j, &g);
+	CHECK(g.flags & NETLAT_CLOCK_NONE);
+	nw = netlat_join_windows(j, &w);
+	for (i = 0; i < nw; i++) {
+		none += !!(w[i].flags & NETLAT_CLOCK_NONE);
+		step += !!(w[i].flags & NETLAT_CLOCK_STEP);
+		/* the step's own window has no clock, or starts at it */
+		if (w[i].from_ns < s.step_at && w[i].to_ns > s.step_at + 1000000)
+			CHECK(w[i].flags & NETLAT_CLOCK_NONE);
+	}
+	CHECK(none + step >= 1);
+	check_truth(&s, j);
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* One direction only: a bound on one side, said so; no wire below zero. */
+static void test_join_one_way(void)
+{
+	struct sim s = { .requests = 500, .gap_ns = 1000000, .offset_ns = 42000,
+			 .floor_ab = 20000, .one_way = true };
+	struct capture a = { 0 }, b = { 0 };
+	const struct netlat_xpkt *p;
+	struct netlat_clock_est g;
+	struct netlat_join *j;
+	size_t n, i;
+
+	sim_run(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	netlat_join_clock(j, &g);
+	CHECK(g.flags & NETLAT_CLOCK_NO_LOWER);
+	CHECK(g.lo_ns == INT64_MIN && g.hi_ns >= sim_theta(&s, g.at_ns));
+	n = netlat_join_pairs(j, &p);
+	for (i = 0; i < n; i++)
+		if (!(p[i].flags & (NETLAT_XPKT_RETRANS | NETLAT_XPKT_NO_CLOCK)))
+			CHECK(p[i].wire_lo_ns >= 0 && p[i].wire_hi_ns == INT64_MAX);
+	check_truth(&s, j);
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* netlat join on the files: the text and the JSON, and bad arguments. */
+static void test_cli_join(void)
+{
+	struct sim s = { .requests = 2000, .gap_ns = 1000000, .offset_ns = 3200000000LL,
+			 .ppm = 100, .floor_ab = 20000, .floor_ba = 20000 };
+	struct capture a = { 0 }, b = { 0 }, both = { 0 };
+	const char *pa = tmp_path("cli-join-a.nl"), *pb = tmp_path("cli-join-b.nl");
+	const char *pboth = tmp_path("cli-join-both.nl");
+	struct run r;
+
+	sim_run(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "join", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "clock B-A at A 1000.");
+	CHECK_HAS(r.out, "+3.200");
+	CHECK_HAS(r.out, "A>B: 2000 of 2000 sent packets joined");
+	CHECK_HAS(r.out, "1 retransmitted (Karn)");
+	CHECK_HAS(r.out, "wire A>B");
+	CHECK_HAS(r.out, "B netif>tcp");
+	CHECK_HAS(r.out, "median packet:");
+	run_free(&r);
+	netlat(&r, "join", "--json", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "\"directions\":[{\"sender\":\"A\",\"receiver\":\"B\",\"sent\":2000,");
+	CHECK_HAS(r.out, "\"flags\":[\"exact\"]");
+	CHECK_HAS(r.out, "\"flags\":[\"retrans\"]");
+	run_free(&r);
+	/* one capture of both hosts (namespaces of one machine): the same clock */
+	cap_bytes(&both, a.buf, a.len);
+	cap_bytes(&both, b.buf + 0, b.len);
+	CHECK(cap_write(&both, pboth) == 0);
+	netlat(&r, "join", "--a-addr", "192.0.2.1", "--b-addr", "192.0.2.2", pboth, pboth, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "A>B: 2000 of 2000 sent packets joined");
+	run_free(&r);
+	netlat(&r, "join", pa, NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "two captures");
+	run_free(&r);
+	netlat(&r, "join", "--max-drift", "-3", pa, pb, NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "bad drift");
+	run_free(&r);
+	netlat(&r, "join", "--a-addr", "192.0.2.999", pa, pb, NULL);
+	CHECK_U64(r.status, 2);
+	run_free(&r);
+	netlat(&r, "join", pa, tmp_path("no-such.nl"), NULL);
+	CHECK_U64(r.status, 1);
+	run_free(&r);
+	cap_free(&a);
+	cap_free(&b);
+	cap_free(&both);
+}

@@ -14,6 +14,7 @@
  */
 #include "netlat_util.h"
 
+#include <poll.h>
 #include <setjmp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1306,6 +1307,170 @@ TEST_F(virtio, packets_ack_floor)
 		EXPECT_LE(floor, min[i])
 			TH_LOG("%s below the %u ms the ACK crossed", name[i], FLOOR_MS);
 	}
+}
+
+/* Request-response over the NICs: @n requests A -> B, each answered. */
+static int request_response(int n, uint64_t *b_read, uint64_t *a_read)
+{
+	static char buf[8192];
+	int fd[2], ret, i;
+	uint64_t end = nl_mono_ns() + 30000000000ull;
+
+	*a_read = *b_read = 0;
+	ret = tcp_pair(PORT_B + 20, fd);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++) {
+		/* every 8th request is 3,000 bytes: segments of one skb */
+		size_t req = i % 8 == 7 ? 3000 : 200, resp = 1000, got;
+		struct pollfd pfd;
+
+		ret = nl_send_all(fd[0], buf, req);
+		for (got = 0; !ret && got < req; ) {
+			ssize_t r = recv(fd[1], buf, sizeof(buf), 0);
+
+			if (r > 0) {
+				got += r;
+			} else if (r < 0 && errno == EAGAIN && nl_mono_ns() < end) {
+				pfd = (struct pollfd){ .fd = fd[1], .events = POLLIN };
+				poll(&pfd, 1, 100);
+			} else {
+				ret = r < 0 ? -errno : -EPIPE;
+			}
+		}
+		*b_read += got;
+		if (!ret)
+			ret = nl_send_all(fd[1], buf, resp);
+		for (got = 0; !ret && got < resp; ) {
+			ssize_t r = recv(fd[0], buf, sizeof(buf), 0);
+
+			if (r > 0) {
+				got += r;
+			} else if (r < 0 && errno == EAGAIN && nl_mono_ns() < end) {
+				pfd = (struct pollfd){ .fd = fd[0], .events = POLLIN };
+				poll(&pfd, 1, 100);
+			} else {
+				ret = r < 0 ? -errno : -EPIPE;
+			}
+		}
+		*a_read += got;
+	}
+	close(fd[0]);
+	close(fd[1]);
+	return ret;
+}
+
+/* A number after "@key": in @s, or -1 (and the test fails). */
+static long long json_num(const char *s, const char *key)
+{
+	const char *p = s ? strstr(s, key) : NULL;
+	long long v;
+
+	if (!p || sscanf(p + strlen(key), "%lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+static double json_dbl(const char *s, const char *key)
+{
+	const char *p = s ? strstr(s, key) : NULL;
+	double v;
+
+	if (!p || sscanf(p + strlen(key), "%lf", &v) != 1)
+		return -1e9;
+	return v;
+}
+
+/* `netlat join --json --no-packets` of @cap (both hosts) with @extra options. */
+static char *join_json(const char *cap, const char *extra)
+{
+	static char out[1 << 16];
+	char cmd[512];
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "/bin/netlat join --json --no-packets --a-addr "
+		 ADDR_A " --b-addr " ADDR_B " %s %s %s", extra, cap, cap);
+	f = popen(cmd, "r");
+	if (!f)
+		return NULL;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	return pclose(f) ? NULL : out;
+}
+
+/*
+ * netlat join on real packets: A and B are namespaces of this VM, their
+ * NICs on the qemu hub, so the two "hosts" share one clock and the truth
+ * is theta = 0; then B's times moved by a known offset and drift
+ * (--b-offset, --b-ppm), which the estimate must recover. Oracles: the
+ * shared clock (0 inside the bound), the forged clock, the bytes each
+ * side read (every one joined), and physics: with one clock no packet is
+ * stamped at its receiver before its sender's driver saw it leave (no
+ * impossible pair).
+ */
+TEST_F(virtio, join_two_namespaces)
+{
+	const uint64_t groups = NL_PKT_GROUPS | NETLAT_PROBE_RX;
+	const char *cap = "/tmp/netlat_virtio_join";
+	long long at, lo, hi, truth;
+	uint64_t b_read, a_read;
+	const char *dir;
+	char *out;
+	FILE *f;
+	int ret;
+
+	if ((self->pr.available & groups) != groups)
+		SKIP(return, "TCP or receive groups unavailable");
+	if (access("/bin/netlat", X_OK))
+		SKIP(return, "/bin/netlat not installed");
+	if (nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0))
+		SKIP(return, "no packet level");
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	ret = request_response(400, &b_read, &a_read);
+	ASSERT_EQ(0, ret) TH_LOG("traffic: %s", strerror(-ret));
+	nl_sleep_ms(300);
+	collect(_metadata, self);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
+	f = fopen(cap, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1u, fwrite(self->log.buf, self->log.len, 1, f));
+	fclose(f);
+
+	/* one clock: 0 inside the bound, every byte joined, nothing impossible */
+	out = join_json(cap, "");
+	ASSERT_NE(NULL, out) TH_LOG("netlat join failed");
+	at = json_num(out, "\"at_ns\":");
+	lo = json_num(out, "\"lo_ns\":");
+	hi = json_num(out, "\"hi_ns\":");
+	TH_LOG("one clock: B-A in [%lld, %lld] ns at %lld; A read %llu, B read %llu",
+	       lo, hi, at, (unsigned long long)a_read, (unsigned long long)b_read);
+	EXPECT_LE(lo, 0);
+	EXPECT_GE(hi, 0);
+	EXPECT_LT(hi - lo, 50000000) TH_LOG("no useful bound");
+	dir = strstr(out, "\"sender\":\"A\"");
+	EXPECT_EQ((long long)b_read, json_num(dir, "\"joined_bytes\":"));
+	EXPECT_EQ(0, json_num(dir, "\"impossible\":"));
+	dir = strstr(out, "\"sender\":\"B\"");
+	EXPECT_EQ((long long)a_read, json_num(dir, "\"joined_bytes\":"));
+	EXPECT_EQ(0, json_num(dir, "\"impossible\":"));
+	EXPECT_EQ(NULL, strstr(out, "\"none\":true"));
+
+	/* B's clock 3.2 s ahead and 250 ppm fast: recovered within the bound */
+	out = join_json(cap, "--b-offset 3.2s --b-ppm 250");
+	ASSERT_NE(NULL, out) TH_LOG("netlat join --b-offset failed");
+	at = json_num(out, "\"at_ns\":");
+	lo = json_num(out, "\"lo_ns\":");
+	hi = json_num(out, "\"hi_ns\":");
+	truth = 3200000000LL + at / 4000;
+	TH_LOG("forged clock: B-A in [%lld, %lld] ns at %lld, truth %lld; drift %.1f..%.1f ppm",
+	       lo, hi, at, truth, json_dbl(out, "\"drift_lo_ppm\":"),
+	       json_dbl(out, "\"drift_hi_ppm\":"));
+	EXPECT_LE(lo, truth);
+	EXPECT_GE(hi, truth);
+	EXPECT_LE(json_dbl(out, "\"drift_lo_ppm\":"), 250);
+	EXPECT_GE(json_dbl(out, "\"drift_hi_ppm\":"), 250);
+	unlink(cap);
 }
 
 /*

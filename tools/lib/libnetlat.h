@@ -589,7 +589,9 @@ struct netlat_join;
  * @flags: NETLAT_JOIN_*.
  * @b_offset_ns: add to every time of B's records (a known clock map, or
  *	a test's forged offset).
- * @b_ppm: and scale B's times around its first record's by 1 + @b_ppm/1e6.
+ * @b_ppm: and scale B's times by 1 + @b_ppm/1e6 first (around 0, the
+ *	origin of its CLOCK_MONOTONIC): B's clock then reads
+ *	t + @b_offset_ns + t * @b_ppm/1e6.
  */
 struct netlat_join_opts {
 	uint64_t window_ns;

@@ -51,8 +51,6 @@ struct netlat_join {
 	size_t nflows, cflows;
 	uint32_t *hash;			/* flow index + 1, open addressing */
 	size_t hcap;
-	bool b_base_set;
-	uint64_t b_base;
 	struct netlat_xpkt *pairs;
 	size_t npairs;
 	struct netlat__sample *smp;	/* the clock's samples, */
@@ -165,22 +163,17 @@ static int push_index(size_t **v, size_t *n, size_t *cap, size_t i)
 	return 0;
 }
 
-/* @t (ns) of B moved by the options' offset and drift. */
-static uint64_t b_time(struct netlat_join *j, uint64_t t)
+/* @t (ns) of B moved by the options' offset and drift (around B's clock's origin). */
+static uint64_t b_time(const struct netlat_join *j, uint64_t t)
 {
-	long double d;
+	long double d = (long double)t * (j->o.b_ppm / 1e6L);
 
 	if (!t)
 		return 0;
-	if (!j->b_base_set) {
-		j->b_base_set = true;
-		j->b_base = t;
-	}
-	d = (long double)((int64_t)(t - j->b_base)) * (j->o.b_ppm / 1e6L);
 	return t + j->o.b_offset_ns + (int64_t)(d < 0 ? d - 0.5L : d + 0.5L);
 }
 
-static void b_times_tx(struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
+static void b_times_tx(const struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
 {
 	p->hdr.ts_ns = b_time(j, p->hdr.ts_ns);
 	p->sendmsg_ns = b_time(j, p->sendmsg_ns);
@@ -191,7 +184,7 @@ static void b_times_tx(struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
 	p->vq_ns = b_time(j, p->vq_ns);
 }
 
-static void b_times_rx(struct netlat_join *j, struct netlat_rec_rx_pkt *p)
+static void b_times_rx(const struct netlat_join *j, struct netlat_rec_rx_pkt *p)
 {
 	p->hdr.ts_ns = b_time(j, p->hdr.ts_ns);
 	p->netif_ns = b_time(j, p->netif_ns);

@@ -476,6 +476,25 @@ static void test_cli_join(void)
 	CHECK_HAS(r.out, "\"flags\":[\"exact\"]");
 	CHECK_HAS(r.out, "\"flags\":[\"retrans\"]");
 	run_free(&r);
+	/* B's drift undone by --b-ppm: none left, the offset moved by --b-offset */
+	netlat(&r, "join", "--json", "--no-packets", "--b-ppm", "-100", "--b-offset", "-3.2s",
+	       pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(!strstr(r.out, "\"packets\""));
+	{
+		const char *c = strstr(r.out, "\"clock\":{");
+		double lo = 1, hi = -1;
+		long long off = 1LL << 62;
+
+		CHECK(c && sscanf(c, "\"clock\":{\"from_ns\":%*u,\"to_ns\":%*u,\"at_ns\":%*u,"
+				  "\"offset_ns\":%lld", &off) == 1);
+		c = c ? strstr(c, "\"drift_lo_ppm\":") : NULL;
+		CHECK(c && sscanf(c, "\"drift_lo_ppm\":%lf,\"drift_hi_ppm\":%lf", &lo, &hi) == 2);
+		CHECK(lo <= 0 && hi >= 0);
+		/* 3.2 s less 3.2 s, and -100 ppm of B's time (1000 s + 3.2 s) */
+		CHECK(llabs(off + 100320000) < 100000);
+	}
+	run_free(&r);
 	/* one capture of both hosts (namespaces of one machine): the same clock */
 	cap_bytes(&both, a.buf, a.len);
 	cap_bytes(&both, b.buf + 0, b.len);

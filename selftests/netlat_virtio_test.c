@@ -1407,13 +1407,14 @@ static char *join_json(const char *cap, const char *extra)
  * shared clock (0 inside the bound), the forged clock, the bytes each
  * side read (every one joined), and physics: with one clock no packet is
  * stamped at its receiver before its sender's driver saw it leave (no
- * impossible pair).
+ * impossible pair); netem delaying B's egress by FLOOR_MS lands in B's
+ * qdisc>driver stage, never on the wire.
  */
 TEST_F(virtio, join_two_namespaces)
 {
 	const uint64_t groups = NL_PKT_GROUPS | NETLAT_PROBE_RX;
 	const char *cap = "/tmp/netlat_virtio_join";
-	long long at, lo, hi, truth;
+	long long at, lo, hi, truth, floor, wire;
 	uint64_t b_read, a_read;
 	const char *dir;
 	char *out;
@@ -1427,7 +1428,10 @@ TEST_F(virtio, join_two_namespaces)
 	if (nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0))
 		SKIP(return, "no packet level");
 	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
-	ret = request_response(400, &b_read, &a_read);
+	/* netem on B's egress: a qdisc before B's driver, so B's own stage */
+	ASSERT_EQ(0, delay_b(FLOOR_MS));
+	ret = request_response(200, &b_read, &a_read);
+	EXPECT_EQ(0, delay_b(0));
 	ASSERT_EQ(0, ret) TH_LOG("traffic: %s", strerror(-ret));
 	nl_sleep_ms(300);
 	collect(_metadata, self);
@@ -1455,6 +1459,13 @@ TEST_F(virtio, join_two_namespaces)
 	EXPECT_EQ((long long)a_read, json_num(dir, "\"joined_bytes\":"));
 	EXPECT_EQ(0, json_num(dir, "\"impossible\":"));
 	EXPECT_EQ(NULL, strstr(out, "\"none\":true"));
+	/* B's netem delay is in B's qdisc>driver, not on the wire back */
+	floor = json_num(strstr(dir ? dir : "", "\"B qdisc>driver\":"), "\"min\":");
+	wire = json_num(strstr(dir ? dir : "", "\"wire\":"), "\"p99\":");
+	TH_LOG("B>A: B qdisc>driver min %.2f ms, wire p99 %.3f ms", floor / 1e6, wire / 1e6);
+	EXPECT_LE((long long)FLOOR_MS * 1000000, floor);
+	EXPECT_LE(0, wire);
+	EXPECT_GT((long long)FLOOR_MS * 1000000 / 2, wire);
 
 	/* B's clock 3.2 s ahead and 250 ppm fast: recovered within the bound */
 	out = join_json(cap, "--b-offset 3.2s --b-ppm 250");

@@ -262,7 +262,8 @@ TEST_F_TIMEOUT(reader, record_then_report, 120)
  * netlat record notes this kernel's release and drop reason names after
  * the stream header: the capture's NOTE lines name PROTO_MEM with the
  * number the kfree_skb tracepoint's format gives it (the file itself, by
- * a plain text search), and the release uname() gives.
+ * a plain text search), and the release uname() gives; the host note the
+ * boot id the kernel gives, and a clock note follows.
  */
 TEST_F_TIMEOUT(reader, record_notes_the_host, 120)
 {
@@ -304,6 +305,16 @@ TEST_F_TIMEOUT(reader, record_notes_the_host, 120)
 	snprintf(want, sizeof(want), "{ %ld, \"PROTO_MEM\" }", v);
 	EXPECT_NE(NULL, strstr(fmt, want)) TH_LOG("the capture says %ld", v);
 	TH_LOG("%s: PROTO_MEM is %ld", u.release, v);
+	/* the host's boot id as the kernel gives it, and its clocks */
+	p = slurp("/proc/sys/kernel/random/boot_id");
+	ASSERT_NE(NULL, p);
+	p[strcspn(p, "\n")] = 0;
+	snprintf(want, sizeof(want), "boot_id %s\\n", p);
+	EXPECT_NE(NULL, strstr(out, " NOTE kind=host version=1 ")) TH_LOG("no host note");
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
+	EXPECT_NE(NULL, strstr(out, " NOTE kind=clock version=1 ")) TH_LOG("no clock note");
+	EXPECT_NE(NULL, strstr(out, "\"monotonic ")) TH_LOG("no monotonic reading");
+	free(p);
 	free(out);
 	free(fmt);
 }

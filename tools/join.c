@@ -15,12 +15,14 @@
 
 #include "cli.h"
 #include "join.h"
+#include "notes.h"
 #include "output.h"
 
 static const char *const host_name[2] = { "A", "B" };
 
 struct join_args {
 	bool json, packets;
+	struct host_notes notes[2];
 	struct netlat_join_opts o;
 	const char *file[2];
 	bool have_addr[2];
@@ -45,7 +47,7 @@ static bool is_host(const struct join_args *a, unsigned int host,
 	return f->family == a->family[host] && !memcmp(f->saddr, a->addr[host], 16);
 }
 
-static int load(struct netlat_join *j, const struct join_args *a, unsigned int host)
+static int load(struct netlat_join *j, struct join_args *a, unsigned int host)
 {
 	char errbuf[NETLAT_ERRBUF_SIZE];
 	const struct netlat_rec_hdr *rec;
@@ -57,7 +59,11 @@ static int load(struct netlat_join *j, const struct join_args *a, unsigned int h
 		return -1;
 	}
 	while ((r = netlat_next(src, &rec)) > 0 || r == -EINTR) {
-		if (r < 0 || !is_host(a, host, rec))
+		if (r < 0)
+			continue;
+		if (rec->type == NETLAT_REC_NOTE)
+			notes_take(&a->notes[host], (const void *)rec);
+		if (!is_host(a, host, rec))
 			continue;
 		r = netlat_join_add(j, host, rec);
 		if (r == -ENOMEM) {
@@ -172,6 +178,72 @@ static void print_clock_text(const struct netlat_join *j)
 			       w[i].impossible == 1 ? "" : "s");
 		printf("\n");
 	}
+}
+
+/* ---- the hosts ------------------------------------------------------------- */
+
+static bool one_boot(const struct join_args *a)
+{
+	return a->notes[0].boot_id[0] && !strcmp(a->notes[0].boot_id, a->notes[1].boot_id);
+}
+
+static void print_hosts_text(const struct join_args *a, const struct netlat_join *j)
+{
+	struct netlat_clock_est g;
+	unsigned int h;
+
+	for (h = 0; h < 2; h++) {
+		const struct host_notes *n = &a->notes[h];
+
+		if (!n->hostname[0] && !n->clocks) {
+			printf("%s: %s (no host notes: not written by netlat record)\n", host_name[h],
+			       a->file[h]);
+			continue;
+		}
+		printf("%s: %s (boot %.8s)", host_name[h], n->hostname, n->boot_id);
+		if (n->have_freq)
+			printf(", adjtimex freq %+.3f ppm%s", n->freq / 65536.0,
+			       n->status & 0x40 ? " (unsynchronised)" : "");
+		if (n->have_freq && n->freq != n->first_freq)
+			printf(" (%+.3f at the start)", n->first_freq / 65536.0);
+		if (n->clocks >= 2)
+			printf(", MONOTONIC %+.1f ppm of MONOTONIC_RAW over %.0f s", notes_slew_ppm(n),
+			       (n->last_mono - n->first_mono) / 1e9);
+		if (n->realtime_steps)
+			printf(", REALTIME stepped %llu time%s", ull(n->realtime_steps),
+			       n->realtime_steps == 1 ? "" : "s");
+		printf("\n");
+	}
+	if (one_boot(a)) {
+		netlat_join_clock(j, &g);
+		printf("A and B are one machine (one boot id): one clock, B-A is 0, %s\n",
+		       g.flags & NETLAT_CLOCK_NONE ? "and no clock fits the pairs: the stamps disagree" :
+		       g.lo_ns <= 0 && g.hi_ns >= 0 ? "inside the bound" :
+		       "OUTSIDE the bound: the stamps disagree");
+	}
+}
+
+static void print_hosts_json(const struct join_args *a)
+{
+	unsigned int h;
+
+	printf("\"hosts\":[");
+	for (h = 0; h < 2; h++) {
+		const struct host_notes *n = &a->notes[h];
+
+		printf("{\"host\":\"%s\",\"hostname\":", host_name[h]);
+		print_json_string(stdout, n->hostname);
+		printf(",\"boot_id\":");
+		print_json_string(stdout, n->boot_id);
+		printf(",\"clock_notes\":%llu,\"freq_ppm\":", ull(n->clocks));
+		if (n->have_freq)
+			printf("%.3f", n->freq / 65536.0);
+		else
+			printf("null");
+		printf(",\"slew_ppm\":%.3f,\"realtime_steps\":%llu}%s", notes_slew_ppm(n),
+		       ull(n->realtime_steps), h ? "" : ",");
+	}
+	printf("],\"one_boot\":%s,", one_boot(a) ? "true" : "false");
 }
 
 /* ---- per direction -------------------------------------------------------- */
@@ -429,7 +501,8 @@ static void print_packet_json(const struct netlat_xpkt *p)
 	printf("}}");
 }
 
-static void print_json(const struct netlat_join *j, const struct direction *d, bool packets)
+static void print_json(const struct join_args *a, const struct netlat_join *j,
+		       const struct direction *d)
 {
 	const struct netlat_clock_est *w;
 	const struct netlat_xpkt *p;
@@ -439,7 +512,9 @@ static void print_json(const struct netlat_join *j, const struct direction *d, b
 
 	netlat_join_clock(j, &g);
 	netlat_join_counts(j, &c);
-	printf("{\"clock\":");
+	printf("{");
+	print_hosts_json(a);
+	printf("\"clock\":");
 	print_est_json(&g);
 	printf(",\"windows\":[");
 	for (i = 0; i < nw; i++) {
@@ -451,7 +526,7 @@ static void print_json(const struct netlat_join *j, const struct direction *d, b
 	printf(",");
 	print_direction_json(&c, 1, &d[1]);
 	printf("]");
-	if (packets) {
+	if (a->packets) {
 		n = netlat_join_pairs(j, &p);
 		printf(",\"packets\":[");
 		for (i = 0; i < n; i++) {
@@ -560,9 +635,10 @@ int cmd_join(int argc, char **argv)
 	}
 	if (!r) {
 		if (a.json) {
-			print_json(j, d, a.packets);
+			print_json(&a, j, d);
 		} else {
 			netlat_join_counts(j, &c);
+			print_hosts_text(&a, j);
 			print_clock_text(j);
 			print_direction_text(&c, 0, &d[0]);
 			print_direction_text(&c, 1, &d[1]);

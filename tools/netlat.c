@@ -29,6 +29,7 @@
 #include "filter.h"
 #include "flight.h"
 #include "join.h"
+#include "notes.h"
 #include "hooks.h"
 #include "output.h"
 #include "report.h"
@@ -305,7 +306,8 @@ static int open_output(const char *path)
 
 /*
  * What a reader on another host needs: this kernel's drop reason names
- * and release, as NOTE records after the stream header. Without tracefs
+ * and release, the host and its clocks, as NOTE records after the stream
+ * header. Without tracefs
  * the capture has no names (its readers show numbers). 0 or -ENOMEM.
  */
 static int record_notes(struct netlat_source *src, size_t *bytes)
@@ -320,6 +322,8 @@ static int record_notes(struct netlat_source *src, size_t *bytes)
 		return -ENOMEM;
 	if (!uname(&u))
 		len = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_KERNEL, u.release);
+	len += note_host(buf + len, sizeof(buf) - len);
+	len += note_clock(buf + len, sizeof(buf) - len);
 	if (netlat_names_load_drop_reasons(t) > 0)
 		len += netlat_names_notes(t, NETLAT_NOTE_DROP_REASONS, buf + len,
 					  sizeof(buf) - len);
@@ -327,6 +331,23 @@ static int record_notes(struct netlat_source *src, size_t *bytes)
 	r = netlat_set_tee_insert(src, buf, len);
 	*bytes = r ? 0 : len;
 	return r;
+}
+
+/*
+ * A CLOCK note into the capture between two reads (the tee has written
+ * every byte read so far): 0, or -1 (printed).
+ */
+static int record_clock(int fd, const char *output, uint64_t *bytes)
+{
+	unsigned char buf[NETLAT_REC_MAX_SIZE];
+	size_t len = note_clock(buf, sizeof(buf));
+
+	if (len && write(fd, buf, len) != (ssize_t)len) {
+		error("cannot write %s: %s", output, strerror(errno));
+		return -1;
+	}
+	*bytes += len;
+	return 0;
 }
 
 static int cmd_record(int argc, char **argv)
@@ -345,7 +366,7 @@ static int cmd_record(int argc, char **argv)
 	double duration = 0;
 	struct reader rd;
 	int c, r, fd;
-	uint64_t bytes;
+	uint64_t bytes, clocks = 0;
 	size_t notes;
 
 	while ((c = next_option(argc, argv, "o:d:D:h", opts)) != -1) {
@@ -400,12 +421,23 @@ static int cmd_record(int argc, char **argv)
 		error("out of memory");
 		r = -1;
 	} else {
-		while ((r = reader_next(&rd, &rec)) > 0)
-			;
+		/* the clocks once a second between the records, and at the end */
+		rd.tick_ns = rd.device ? monotonic_ns() + 1000000000ull : 0;
+		while ((r = reader_next(&rd, &rec)) > 0) {
+			if (r != 2)
+				continue;
+			rd.tick_ns += 1000000000ull;
+			if (record_clock(fd, output, &clocks)) {
+				r = -1;
+				break;
+			}
+		}
+		if (rd.device && netlat_offset(rd.src) && record_clock(fd, output, &clocks))
+			r = -1;
 	}
 	bytes = netlat_offset(rd.src) + netlat_buffered(rd.src);
 	if (bytes)
-		bytes += notes;	/* written after the stream header */
+		bytes += notes + clocks;	/* written besides the device's bytes */
 	if (fd != STDOUT_FILENO && close(fd) < 0) {
 		error("cannot write %s: %s", output, strerror(errno));
 		r = -1;

@@ -61,6 +61,8 @@ static const char *note_kind(unsigned int kind)
 	switch (kind) {
 	case NETLAT_NOTE_DROP_REASONS: return "drop_reasons";
 	case NETLAT_NOTE_KERNEL: return "kernel";
+	case NETLAT_NOTE_HOST: return "host";
+	case NETLAT_NOTE_CLOCK: return "clock";
 	}
 	return "?";
 }

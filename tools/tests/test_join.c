@@ -521,3 +521,73 @@ static void test_cli_join(void)
 	cap_free(&b);
 	cap_free(&both);
 }
+
+/* A HOST note and two CLOCK notes 10 s apart, B's 200 ppm fast and stepped. */
+static void cap_host_notes(struct capture *c, const char *name, const char *boot, bool b)
+{
+	unsigned char buf[NETLAT_REC_MAX_SIZE];
+	char text[256];
+	size_t n;
+
+	snprintf(text, sizeof(text), "hostname %s\nboot_id %s\naddr 192.0.2.%d\n", name, boot,
+		 b ? 2 : 1);
+	n = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_HOST, text);
+	cap_bytes(c, buf, n);
+	n = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_CLOCK,
+			     "monotonic 1000000000000\nrealtime 1700000000000000000\n"
+			     "monotonic_raw 1000000000000\nstatus 64\nfreq 0\n");
+	cap_bytes(c, buf, n);
+	n = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_CLOCK, b ?
+			     "monotonic 1010002000000\nrealtime 1700000010005000000\n"
+			     "monotonic_raw 1010000000000\nstatus 0\nfreq 13107200\n" :
+			     "monotonic 1010000000000\nrealtime 1700000010000000000\n"
+			     "monotonic_raw 1010000000000\nstatus 64\nfreq 0\n");
+	cap_bytes(c, buf, n);
+}
+
+/* The host notes: names, clocks, and one boot id meaning one clock. */
+static void test_cli_join_host_notes(void)
+{
+	struct sim s = { .requests = 300, .gap_ns = 1000000, .floor_ab = 20000,
+			 .floor_ba = 20000 };
+	struct capture a = { 0 }, b = { 0 };
+	const char *pa = tmp_path("notes-join-a.nl"), *pb = tmp_path("notes-join-b.nl");
+	struct run r;
+
+	sim_run(&s, &a, &b);
+	cap_host_notes(&a, "alpha", "0b5e6c1a-1111-2222-3333-444455556666", false);
+	cap_host_notes(&b, "beta", "0b5e6c1a-1111-2222-3333-444455556666", true);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "join", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "A: alpha (boot 0b5e6c1a), adjtimex freq +0.000 ppm (unsynchronised), "
+		  "MONOTONIC +0.0 ppm of MONOTONIC_RAW over 10 s\n");
+	CHECK_HAS(r.out, "B: beta (boot 0b5e6c1a), adjtimex freq +200.000 ppm (+0.000 at the start), "
+		  "MONOTONIC +200.0 ppm of MONOTONIC_RAW over 10 s, REALTIME stepped 1 time\n");
+	/* the simulation's clocks agree: one machine, 0 inside */
+	CHECK_HAS(r.out, "A and B are one machine (one boot id): one clock, B-A is 0, inside the bound");
+	run_free(&r);
+	netlat(&r, "join", "--json", "--no-packets", pa, pb, NULL);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK_HAS(r.out, "{\"host\":\"B\",\"hostname\":\"beta\",\"boot_id\":"
+		  "\"0b5e6c1a-1111-2222-3333-444455556666\",\"clock_notes\":2,\"freq_ppm\":200.000,"
+		  "\"slew_ppm\":200.000,\"realtime_steps\":1}],\"one_boot\":true,");
+	run_free(&r);
+	/* one boot id but 1 ms apart: the stamps disagree, said so */
+	netlat(&r, "join", "--b-offset", "1ms", pa, pb, NULL);
+	CHECK_HAS(r.out, "B-A is 0, OUTSIDE the bound: the stamps disagree");
+	run_free(&r);
+	/* without notes: said so */
+	cap_free(&a);
+	cap_free(&b);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	sim_run(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "join", pa, pb, NULL);
+	CHECK_HAS(r.out, "(no host notes: not written by netlat record)");
+	CHECK(!strstr(r.out, "one machine"));
+	run_free(&r);
+	cap_free(&a);
+	cap_free(&b);
+}

@@ -2029,6 +2029,7 @@ static const struct test tests[] = {
 	{ "join: a clock step gets no clock", test_join_clock_step },
 	{ "join: one direction bounds one side", test_join_one_way },
 	{ "netlat join", test_cli_join },
+	{ "netlat join: host notes", test_cli_join_host_notes },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },
 	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },

@@ -860,6 +860,8 @@ struct netlat_rec_rx_drop {
 /* netlat_rec_note.kind */
 #define NETLAT_NOTE_DROP_REASONS 1	/* enum skb_drop_reason: "VALUE NAME\n" lines */
 #define NETLAT_NOTE_KERNEL	2	/* the recording kernel's release (uname -r) */
+#define NETLAT_NOTE_HOST	3	/* the recording host: "KEY VALUE\n" lines */
+#define NETLAT_NOTE_CLOCK	4	/* its clocks at one moment: "KEY VALUE\n" lines */
 
 /**
  * struct netlat_rec_note - what the writer of a capture knew of its host
@@ -874,12 +876,23 @@ struct netlat_rec_rx_drop {
  *	skb:kfree_skb tracepoint's format (its __print_symbolic table) gave
  *	them on the recording kernel; a table longer than one record takes
  *	several, each of whole lines. NETLAT_NOTE_KERNEL: the release.
+ *	NETLAT_NOTE_HOST: "hostname NAME", "boot_id UUID" (the kernel's
+ *	random/boot_id: two captures with the same one share a clock) and
+ *	one "addr ADDRESS" per address of the writer's network namespace.
+ *	NETLAT_NOTE_CLOCK, written by netlat record once a second and at
+ *	its end, @hdr.ts_ns the MONOTONIC reading below: "monotonic NS",
+ *	"realtime NS", "monotonic_raw NS" (clock_gettime() read in that
+ *	order), and adjtimex()'s "status N", "freq N" (ppm scaled by
+ *	65536), "offset N", "maxerror N", "esterror N": a step of REALTIME
+ *	or a slew of MONOTONIC against MONOTONIC_RAW shows between two of
+ *	them. Readers skip keys they do not know.
  *
  * The module numbers drop reasons as the running kernel does
  * (netlat_rec_rx_drop.reason), and the numbering changes between kernel
  * versions: a capture read on another host needs the recording host's
- * names. netlat record writes these notes right after the stream header;
- * they hold for the records that follow, until the next stream header.
+ * names. netlat record writes these notes right after the stream header
+ * (CLOCK notes also between records); they hold for the records that
+ * follow, until the next stream header.
  * A capture without them (cat /dev/netlat) shows the numbers. Readers
  * that predate notes skip them by their size (their sequence check may
  * count one break on that CPU).

@@ -206,6 +206,8 @@ static void print_hosts_text(const struct join_args *a, const struct netlat_join
 			       n->status & 0x40 ? " (unsynchronised)" : "");
 		if (n->have_freq && n->freq != n->first_freq)
 			printf(" (%+.3f at the start)", n->first_freq / 65536.0);
+		if (n->tick_ppm)
+			printf(", tick %+.0f ppm", n->tick_ppm);
 		if (n->clocks >= 2)
 			printf(", MONOTONIC %+.1f ppm of MONOTONIC_RAW over %.0f s", notes_slew_ppm(n),
 			       (n->last_mono - n->first_mono) / 1e9);
@@ -240,8 +242,8 @@ static void print_hosts_json(const struct join_args *a)
 			printf("%.3f", n->freq / 65536.0);
 		else
 			printf("null");
-		printf(",\"slew_ppm\":%.3f,\"realtime_steps\":%llu}%s", notes_slew_ppm(n),
-		       ull(n->realtime_steps), h ? "" : ",");
+		printf(",\"tick_ppm\":%.0f,\"slew_ppm\":%.3f,\"realtime_steps\":%llu}%s",
+		       n->tick_ppm, notes_slew_ppm(n), ull(n->realtime_steps), h ? "" : ",");
 	}
 	printf("],\"one_boot\":%s,", one_boot(a) ? "true" : "false");
 }

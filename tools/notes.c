@@ -95,8 +95,9 @@ size_t note_clock(void *buf, size_t room)
 		       (unsigned long long)mono, (unsigned long long)real,
 		       (unsigned long long)raw);
 	if (adjtimex(&tx) >= 0)
-		add(text, sizeof(text), len, "status %d\nfreq %ld\noffset %ld\nmaxerror %ld\n"
-		    "esterror %ld\n", tx.status, tx.freq, tx.offset, tx.maxerror, tx.esterror);
+		add(text, sizeof(text), len, "status %d\nfreq %ld\ntick %ld\nuser_hz %ld\n"
+		    "offset %ld\nmaxerror %ld\nesterror %ld\n", tx.status, tx.freq, tx.tick,
+		    sysconf(_SC_CLK_TCK), tx.offset, tx.maxerror, tx.esterror);
 	size = netlat_note_text(buf, room, NETLAT_NOTE_CLOCK, text);
 	if (size)
 		((struct netlat_rec_hdr *)buf)->ts_ns = mono;
@@ -139,7 +140,7 @@ static void note_word(const struct netlat_rec_note *n, const char *key, char *ou
 
 void notes_take(struct host_notes *h, const struct netlat_rec_note *n)
 {
-	long long mono, raw, real, v;
+	long long mono, raw, real, v, hz;
 
 	if (n->version != 1)
 		return;
@@ -173,6 +174,9 @@ void notes_take(struct host_notes *h, const struct netlat_rec_note *n)
 	}
 	if (note_value(n, "status", &v))
 		h->status = (unsigned int)v;
+	/* the tick's share of the rate: tick us per 1/USER_HZ s */
+	if (note_value(n, "tick", &v) && note_value(n, "user_hz", &hz) && hz > 0)
+		h->tick_ppm = (double)v * hz - 1e6;
 }
 
 double notes_slew_ppm(const struct host_notes *h)

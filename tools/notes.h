@@ -27,6 +27,7 @@ struct host_notes {
 	uint64_t realtime_steps;	/* that gap moved by more than 1 ms */
 	int64_t freq, first_freq;	/* adjtimex freq (ppm << 16) */
 	unsigned int status;		/* adjtimex status of the last */
+	double tick_ppm;		/* adjtimex tick against its nominal, ppm */
 	bool have_freq;
 };
 

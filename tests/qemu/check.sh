@@ -226,6 +226,9 @@ main() {
 	for k in "${KVERS[@]}"; do
 		check_kernel "$k"
 	done
+	# two VMs, each its own host and clock, joined (#38)
+	host_suite "two hosts joined: netlat join across two VMs" \
+		bash "$LANE/xhost.sh" "$BUILD/xhost-test"
 	echo
 	if ((SKIPPED)); then
 		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -316,6 +316,65 @@ job_demo() {
 	unload_netlat
 }
 
+# The two-VM join test (xhost.sh): this VM is host A (the client,
+# 192.0.2.1) or B (the server, 192.0.2.2) of a redis-benchmark against a
+# redis-server across the host's relay, each recording its own capture at
+# the packet level; the capture leaves on the second serial port, the
+# third answers the host's clock probes. B's clock runs 1000 ppm fast
+# (adjtimex: CLOCK_MONOTONIC follows it), which the join must find.
+xhost_fail() { echo "xhost: $* failed"; status=$((status | 1)); }
+job_xhost() {
+	role=${job#xhost-}
+	if [ "$role" = a ]; then me=192.0.2.1; peer=192.0.2.2; else me=192.0.2.2; peer=192.0.2.1; fi
+	echo "xhost: host $role, $me"
+	ip link set lo up
+	{ ip addr add "$me/24" dev eth0 && ip link set eth0 up; } || xhost_fail "eth0"
+	ip addr show dev eth0 | sed 's/^/xhost: /'
+	# the slew first: the probes see one rate (tick 10010 us: +1000 ppm)
+	[ "$role" = b ] && { adjtimex -t 10010 >/dev/null || xhost_fail "adjtimex"; }
+	netlat_clockecho /dev/ttyS2 &
+	echo_pid=$!
+	load_netlat || return
+	netlat probes --enable all >/dev/null || xhost_fail "netlat probes"
+	netlat config --level packets >/dev/null || xhost_fail "netlat config"
+	netlat record -o /tmp/cap &
+	rec_pid=$!
+	echo "xhost: recording"
+	if [ "$role" = b ]; then
+		redis-server --bind "$me" --port 6379 --save '' --appendonly no \
+			--protected-mode no --daemonize no --dir /tmp \
+			</dev/null >/tmp/redis.log 2>&1 &
+		srv=$!
+		# until A says it is done (or 10 minutes)
+		timeout 600 nc -l -p 7000 </dev/null >/dev/null || xhost_fail "waiting for A"
+		kill "$srv"
+	else
+		i=0
+		until ping -c 1 -W 1 "$peer" >/dev/null 2>&1 &&
+			timeout 30 redis-benchmark -h "$peer" -n 1 -c 1 -t set \
+				</dev/null >/dev/null 2>&1; do
+			i=$((i + 1))
+			[ $i -lt 300 ] || { xhost_fail "reaching B"; break; }
+			[ $((i % 20)) = 1 ] && ip -s link show dev eth0 | sed 's/^/xhost: /'
+			sleep 1
+		done
+		echo "xhost: B answers; the benchmark"
+		sleep 1
+		redis-benchmark -h "$peer" -c 10 -n 15000 -d 100 -t set,get --csv \
+			</dev/null || xhost_fail "redis-benchmark"
+		sleep 1
+		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"
+	fi
+	sleep 1
+	kill -TERM "$rec_pid"
+	wait "$rec_pid" || xhost_fail "netlat record"
+	kill "$echo_pid" 2>/dev/null
+	netlat config --level events >/dev/null
+	netlat probes --enable none >/dev/null
+	save_file /tmp/cap
+	unload_netlat
+}
+
 # The path this kernel takes: each hook and the mechanism it has here
 # (NETLAT_IOC_HOOKS), at the packet level with every group on, what the
 # series measure; then the events level with no group, as loaded.
@@ -380,6 +439,7 @@ case $job in
 check|check-single) job_check ;;
 demo) job_demo ;;
 bench) job_bench ;;
+xhost-a|xhost-b) job_xhost ;;
 *) echo "unknown job $job"; status=$((status | 1)) ;;
 esac
 check_kernel

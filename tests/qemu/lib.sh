@@ -380,11 +380,17 @@ build_userspace() {
 		cat "$ulog" >&2
 		die "userspace build failed"
 	fi
-	# shellcheck disable=SC2034 # used by check/demo/bench
+	user_bins
+}
+
+# user_bins: USER_BINS, the static binaries build_userspace built, for the
+# initramfs.
+user_bins() {
+	# shellcheck disable=SC2034 # used by check/demo/bench/xhost
 	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
 		"$REPO/selftests" -maxdepth 1 -type f -executable \
 		\( -name netlat -o -name flight_min -o -name flight_recorder \
-		   -o -name netlat_rxwait -o -name "*_test" \) | sort)
+		   -o -name netlat_rxwait -o -name netlat_clockecho -o -name "*_test" \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

@@ -539,7 +539,8 @@ static void cap_host_notes(struct capture *c, const char *name, const char *boot
 	cap_bytes(c, buf, n);
 	n = netlat_note_text(buf, sizeof(buf), NETLAT_NOTE_CLOCK, b ?
 			     "monotonic 1010002000000\nrealtime 1700000010005000000\n"
-			     "monotonic_raw 1010000000000\nstatus 0\nfreq 13107200\n" :
+			     "monotonic_raw 1010000000000\nstatus 0\nfreq 13107200\ntick 10010\n"
+			     "user_hz 100\n" :
 			     "monotonic 1010000000000\nrealtime 1700000010000000000\n"
 			     "monotonic_raw 1010000000000\nstatus 64\nfreq 0\n");
 	cap_bytes(c, buf, n);
@@ -563,7 +564,8 @@ static void test_cli_join_host_notes(void)
 	CHECK_HAS(r.out, "A: alpha (boot 0b5e6c1a), adjtimex freq +0.000 ppm (unsynchronised), "
 		  "MONOTONIC +0.0 ppm of MONOTONIC_RAW over 10 s\n");
 	CHECK_HAS(r.out, "B: beta (boot 0b5e6c1a), adjtimex freq +200.000 ppm (+0.000 at the start), "
-		  "MONOTONIC +200.0 ppm of MONOTONIC_RAW over 10 s, REALTIME stepped 1 time\n");
+		  "tick +1000 ppm, MONOTONIC +200.0 ppm of MONOTONIC_RAW over 10 s, "
+		  "REALTIME stepped 1 time\n");
 	/* the simulation's clocks agree: one machine, 0 inside */
 	CHECK_HAS(r.out, "A and B are one machine (one boot id): one clock, B-A is 0, inside the bound");
 	run_free(&r);
@@ -571,7 +573,7 @@ static void test_cli_join_host_notes(void)
 	CHECK(json_valid(r.out, strlen(r.out)));
 	CHECK_HAS(r.out, "{\"host\":\"B\",\"hostname\":\"beta\",\"boot_id\":"
 		  "\"0b5e6c1a-1111-2222-3333-444455556666\",\"clock_notes\":2,\"freq_ppm\":200.000,"
-		  "\"slew_ppm\":200.000,\"realtime_steps\":1}],\"one_boot\":true,");
+		  "\"tick_ppm\":1000,\"slew_ppm\":200.000,\"realtime_steps\":1}],\"one_boot\":true,");
 	run_free(&r);
 	/* one boot id but 1 ms apart: the stamps disagree, said so */
 	netlat(&r, "join", "--b-offset", "1ms", pa, pb, NULL);

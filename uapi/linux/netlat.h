@@ -883,7 +883,8 @@ struct netlat_rec_rx_drop {
  *	its end, @hdr.ts_ns the MONOTONIC reading below: "monotonic NS",
  *	"realtime NS", "monotonic_raw NS" (clock_gettime() read in that
  *	order), and adjtimex()'s "status N", "freq N" (ppm scaled by
- *	65536), "offset N", "maxerror N", "esterror N": a step of REALTIME
+ *	65536), "tick N" (us per 1/"user_hz N" s), "offset N", "maxerror N",
+ *	"esterror N": a step of REALTIME
  *	or a slew of MONOTONIC against MONOTONIC_RAW shows between two of
  *	them. Readers skip keys they do not know.
  *

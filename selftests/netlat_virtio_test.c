@@ -1309,12 +1309,32 @@ TEST_F(virtio, packets_ack_floor)
 	}
 }
 
+/* Read @len bytes from non-blocking @fd by @end: 0 or -errno. */
+static int recv_exact(int fd, size_t len, uint64_t end)
+{
+	static char buf[8192];
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (r > 0)
+			got += r;
+		else if (r < 0 && errno == EAGAIN && nl_mono_ns() < end)
+			poll(&pfd, 1, 100);
+		else
+			return r < 0 ? -errno : -EPIPE;
+	}
+	return 0;
+}
+
 /* Request-response over the NICs: @n requests A -> B, each answered. */
 static int request_response(int n, uint64_t *b_read, uint64_t *a_read)
 {
-	static char buf[8192];
-	int fd[2], ret, i;
+	static char buf[4096];
 	uint64_t end = nl_mono_ns() + 30000000000ull;
+	int fd[2], ret, i;
 
 	*a_read = *b_read = 0;
 	ret = tcp_pair(PORT_B + 20, fd);
@@ -1322,38 +1342,19 @@ static int request_response(int n, uint64_t *b_read, uint64_t *a_read)
 		return ret;
 	for (i = 0; i < n && !ret; i++) {
 		/* every 8th request is 3,000 bytes: segments of one skb */
-		size_t req = i % 8 == 7 ? 3000 : 200, resp = 1000, got;
-		struct pollfd pfd;
+		size_t req = i % 8 == 7 ? 3000 : 200, resp = 1000;
 
 		ret = nl_send_all(fd[0], buf, req);
-		for (got = 0; !ret && got < req; ) {
-			ssize_t r = recv(fd[1], buf, sizeof(buf), 0);
-
-			if (r > 0) {
-				got += r;
-			} else if (r < 0 && errno == EAGAIN && nl_mono_ns() < end) {
-				pfd = (struct pollfd){ .fd = fd[1], .events = POLLIN };
-				poll(&pfd, 1, 100);
-			} else {
-				ret = r < 0 ? -errno : -EPIPE;
-			}
-		}
-		*b_read += got;
 		if (!ret)
+			ret = recv_exact(fd[1], req, end);
+		if (!ret) {
+			*b_read += req;
 			ret = nl_send_all(fd[1], buf, resp);
-		for (got = 0; !ret && got < resp; ) {
-			ssize_t r = recv(fd[0], buf, sizeof(buf), 0);
-
-			if (r > 0) {
-				got += r;
-			} else if (r < 0 && errno == EAGAIN && nl_mono_ns() < end) {
-				pfd = (struct pollfd){ .fd = fd[0], .events = POLLIN };
-				poll(&pfd, 1, 100);
-			} else {
-				ret = r < 0 ? -errno : -EPIPE;
-			}
 		}
-		*a_read += got;
+		if (!ret)
+			ret = recv_exact(fd[0], resp, end);
+		if (!ret)
+			*a_read += resp;
 	}
 	close(fd[0]);
 	close(fd[1]);

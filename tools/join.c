@@ -589,8 +589,8 @@ int cmd_join(int argc, char **argv)
 			break;
 		case 'M':
 			a.o.max_drift_ppm = strtod(optarg, &end);
-			if (*end || end == optarg || a.o.max_drift_ppm <= 0 ||
-			    a.o.max_drift_ppm > 1e5)
+			if (*end || end == optarg ||
+			    !(a.o.max_drift_ppm > 0 && a.o.max_drift_ppm <= 1e5))
 				return usage_error("bad drift '%s' (ppm, up to 100000)", optarg);
 			break;
 		case 'O':
@@ -608,7 +608,7 @@ int cmd_join(int argc, char **argv)
 			break;
 		case 'p':
 			a.o.b_ppm = strtod(optarg, &end);
-			if (*end || end == optarg || a.o.b_ppm < -1e5 || a.o.b_ppm > 1e5)
+			if (*end || end == optarg || !(a.o.b_ppm >= -1e5 && a.o.b_ppm <= 1e5))
 				return usage_error("bad drift '%s' (ppm)", optarg);
 			break;
 		case 'h':
@@ -619,6 +619,8 @@ int cmd_join(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error("two captures: A's and B's (the same file twice with --a-addr and --b-addr)");
+	if (a.have_addr[0] != a.have_addr[1])
+		return usage_error("--a-addr and --b-addr go together");
 	a.file[0] = argv[optind];
 	a.file[1] = argv[optind + 1];
 	j = netlat_join_new(&a.o);

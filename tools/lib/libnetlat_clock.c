@@ -535,6 +535,9 @@ static int estimate(struct netlat__clock *c)
 			ab |= s->upper;
 			ba |= !s->upper;
 		}
+		/* samples of one time (a GSO send's pairs) stay in one window */
+		while (end > start && end < c->nsmp && c->smp[idx[end]].x == c->smp[idx[end - 1]].x)
+			end++;
 		/* a short tail joins this window rather than stand alone */
 		if (end < c->nsmp &&
 		    (uint64_t)c->smp[idx[c->nsmp - 1]].x < (uint64_t)c->smp[idx[end]].x + c->window_ns / 2)

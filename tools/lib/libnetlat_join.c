@@ -21,6 +21,8 @@ struct jflow {
 	uint8_t saddr[16], daddr[16];	/* sender first */
 	bool seen[2];
 	int64_t last[2];		/* unwrapped sequence, per host */
+	int64_t first[2];		/* each host's first record's position */
+	int64_t b_shift;		/* added to B's positions by align() */
 	size_t *tx[2], ntx[2], ctx[2];	/* indices of packets host h sent */
 	size_t *rx[2], nrx[2], crx[2];	/* ... and received */
 	uint32_t maxlen[2];		/* longest received range, per host */
@@ -137,18 +139,19 @@ static long flow_get(struct netlat_join *j, uint16_t family, const uint8_t *sa,
 
 /*
  * @seq as a 64-bit position in the flow: the one nearest the last this
- * host saw, or the other host's, so both hosts number a byte alike.
+ * host saw. Each host is numbered on its own; align() then moves B's
+ * numbering onto A's, so that a byte has one position on both.
  */
 static int64_t unwrap(struct jflow *f, unsigned int host, uint32_t seq)
 {
 	int64_t last;
 
-	if (f->seen[host])
+	if (f->seen[host]) {
 		last = f->last[host];
-	else if (f->seen[!host])
-		last = f->last[!host];
-	else
+	} else {
 		last = (int64_t)1 << 40 | seq;
+		f->first[host] = last;
+	}
 	last += (int32_t)(seq - (uint32_t)last);
 	f->seen[host] = true;
 	f->last[host] = last;
@@ -280,8 +283,9 @@ struct netlat_join *netlat_join_new(const struct netlat_join_opts *opts)
 {
 	struct netlat_join *j;
 
-	if (opts && (opts->max_drift_ppm < 0 || opts->max_drift_ppm > 1e5 ||
-		     opts->b_ppm > 1e5 || opts->b_ppm < -1e5 ||
+	/* written so that a NaN fails too */
+	if (opts && (!(opts->max_drift_ppm >= 0 && opts->max_drift_ppm <= 1e5) ||
+		     !(opts->b_ppm >= -1e5 && opts->b_ppm <= 1e5) ||
 		     opts->flags & ~NETLAT_JOIN_OFFSET_ONLY)) {
 		errno = EINVAL;
 		return NULL;
@@ -572,6 +576,34 @@ static void mark_merged(struct netlat_join *j)
 	}
 }
 
+/*
+ * B's positions of flow @f onto A's: B's first record is placed within
+ * 2 GiB of A's first (both captures start near one another), which fixes
+ * the multiple of 2^32 for the whole flow, however many bytes A's capture
+ * holds before B's starts.
+ */
+static void align(struct netlat_join *j, struct jflow *f)
+{
+	int64_t want, shift;
+	size_t i;
+
+	if (!f->seen[0] || !f->seen[1])
+		return;
+	want = f->first[0] + (int32_t)((uint32_t)f->first[1] - (uint32_t)f->first[0]);
+	shift = want - f->first[1] - f->b_shift;
+	if (!shift)
+		return;
+	for (i = 0; i < f->ntx[1]; i++) {
+		j->tx[f->tx[1][i]].s += shift;
+		j->tx[f->tx[1][i]].e += shift;
+	}
+	for (i = 0; i < f->nrx[1]; i++) {
+		j->rx[f->rx[1][i]].s += shift;
+		j->rx[f->rx[1][i]].e += shift;
+	}
+	f->b_shift += shift;
+}
+
 int netlat_join_run(struct netlat_join *j)
 {
 	size_t cap = j->npairs, i;
@@ -583,6 +615,8 @@ int netlat_join_run(struct netlat_join *j)
 	memset(&j->counts, 0, sizeof(j->counts));
 	for (i = 0; i < j->nrx; i++)
 		j->rx[i].joined = 0;
+	for (i = 0; i < j->nflows; i++)
+		align(j, &j->flows[i]);
 	for (i = 0; i < j->nflows; i++)
 		for (h = 0; h < 2; h++) {
 			r = pair_flow(j, &j->flows[i], h, &cap);

@@ -514,6 +514,13 @@ static void test_cli_join(void)
 	netlat(&r, "join", "--a-addr", "192.0.2.999", pa, pb, NULL);
 	CHECK_U64(r.status, 2);
 	run_free(&r);
+	netlat(&r, "join", "--a-addr", "192.0.2.1", pa, pb, NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "go together");
+	run_free(&r);
+	netlat(&r, "join", "--max-drift", "nan", pa, pb, NULL);
+	CHECK_U64(r.status, 2);
+	run_free(&r);
 	netlat(&r, "join", pa, tmp_path("no-such.nl"), NULL);
 	CHECK_U64(r.status, 1);
 	run_free(&r);
@@ -590,6 +597,103 @@ static void test_cli_join_host_notes(void)
 	CHECK_HAS(r.out, "(no host notes: not written by netlat record)");
 	CHECK(!strstr(r.out, "one machine"));
 	run_free(&r);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* A flow of 3 GiB (1 MiB records): B's numbering meets A's past the 2 GiB a wrap allows. */
+static void test_join_long_flow(void)
+{
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join_counts c;
+	struct netlat_join *j;
+	uint32_t seq = 0x10000000;
+	unsigned int i;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	for (i = 0; i < 3072; i++) {
+		uint64_t t = SIM_T0 + i * 1000000ull;
+
+		sim_tx(&a, &sim_seq_a, true, seq, 1 << 20, t, t + 10000, 1);
+		sim_rx(&b, &sim_seq_b, false, seq, 1 << 20, t + 50000, 1);
+		seq += 1 << 20;
+	}
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		netlat_join_counts(j, &c);
+		CHECK_U64(c.joined[0], 3072);
+		CHECK_U64(c.joined_bytes[0], 3072ull << 20);
+		CHECK_U64(c.received_unjoined[0], 0);
+		netlat_join_free(j);
+	}
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/*
+ * Pairs of one time at a window's end (GRO merged two of B's packets into
+ * one of A's): all in one window, bounded by the polygon they are in.
+ */
+static void test_join_window_ties(void)
+{
+	struct sim s = { .floor_ab = 20000, .floor_ba = 20000 };
+	struct capture a = { 0 }, b = { 0 };
+	const struct netlat_xpkt *p;
+	struct netlat_join *j;
+	const struct netlat_clock_est *w;
+	uint32_t sa = 1000, sb = 5000;
+	size_t n, i, bad = 0, nw;
+	unsigned int k;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	for (k = 0; k < 24000; k++) {
+		uint64_t t = SIM_T0 + k * 1000000ull;
+
+		sim_tx(&a, &sim_seq_a, true, sa, 100, t, t + 10000, 1);
+		sim_rx(&b, &sim_seq_b, false, sa, 100, t + 10000 + 20000 + sim_queue(), 1);
+		sa += 100;
+		if (k == 12000 || k == 12500) {
+			/* two of B's packets, one skb at A */
+			sim_tx(&b, &sim_seq_b, false, sb, 100, t + 100000, t + 110000, 1);
+			sim_tx(&b, &sim_seq_b, false, sb + 100, 100, t + 100000, t + 115000, 1);
+			sim_rx(&a, &sim_seq_a, true, sb, 200, t + 140000, 2);
+			sb += 200;
+		}
+	}
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	n = netlat_join_pairs(j, &p);
+	for (i = 0; i < n; i++) {
+		if (p[i].flags & (NETLAT_XPKT_NO_CLOCK | NETLAT_XPKT_IMPOSSIBLE))
+			bad++;
+		else if (p[i].wire_lo_ns > p[i].wire_hi_ns || p[i].wire_ns < p[i].wire_lo_ns)
+			bad++;
+	}
+	CHECK_U64(bad, 0);
+	/* each window counts exactly the pairs of its time span */
+	nw = netlat_join_windows(j, &w);
+	for (k = 0; k < nw; k++) {
+		uint64_t ab = 0, ba = 0;
+
+		for (i = 0; i < n; i++) {
+			uint64_t x = p[i].sender ? p[i].rx->netif_ns : p[i].tx->driver_ns;
+
+			if (x >= w[k].from_ns && x < w[k].to_ns) {
+				ab += !p[i].sender;
+				ba += p[i].sender;
+			}
+		}
+		CHECK_U64(w[k].samples_ab, ab);
+		CHECK_U64(w[k].samples_ba, ba);
+	}
+	check_truth(&s, j);
+	netlat_join_free(j);
+out:
 	cap_free(&a);
 	cap_free(&b);
 }

@@ -2028,6 +2028,8 @@ static const struct test tests[] = {
 	{ "join: a pair stamped before it left is flagged", test_join_forged_pair },
 	{ "join: a clock step gets no clock", test_join_clock_step },
 	{ "join: one direction bounds one side", test_join_one_way },
+	{ "join: a flow longer than 2 GiB", test_join_long_flow },
+	{ "join: pairs of one time stay in one window", test_join_window_ties },
 	{ "netlat join", test_cli_join },
 	{ "netlat join: host notes", test_cli_join_host_notes },
 	/* test_flight.c */

@@ -355,16 +355,20 @@ TEST_F_TIMEOUT(flight, snapshot_while_writing, 120)
 
 /* ---- a snapshot keeps interrupts on ----------------------------------- */
 
+/* the quiet period, then one period per snapshot */
+#define LAT_PERIODS	6
+
 /*
  * A SCHED_FIFO thread on one CPU that sleeps 100 us at a time and notes
- * how late it wakes while *measure is set: a section with interrupts off
- * on its CPU (an IPI that copies a ring) delays its timer by that long.
+ * how late it wakes in period *measure - 1 (none while 0): a section with
+ * interrupts off on its CPU (an IPI that copies a ring) delays its timer
+ * by that long.
  */
 struct lat_probe {
 	pthread_t th;
 	int cpu;
 	int *stop, *measure;
-	uint64_t max_ns;
+	uint64_t max_ns[LAT_PERIODS];
 	int err;
 };
 
@@ -380,12 +384,13 @@ static void *lat_main(void *arg)
 		uint64_t want = nl_mono_ns() + 100000, late;
 		struct timespec ts = { .tv_sec = want / 1000000000ull,
 				       .tv_nsec = want % 1000000000ull };
+		int period;
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		late = nl_mono_ns() - want;
-		if (__atomic_load_n(l->measure, __ATOMIC_ACQUIRE) &&
-		    late > l->max_ns)
-			l->max_ns = late;
+		period = __atomic_load_n(l->measure, __ATOMIC_ACQUIRE) - 1;
+		if (period >= 0 && late > l->max_ns[period])
+			l->max_ns[period] = late;
 	}
 	return NULL;
 }
@@ -414,7 +419,10 @@ static void *fill_main(void *arg)
  * With 64 MiB rings full, a snapshot (the copy a trigger makes too) must
  * not keep interrupts off for the length of a ring's copy: a timer on each
  * CPU wakes its thread about as late as it does without snapshots, not as
- * late as a copy of 64 MiB takes.
+ * late as a copy of 64 MiB takes. A ring copied with interrupts off delays
+ * a timer in every snapshot; the VM's vCPU losing its host CPU does so now
+ * and then (29 ms once in CI), so the least delayed snapshot of five is
+ * the one judged.
  */
 TEST_F_TIMEOUT(flight, snapshot_keeps_interrupts_on, 600)
 {
@@ -445,25 +453,22 @@ TEST_F_TIMEOUT(flight, snapshot_keeps_interrupts_on, 600)
 		ASSERT_EQ(0, pthread_create(&l[i].th, NULL, lat_main, &l[i]));
 	}
 	nl_sleep_ms(200);
-	/* what the timers do here without a snapshot */
+	/* what the timers do here without a snapshot: period 0 */
 	__atomic_store_n(&measure, 1, __ATOMIC_RELEASE);
 	nl_sleep_ms(1000);
-	__atomic_store_n(&measure, 0, __ATOMIC_RELEASE);
-	for (i = 0; i < g_ncpus; i++) {
-		base_ns = l[i].max_ns > base_ns ? l[i].max_ns : base_ns;
-		l[i].max_ns = 0;
-	}
-	__atomic_store_n(&measure, 1, __ATOMIC_RELEASE);
-	for (r = 0; r < 3; r++) {
+	for (r = 1; r < LAT_PERIODS; r++) {
 		struct netlat_snapshot s;
-		uint64_t t0 = nl_mono_ns(), t;
+		uint64_t t0, t;
 
+		__atomic_store_n(&measure, 0, __ATOMIC_RELEASE);
+		nl_sleep_ms(50);
+		__atomic_store_n(&measure, r + 1, __ATOMIC_RELEASE);
+		t0 = nl_mono_ns();
 		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_TAKE, &s));
 		t = nl_mono_ns() - t0;
 		take_ns = t < take_ns ? t : take_ns;
 		bytes = s.bytes;
 		ASSERT_EQ(0, snap_ioc(self->fd, NETLAT_SNAPSHOT_RELEASE, &s));
-		nl_sleep_ms(50);
 	}
 	__atomic_store_n(&measure, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
@@ -471,10 +476,23 @@ TEST_F_TIMEOUT(flight, snapshot_keeps_interrupts_on, 600)
 		ASSERT_EQ(0, pthread_join(l[i].th, NULL));
 		ASSERT_EQ(0, l[i].err) TH_LOG("probe on cpu %d: %s", l[i].cpu,
 					      strerror(-l[i].err));
-		late_ns = l[i].max_ns > late_ns ? l[i].max_ns : late_ns;
+	}
+	late_ns = UINT64_MAX;
+	for (r = 0; r < LAT_PERIODS; r++) {
+		uint64_t worst = 0;
+
+		for (i = 0; i < g_ncpus; i++)
+			worst = l[i].max_ns[r] > worst ? l[i].max_ns[r] : worst;
+		if (r == 0)
+			base_ns = worst;
+		else if (worst < late_ns)
+			late_ns = worst;
+		if (r)
+			TH_LOG("snapshot %d: timers late by at most %.3f ms",
+			       r, worst / 1e6);
 	}
 	TH_LOG("%llu MiB per snapshot, fastest %.1f ms; timers late by at most "
-	       "%.3f ms during snapshots, %.3f ms without",
+	       "%.3f ms in the least delayed snapshot, %.3f ms without",
 	       (unsigned long long)(bytes >> 20), take_ns / 1e6, late_ns / 1e6,
 	       base_ns / 1e6);
 	/* every ring held most of its 64 MiB: the copy is long */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "libnetlat.h"
@@ -232,4 +233,56 @@ int parse_device_args(int argc, char **argv, const char **path)
 			return r;
 	}
 	return device_args_done(argc, *path, NULL);
+}
+
+/*
+ * Write @path (- for stdout) with @emit. A regular file is written as
+ * PATH.tmp, then renamed, so a failure leaves no half page; anything else
+ * (a FIFO, /dev/stdout) is written in place. 0 or 1 (printed).
+ */
+int write_output(const char *path, int (*emit)(void *arg, FILE *f), void *arg)
+{
+	const char *target = path;
+	char tmp[4096];
+	struct stat st;
+	FILE *f;
+	int r, werr;
+
+	if (!strcmp(path, "-")) {
+		if (!emit(arg, stdout))
+			return finish_stdout();
+		error("out of memory");
+		return 1;
+	}
+	if (stat(path, &st) || S_ISREG(st.st_mode)) {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+			error("%s: name too long", path);
+			return 1;
+		}
+		target = tmp;
+	}
+	f = fopen(target, "w");
+	if (!f) {
+		error("cannot create %s: %s", target, strerror(errno));
+		return 1;
+	}
+	errno = 0;
+	r = emit(arg, f);
+	if (r)
+		error("out of memory");
+	werr = ferror(f);
+	if (fclose(f) || werr) {
+		if (!r)
+			error("cannot write %s: %s", target, strerror(errno ? errno : EIO));
+		r = 1;
+	}
+	if (target == path)
+		return r ? 1 : 0;
+	if (!r && rename(tmp, path)) {
+		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		r = 1;
+	}
+	if (r)
+		unlink(tmp);
+	return r ? 1 : 0;
 }

@@ -82,4 +82,11 @@ int parse_device_args(int argc, char **argv, const char **path);
 /* fflush(stdout) and report an error: 0 or 1. */
 int finish_stdout(void);
 
+/*
+ * Write @path (- for stdout) with @emit (0, or nonzero for out of memory).
+ * A regular file is written as PATH.tmp, then renamed, so a failure leaves
+ * no half file; anything else (a FIFO) in place. 0 or 1 (printed).
+ */
+int write_output(const char *path, int (*emit)(void *arg, FILE *f), void *arg);
+
 #endif

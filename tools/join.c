@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "join.h"
+#include "jointrace.h"
 #include "notes.h"
 #include "output.h"
 
@@ -22,6 +23,7 @@ static const char *const host_name[2] = { "A", "B" };
 
 struct join_args {
 	bool json, packets;
+	const char *trace;		/* --chrome-trace */
 	struct host_notes notes[2];
 	struct netlat_join_opts o;
 	const char *file[2];
@@ -250,17 +252,9 @@ static void print_hosts_json(const struct join_args *a)
 
 /* ---- per direction -------------------------------------------------------- */
 
-#define NR_SIDE_STAGES	3
-static const unsigned int tx_stages[NR_SIDE_STAGES] = {
-	NETLAT_STAGE_SENDMSG_XMIT, NETLAT_STAGE_XMIT_QDISC, NETLAT_STAGE_QDISC_DRIVER,
-};
-static const unsigned int rx_stages[NR_SIDE_STAGES] = {
-	NETLAT_STAGE_RX_NETIF_TCP, NETLAT_STAGE_RX_TCP_QUEUE, NETLAT_STAGE_RX_QUEUE_USER,
-};
-
 struct direction {
-	struct netlat_samples tx[NR_SIDE_STAGES], rx[NR_SIDE_STAGES], wire, bound;
-	struct netlat_dist dtx[NR_SIDE_STAGES], drx[NR_SIDE_STAGES], dwire, dbound;
+	struct netlat_samples tx[JOIN_SIDE_STAGES], rx[JOIN_SIDE_STAGES], wire, bound;
+	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
 	uint64_t no_clock;
 };
 
@@ -276,12 +270,12 @@ static int collect(const struct netlat_join *j, struct direction *d)
 		uint64_t from, to;
 
 		/* each side's stages once: from the pair holding its first byte */
-		for (k = 0; k < NR_SIDE_STAGES && !r; k++) {
+		for (k = 0; k < JOIN_SIDE_STAGES && !r; k++) {
 			if (p[i].seq == p[i].tx->seq &&
-			    netlat_pkt_stage(p[i].tx, tx_stages[k], &from, &to))
+			    netlat_pkt_stage(p[i].tx, join_tx_stages[k], &from, &to))
 				r = netlat_samples_add(&dd->tx[k], to - from);
 			if (!r && p[i].seq == p[i].rx->seq &&
-			    netlat_rx_pkt_stage(p[i].rx, rx_stages[k], &from, &to))
+			    netlat_rx_pkt_stage(p[i].rx, join_rx_stages[k], &from, &to))
 				r = netlat_samples_add(&dd->rx[k], to - from);
 		}
 		if (p[i].flags & NETLAT_XPKT_NO_CLOCK)
@@ -295,7 +289,7 @@ static int collect(const struct netlat_join *j, struct direction *d)
 					       (p[i].wire_hi_ns - p[i].wire_lo_ns) / 2);
 	}
 	for (i = 0; i < 2; i++) {
-		for (k = 0; k < NR_SIDE_STAGES; k++) {
+		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 			netlat_dist_compute(d[i].tx[k].v, d[i].tx[k].n, &d[i].dtx[k]);
 			netlat_dist_compute(d[i].rx[k].v, d[i].rx[k].n, &d[i].drx[k]);
 		}
@@ -310,7 +304,7 @@ static void free_directions(struct direction *d)
 	unsigned int i, k;
 
 	for (i = 0; i < 2; i++) {
-		for (k = 0; k < NR_SIDE_STAGES; k++) {
+		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 			netlat_samples_free(&d[i].tx[k]);
 			netlat_samples_free(&d[i].rx[k]);
 		}
@@ -354,8 +348,8 @@ static void print_direction_text(const struct netlat_join_counts *c, unsigned in
 	       ull(c->no_stamp[s]), ull(c->impossible[s]), ull(d->no_clock), ull(c->received_unjoined[s]),
 	       to, ull(c->received[s]));
 	printf("  %-18s %9s %9s %9s %9s %9s\n", "stage", "count", "p50", "p90", "p99", "max");
-	for (k = 0; k < NR_SIDE_STAGES; k++)
-		print_row(from, netlat_stage_name(tx_stages[k]), &d->dtx[k], "");
+	for (k = 0; k < JOIN_SIDE_STAGES; k++)
+		print_row(from, netlat_stage_name(join_tx_stages[k]), &d->dtx[k], "");
 	if (d->dbound.count) {
 		format_duration(med, sizeof(med), d->dbound.p50);
 		snprintf(bound, sizeof(bound), " +-%s", med);
@@ -363,20 +357,20 @@ static void print_direction_text(const struct netlat_join_counts *c, unsigned in
 	}
 	snprintf(name, sizeof(name), "%s>%s", from, to);
 	print_row("wire", name, &d->dwire, extra);
-	for (k = 0; k < NR_SIDE_STAGES; k++)
-		print_row(to, netlat_stage_name(rx_stages[k]), &d->drx[k], "");
+	for (k = 0; k < JOIN_SIDE_STAGES; k++)
+		print_row(to, netlat_stage_name(join_rx_stages[k]), &d->drx[k], "");
 	if (d->dwire.count) {
 		format_duration(wire, sizeof(wire), d->dwire.p50);
 		printf("  median packet: ");
-		for (k = 0; k < NR_SIDE_STAGES; k++) {
+		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 			format_duration(med, sizeof(med), d->dtx[k].p50);
-			printf("%s %s %s, ", med, from, netlat_stage_name(tx_stages[k]));
+			printf("%s %s %s, ", med, from, netlat_stage_name(join_tx_stages[k]));
 		}
 		printf("%s%s wire, ", wire, bound);
-		for (k = 0; k < NR_SIDE_STAGES; k++) {
+		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 			format_duration(med, sizeof(med), d->drx[k].p50);
-			printf("%s %s %s%s", med, to, netlat_stage_name(rx_stages[k]),
-			       k + 1 < NR_SIDE_STAGES ? ", " : "\n");
+			printf("%s %s %s%s", med, to, netlat_stage_name(join_rx_stages[k]),
+			       k + 1 < JOIN_SIDE_STAGES ? ", " : "\n");
 		}
 	}
 }
@@ -440,15 +434,15 @@ static void print_direction_json(const struct netlat_join_counts *c, unsigned in
 	       ull(c->no_record[s]), ull(c->retrans[s]), ull(c->no_stamp[s]),
 	       ull(c->impossible[s]), ull(d->no_clock), ull(c->received[s]),
 	       ull(c->received_unjoined[s]));
-	for (k = 0; k < NR_SIDE_STAGES; k++) {
-		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(tx_stages[k]));
+	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
+		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(join_tx_stages[k]));
 		print_dist_named(name, &d->dtx[k], true);
 	}
 	print_dist_named("wire", &d->dwire, true);
 	print_dist_named("wire_bound", &d->dbound, true);
-	for (k = 0; k < NR_SIDE_STAGES; k++) {
-		snprintf(name, sizeof(name), "%s %s", host_name[!s], netlat_stage_name(rx_stages[k]));
-		print_dist_named(name, &d->drx[k], k + 1 < NR_SIDE_STAGES);
+	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
+		snprintf(name, sizeof(name), "%s %s", host_name[!s], netlat_stage_name(join_rx_stages[k]));
+		print_dist_named(name, &d->drx[k], k + 1 < JOIN_SIDE_STAGES);
 	}
 	printf("}}");
 }
@@ -458,16 +452,16 @@ static void print_stage_fields(bool tx, const void *rec)
 	unsigned int k;
 	uint64_t from, to;
 
-	for (k = 0; k < NR_SIDE_STAGES; k++) {
-		bool ok = tx ? netlat_pkt_stage(rec, tx_stages[k], &from, &to)
-			     : netlat_rx_pkt_stage(rec, rx_stages[k], &from, &to);
+	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
+		bool ok = tx ? netlat_pkt_stage(rec, join_tx_stages[k], &from, &to)
+			     : netlat_rx_pkt_stage(rec, join_rx_stages[k], &from, &to);
 
-		print_json_string(stdout, netlat_stage_name(tx ? tx_stages[k] : rx_stages[k]));
+		print_json_string(stdout, netlat_stage_name(tx ? join_tx_stages[k] : join_rx_stages[k]));
 		if (ok)
 			printf(":%llu", ull(to - from));
 		else
 			printf(":null");
-		printf(k + 1 < NR_SIDE_STAGES ? "," : "");
+		printf(k + 1 < JOIN_SIDE_STAGES ? "," : "");
 	}
 }
 
@@ -542,6 +536,25 @@ static void print_json(const struct join_args *a, const struct netlat_join *j,
 
 /* ---- the command ------------------------------------------------------------ */
 
+struct trace_job {
+	const struct netlat_join *j;
+	const struct join_args *a;
+};
+
+/* "A host1", "B host2": the hosts' names when their captures noted them. */
+static int trace_job_write(void *arg, FILE *f)
+{
+	const struct trace_job *job = arg;
+	char label[2][sizeof(job->a->notes[0].hostname) + 8];
+	const char *labels[2] = { label[0], label[1] };
+	unsigned int h;
+
+	for (h = 0; h < 2; h++)
+		snprintf(label[h], sizeof(label[h]), job->a->notes[h].hostname[0] ? "%s %s" : "%s",
+			 host_name[h], job->a->notes[h].hostname);
+	return join_trace_write(job->j, labels, f);
+}
+
 int cmd_join(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -556,6 +569,7 @@ int cmd_join(int argc, char **argv)
 		{ "b-addr", required_argument, NULL, 'B' },
 		{ "b-offset", required_argument, NULL, 'o' },
 		{ "b-ppm", required_argument, NULL, 'p' },
+		{ "chrome-trace", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -567,7 +581,7 @@ int cmd_join(int argc, char **argv)
 	int ch, r;
 
 	memset(d, 0, sizeof(d));
-	while ((ch = next_option(argc, argv, "jw:m:a:M:h", opts)) != -1) {
+	while ((ch = next_option(argc, argv, "jw:m:a:M:c:h", opts)) != -1) {
 		switch (ch) {
 		case 'j':
 			a.json = true;
@@ -611,6 +625,9 @@ int cmd_join(int argc, char **argv)
 			if (*end || end == optarg || !(a.o.b_ppm >= -1e5 && a.o.b_ppm <= 1e5))
 				return usage_error("bad drift '%s' (ppm)", optarg);
 			break;
+		case 'c':
+			a.trace = optarg;
+			break;
 		case 'h':
 			return command_help();
 		default:
@@ -636,6 +653,11 @@ int cmd_join(int argc, char **argv)
 	if (!r && collect(j, d)) {
 		error("out of memory");
 		r = 1;
+	}
+	if (!r && a.trace) {
+		struct trace_job job = { .j = j, .a = &a };
+
+		r = write_output(a.trace, trace_job_write, &job);
 	}
 	if (!r) {
 		if (a.json) {

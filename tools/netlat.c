@@ -455,58 +455,6 @@ static int cmd_record(int argc, char **argv)
 
 /* ---- report -------------------------------------------------------------- */
 
-/*
- * Write @path (- for stdout) with @emit. A regular file is written as
- * PATH.tmp, then renamed, so a failure leaves no half page; anything else
- * (a FIFO, /dev/stdout) is written in place. 0 or 1 (printed).
- */
-static int write_output(const char *path, int (*emit)(void *arg, FILE *f), void *arg)
-{
-	const char *target = path;
-	char tmp[4096];
-	struct stat st;
-	FILE *f;
-	int r, werr;
-
-	if (!strcmp(path, "-")) {
-		if (!emit(arg, stdout))
-			return finish_stdout();
-		error("out of memory");
-		return 1;
-	}
-	if (stat(path, &st) || S_ISREG(st.st_mode)) {
-		if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-			error("%s: name too long", path);
-			return 1;
-		}
-		target = tmp;
-	}
-	f = fopen(target, "w");
-	if (!f) {
-		error("cannot create %s: %s", target, strerror(errno));
-		return 1;
-	}
-	errno = 0;
-	r = emit(arg, f);
-	if (r)
-		error("out of memory");
-	werr = ferror(f);
-	if (fclose(f) || werr) {
-		if (!r)
-			error("cannot write %s: %s", target, strerror(errno ? errno : EIO));
-		r = 1;
-	}
-	if (target == path)
-		return r ? 1 : 0;
-	if (!r && rename(tmp, path)) {
-		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		r = 1;
-	}
-	if (r)
-		unlink(tmp);
-	return r ? 1 : 0;
-}
-
 struct page_job {
 	struct report *rep;
 	const struct netlat_seq *seq;
@@ -1309,7 +1257,7 @@ static const struct command commands[] = {
 	  "  -c, --chrome-trace TRACE  the trace file to write (- for stdout)\n"
 	  FILTER_HELP },
 	{ "join", cmd_join,
-	  "[--json [--no-packets]] [--window DUR] [--min-owd DUR] [--asym DUR] [--max-drift PPM] [--offset-only] [--a-addr ADDR --b-addr ADDR] A B",
+	  "[--json [--no-packets]] [--window DUR] [--min-owd DUR] [--asym DUR] [--max-drift PPM] [--offset-only] [--a-addr ADDR --b-addr ADDR] [--chrome-trace TRACE] A B",
 	  "Join two hosts' captures packet by packet: the packets A sent with those\n"
 	  "B received, and the reverse (records of the packet level with the\n"
 	  "receive group on, on both hosts). Prints B's clock against A's,\n"
@@ -1325,7 +1273,9 @@ static const struct command commands[] = {
 	  "      --a-addr ADDR    A's records are those of local address ADDR\n"
 	  "      --b-addr ADDR    B's likewise (both hosts in one capture)\n"
 	  "      --b-offset DUR   add DUR to B's times (a known clock difference)\n"
-	  "      --b-ppm PPM      and scale them by PPM\n" },
+	  "      --b-ppm PPM      and scale them by PPM\n"
+	  "  -c, --chrome-trace TRACE  also write both hosts' packets on A's clock as a\n"
+	  "                       Chrome trace (- for stdout), the wire as arrows\n" },
 	{ "stat", cmd_stat,
 	  "[--duration SECS] [--interval SECS] [--json] [--hist [--by FIELDS] | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"

@@ -124,30 +124,22 @@ int trace_add(struct trace *tr, const struct netlat_rec_stream *stream,
 
 /* ---- writing ------------------------------------------------------------- */
 
-struct out {
-	FILE *f;
-	uint64_t base;		/* ts 0 of the trace */
-	bool first;		/* no event written yet */
-};
-
-/* Start an event: the separator, then {"ph":..., up to the fields. */
-static void event(struct out *o, const char *ph, unsigned int pid, unsigned int tid)
+void trace_event(struct trace_out *o, const char *ph, unsigned int pid, unsigned int tid)
 {
 	fprintf(o->f, "%s\n{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u", o->first ? "" : ",", ph, pid,
 		tid);
 	o->first = false;
 }
 
-/* "ts":microseconds from the base, exactly (three decimals) */
-static void ts_field(struct out *o, const char *name, uint64_t ns)
+void trace_ts(struct trace_out *o, const char *name, uint64_t ns)
 {
 	fprintf(o->f, ",\"%s\":%llu.%03llu", name, ull(ns / 1000), ull(ns % 1000));
 }
 
-static void name_track(struct out *o, const char *what, unsigned int pid, unsigned int tid,
-		       const char *name)
+void trace_meta(struct trace_out *o, const char *what, unsigned int pid, unsigned int tid,
+		const char *name)
 {
-	event(o, "M", pid, tid);
+	trace_event(o, "M", pid, tid);
 	fprintf(o->f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
 	print_json_string(o->f, name);
 	fputs("}}", o->f);
@@ -173,7 +165,7 @@ static void record_json(FILE *f, const struct netlat_rec_stream *stream,
 	free(buf);
 }
 
-static void instants(struct out *o, const struct trace *tr)
+static void instants(struct trace_out *o, const struct trace *tr)
 {
 	char name[80];
 	size_t i;
@@ -201,12 +193,12 @@ static void instants(struct out *o, const struct trace *tr)
 		} else {
 			snprintf(name, sizeof(name), "driver");
 		}
-		event(o, "i", PID_CPUS, global ? 0 : rec->cpu + 1u);
+		trace_event(o, "i", PID_CPUS, global ? 0 : rec->cpu + 1u);
 		fputs(",\"name\":", o->f);
 		print_json_string(o->f, name);
 		fprintf(o->f, ",\"cat\":\"%s\",\"s\":\"%s\"", global ? "marker" : "device",
 			global ? "g" : "t");
-		ts_field(o, "ts", k->ts - o->base);
+		trace_ts(o, "ts", k->ts - o->base);
 		fputs(",\"args\":", o->f);
 		record_json(o->f, &tr->streams[k->stream], rec);
 		fputc('}', o->f);
@@ -243,7 +235,7 @@ static void point_args(FILE *f, const struct packet *p, int k)
 	fputc('}', f);
 }
 
-static void slice(struct out *o, const struct packet *p, size_t id, unsigned int pid,
+static void slice(struct trace_out *o, const struct packet *p, size_t id, unsigned int pid,
 		  unsigned int tid, int a, int b)
 {
 	const struct j_rec *x = p->pt[PT_XMIT];
@@ -254,10 +246,10 @@ static void slice(struct out *o, const struct packet *p, size_t id, unsigned int
 		snprintf(name, sizeof(name), "%s", point_names[a]);
 	else
 		segment_name(name, sizeof(name), a, b);
-	event(o, "X", pid, tid);
+	trace_event(o, "X", pid, tid);
 	fprintf(o->f, ",\"name\":\"%s\",\"cat\":\"packet\"", name);
-	ts_field(o, "ts", from - o->base);
-	ts_field(o, "dur", to - from);
+	trace_ts(o, "ts", from - o->base);
+	trace_ts(o, "dur", to - from);
 	fprintf(o->f, ",\"args\":{\"packet\":%zu,\"seq\":%u,\"len\":%u,\"dur_ns\":%llu,"
 		"\"end_to_end_ns\":%llu,", id, x->seq, x->u.x.len, ull(to - from), ull(p->e2e));
 	point_args(o->f, p, a);
@@ -297,7 +289,7 @@ struct lane {
  * slices of one thread never overlap. Thread ids are unique across the
  * trace, from @tid on (Perfetto identifies a thread by its tid alone).
  */
-static int packets(struct out *o, const struct report *rep, unsigned int tid)
+static int packets(struct trace_out *o, const struct report *rep, unsigned int tid)
 {
 	const struct stages *st = rep->stages;
 	const struct packet **order;
@@ -331,8 +323,8 @@ static int packets(struct out *o, const struct report *rep, unsigned int tid)
 			}
 			snprintf(name, sizeof(name), "flow %s", txt ? txt : "?");
 			free(txt);
-			name_track(o, "process_name", pid, 0, name);
-			event(o, "M", pid, 0);
+			trace_meta(o, "process_name", pid, 0, name);
+			trace_event(o, "M", pid, 0);
 			fprintf(o->f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
 				flow + 10);
 		}
@@ -345,7 +337,7 @@ static int packets(struct out *o, const struct report *rep, unsigned int tid)
 			}
 			lanes[nr_lanes++].tid = tid++;
 			snprintf(name, sizeof(name), "packets, lane %zu", lane);
-			name_track(o, "thread_name", pid, lanes[lane].tid, name);
+			trace_meta(o, "thread_name", pid, lanes[lane].tid, name);
 		}
 		lanes[lane].end = start + p->e2e;
 		a = packet_next_point(p, -1);
@@ -377,7 +369,7 @@ static uint64_t base_ts(const struct trace *tr, const struct report *rep)
 
 int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *seq, FILE *f)
 {
-	struct out o = { .f = f, .first = true };
+	struct trace_out o = { .f = f, .first = true };
 	char name[32];
 	unsigned int c;
 
@@ -388,13 +380,13 @@ int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *s
 	print_json_string(f, rep->name);
 	fprintf(f, ",\"base_ts_ns\":%llu,\"packets\":%zu},\"traceEvents\":[", ull(o.base),
 		rep->stages ? rep->stages->xmit.n : 0);
-	name_track(&o, "process_name", PID_CPUS, 0, "cpus, markers, triggers");
-	event(&o, "M", PID_CPUS, 0);
+	trace_meta(&o, "process_name", PID_CPUS, 0, "cpus, markers, triggers");
+	trace_event(&o, "M", PID_CPUS, 0);
 	fputs(",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}}", f);
-	name_track(&o, "thread_name", PID_CPUS, 0, "markers and triggers");
+	trace_meta(&o, "thread_name", PID_CPUS, 0, "markers and triggers");
 	for (c = 0; tr->any_cpu && c <= tr->max_cpu; c++) {
 		snprintf(name, sizeof(name), "cpu %u", c);
-		name_track(&o, "thread_name", PID_CPUS, c + 1, name);
+		trace_meta(&o, "thread_name", PID_CPUS, c + 1, name);
 	}
 	instants(&o, tr);
 	/* the lanes' thread ids follow the CPUs' */

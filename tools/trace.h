@@ -20,6 +20,8 @@
 #ifndef NETLAT_TRACE_H
 #define NETLAT_TRACE_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "report.h"
 
@@ -35,5 +37,20 @@ int trace_add(struct trace *tr, const struct netlat_rec_stream *stream,
 /* Compute @rep (fed the same records) if not yet, write the trace: 0 or -ENOMEM. */
 int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *seq,
 		FILE *f);
+
+/* Writing events of the format, for this unit and jointrace.c. */
+struct trace_out {
+	FILE *f;
+	uint64_t base;		/* ts 0 of the trace */
+	bool first;		/* no event written yet */
+};
+
+/* Start an event: the separator, then {"ph":..., up to the fields. */
+void trace_event(struct trace_out *o, const char *ph, unsigned int pid, unsigned int tid);
+/* ,"NAME":microseconds from the base, exactly (three decimals) */
+void trace_ts(struct trace_out *o, const char *name, uint64_t ns);
+/* A whole metadata event (thread_name, process_name) naming a track. */
+void trace_meta(struct trace_out *o, const char *what, unsigned int pid, unsigned int tid,
+		const char *name);
 
 #endif

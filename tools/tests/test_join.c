@@ -697,3 +697,193 @@ out:
 	cap_free(&a);
 	cap_free(&b);
 }
+
+/* ---- netlat join --chrome-trace ----------------------------------------- */
+
+struct jt_ev {
+	char ph;
+	unsigned int pid, tid;
+	uint64_t ts, dur;		/* ns from the trace's base */
+	uint64_t from;			/* a slice's record time (its host's clock) */
+	long long shift;
+	bool receive, netif;
+};
+
+static const char *jt_find(const char *l, const char *key)
+{
+	char k[40];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(l, k);
+	return p ? p + strlen(k) : NULL;
+}
+
+/* "ts":123.456 (microseconds, three decimals) as nanoseconds */
+static bool jt_us(const char *l, const char *key, uint64_t *ns)
+{
+	const char *p = jt_find(l, key);
+	unsigned long long us, frac;
+
+	if (!p || sscanf(p, "%llu.%3llu", &us, &frac) != 2)
+		return false;
+	*ns = us * 1000 + frac;
+	return true;
+}
+
+/* The events of a trace file, one per line as join writes them. */
+static size_t jt_parse(char *text, struct jt_ev **out, uint64_t *base)
+{
+	size_t n = 0, cap = 0;
+	struct jt_ev *ev = NULL;
+	char *line, *save = NULL;
+	const char *p;
+
+	*base = 0;
+	p = jt_find(text, "base_ns");
+	if (p)
+		*base = strtoull(p + 1, NULL, 10);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct jt_ev e = { 0 };
+
+		p = jt_find(line, "ph");
+		if (!p || !jt_find(line, "pid"))
+			continue;
+		e.ph = p[1];
+		e.pid = (unsigned int)strtoul(jt_find(line, "pid"), NULL, 10);
+		e.tid = (unsigned int)strtoul(jt_find(line, "tid"), NULL, 10);
+		jt_us(line, "ts", &e.ts);
+		jt_us(line, "dur", &e.dur);
+		if ((p = jt_find(line, "from_ns")))
+			e.from = strtoull(p, NULL, 10);
+		if ((p = jt_find(line, "clock_shift_ns")))
+			e.shift = strtoll(p, NULL, 10);
+		e.receive = strstr(line, "\"cat\":\"receive\"");
+		e.netif = strstr(line, "\"name\":\"netif>tcp\"");
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			ev = realloc(ev, cap * sizeof(*ev));
+			if (!ev)
+				return 0;
+		}
+		ev[n++] = e;
+	}
+	*out = ev;
+	return n;
+}
+
+static int jt_cmp_track(const void *a, const void *b)
+{
+	const struct jt_ev *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->ph - y->ph;
+}
+
+/*
+ * The trace of a simulated request-response: each of B's slices lies on
+ * A's clock where the simulation put it, within the wire's bound; every
+ * pair with a wire time is one arrow from a sender's slice to the start
+ * of a receive slice; no two slices of one thread overlap.
+ */
+static void test_join_trace(void)
+{
+	struct sim s = { .requests = 3000, .gap_ns = 1000000, .offset_ns = -2700000000LL,
+			 .ppm = 150, .floor_ab = 30000, .floor_ba = 10000 };
+	struct capture a = { 0 }, b = { 0 };
+	const char *pa = tmp_path("trace-join-a.nl"), *pb = tmp_path("trace-join-b.nl");
+	const char *out = tmp_path("join.trace.json");
+	size_t n, np, i, k, wired = 0, arrows = 0, b_slices = 0, bad = 0, unbound = 0;
+	const struct netlat_xpkt *p;
+	struct netlat_join *j;
+	struct jt_ev *ev = NULL;
+	int64_t width = 0, worst = 0;
+	uint64_t base;
+	struct run r;
+	char *text;
+
+	sim_run(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	np = netlat_join_pairs(j, &p);
+	for (i = 0; i < np; i++) {
+		if (p[i].flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
+				  NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE))
+			continue;
+		wired++;
+		if (p[i].wire_hi_ns - p[i].wire_lo_ns > width)
+			width = p[i].wire_hi_ns - p[i].wire_lo_ns;
+	}
+	netlat_join_free(j);
+	netlat(&r, "join", "--chrome-trace", out, pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "A>B: 3000 of 3000 sent packets joined");
+	run_free(&r);
+	text = read_file(out, NULL);
+	if (!CHECK(text))
+		goto out;
+	CHECK(json_valid(text, strlen(text)));
+	CHECK_HAS(text, "\"name\":\"process_name\",\"args\":{\"name\":\"B (on A's clock)\"}");
+	CHECK_HAS(text, "\"unplaced\":1,");	/* B's copy of the retransmitted request */
+	n = jt_parse(text, &ev, &base);
+	free(text);
+	for (i = 0; i < n; i++) {
+		uint64_t at, truth;
+		int64_t err;
+
+		if (ev[i].ph == 'f')
+			arrows++;
+		if (ev[i].ph != 'X' || ev[i].pid != 2)
+			continue;
+		b_slices++;
+		/* B's time of the slice's start, on A's clock: t_B - theta(t_A) */
+		at = base + ev[i].ts;
+		CHECK_U64(at, ev[i].from - (uint64_t)ev[i].shift);
+		truth = ev[i].from - sim_theta(&s, ev[i].from - sim_theta(&s, ev[i].from));
+		err = (int64_t)(at - truth);
+		if (llabs(err) > worst)
+			worst = llabs(err);
+		if (llabs(err) > width / 2 + SIM_SLACK_NS && unbound++ < 5)
+			fprintf(stderr, "# B slice at %llu: %lld ns from the truth\n",
+				(unsigned long long)at, (long long)err);
+	}
+	fprintf(stderr, "# %zu of B's slices, %zu arrows, %zu pairs with a wire; placed "
+		"within %lld ns of the truth (bound width up to %lld ns)\n", b_slices, arrows,
+		wired, (long long)worst, (long long)width);
+	CHECK_U64(unbound, 0);
+	CHECK(b_slices > 3 * 3000);
+	CHECK_U64(arrows, wired);
+	/* per thread: slices in a row, each arrow on a slice of its thread */
+	qsort(ev, n, sizeof(*ev), jt_cmp_track);
+	for (i = 0, k = SIZE_MAX; i < n; i++) {
+		const struct jt_ev *x = k != SIZE_MAX && ev[k].tid == ev[i].tid ? &ev[k] : NULL;
+
+		if (ev[i].ph == 'X') {
+			if (x && x->ts + x->dur > ev[i].ts)
+				bad++;
+			k = i;
+		} else if (ev[i].ph == 'f') {
+			/* at the start of a receive stamp's slice */
+			if (!x || !x->netif || x->ts != ev[i].ts)
+				bad++;
+		} else if (ev[i].ph == 's') {
+			/* inside the slice that ends at the driver time */
+			if (!x || x->receive || ev[i].ts >= x->ts + x->dur)
+				bad++;
+		}
+	}
+	CHECK_U64(bad, 0);
+	netlat(&r, "join", "--chrome-trace", tmp_path("no/such/dir.json"), pa, pb, NULL);
+	CHECK_U64(r.status, 1);
+	CHECK_HAS(r.err, "cannot create");
+	run_free(&r);
+out:
+	free(ev);
+	cap_free(&a);
+	cap_free(&b);
+}

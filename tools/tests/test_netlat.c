@@ -2031,6 +2031,7 @@ static const struct test tests[] = {
 	{ "join: a flow longer than 2 GiB", test_join_long_flow },
 	{ "join: pairs of one time stay in one window", test_join_window_ties },
 	{ "netlat join", test_cli_join },
+	{ "netlat join --chrome-trace: both hosts on A's clock", test_join_trace },
 	{ "netlat join: host notes", test_cli_join_host_notes },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

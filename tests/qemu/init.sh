@@ -362,6 +362,10 @@ job_xhost() {
 		sleep 1
 		redis-benchmark -h "$peer" -c 10 -n 15000 -d 100 -t set,get --csv \
 			</dev/null || xhost_fail "redis-benchmark"
+		# the server's own count of what it read, this request included:
+		# the join's A>B bytes must equal it
+		redis-cli -h "$peer" INFO stats </dev/null | tr -d '\r' |
+			sed -n 's/^total_net_input_bytes:\([0-9]*\)$/xhost: redis read \1 bytes/p'
 		sleep 1
 		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"
 	fi

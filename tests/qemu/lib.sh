@@ -449,6 +449,8 @@ BENCH_DYN_BINS=(/usr/bin/bpftrace)
 # ... and of every VM: the real server and client (BASE_PKGS), as
 # <path>[:<name in /bin>].
 CHECK_DYN_BINS=(/usr/bin/redis-check-rdb:redis-server /usr/bin/redis-benchmark)
+# ... and redis-cli, for the server's own byte counts (INFO stats)
+CHECK_DYN_BINS+=(/usr/bin/redis-cli)
 # ... and the real Prometheus that scrapes the exporter per service
 # (netlat_service_test; BASE_PKGS has it for the tools tests already)
 CHECK_DYN_BINS+=(/usr/bin/prometheus)

@@ -13,7 +13,8 @@
 # the two captures is judged against the probes and the relay (xhost
 # check): the join's bound overlaps the probes' in every window, the drift
 # is the injected one, no wire time is below the relay's delay less the
-# bound. TAP lines, then "N passed, N failed".
+# bound; and the bytes joined from A to B are those redis-server says it
+# read. TAP lines, then "N passed, N failed".
 #
 #   tests/qemu/xhost.sh <work dir> [<kernel>]
 set -euo pipefail
@@ -86,5 +87,17 @@ sed 's/^/# /' "$dir/join.err"
 out=$("$dir/xhost" check "$dir/probes" "$dir/join.json" "$DELAY_AB_US" "$DELAY_BA_US" \
 	"$dir/join-asym.json") || true
 printf '%s\n' "$out" | grep -v 'passed, .* failed'
+# the bytes the server read, by its own count, against the join's A>B bytes
+read_bytes=$(tr -d '\r' <"$(vm_log "$k" xhost-a)" |
+	sed -n 's/^xhost: redis read \([0-9]*\) bytes$/\1/p' | tail -n 1)
+joined_bytes=$(sed -n 's/.*"sender":"A","receiver":"B",[^}]*"joined_bytes":\([0-9]*\).*/\1/p' \
+	"$dir/join.json")
+if [[ -n $read_bytes && $read_bytes == "${joined_bytes:-}" ]]; then
+	echo "ok - A>B: the join's $joined_bytes bytes are the $read_bytes redis-server read (INFO stats)"
+	pass=$((pass + 1))
+else
+	echo "not ok - A>B: the join's ${joined_bytes:-no} bytes are the ${read_bytes:-no} redis-server read (INFO stats)"
+	fail=$((fail + 1))
+fi
 read -r p f < <(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p')
 echo "$((pass + ${p:-0})) passed, $((fail + ${f:-1})) failed"

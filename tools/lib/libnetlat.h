@@ -676,7 +676,8 @@ struct netlat_clock_est {
  * @sent: packet records of the sender,
  * @sent_bytes: their bytes.
  * @joined: those that share bytes with a record of the receiver,
- * @joined_bytes: the bytes shared.
+ * @joined_bytes: the bytes shared, each byte of the sequence once (a
+ *	retransmission that arrived twice counts once).
  * @no_flow: not joined: the receiver has no packet of that flow.
  * @no_record: not joined: the receiver has the flow but none of its bytes
  *	(lost, or outside the other capture).

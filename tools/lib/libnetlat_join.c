@@ -60,6 +60,8 @@ struct netlat_join {
 	size_t nsmp;
 	struct netlat__clock *clock;
 	struct netlat_join_counts counts;
+	struct jspan *spans;		/* a flow's joined byte ranges, scratch */
+	size_t cspans;
 };
 
 /* ==== records and flows ================================================== */
@@ -333,6 +335,7 @@ void netlat_join_free(struct netlat_join *j)
 	free(j->pairs);
 	free(j->smp);
 	free(j->smp_pair);
+	free(j->spans);
 	free(j);
 }
 
@@ -349,6 +352,40 @@ int netlat_join_add(struct netlat_join *j, unsigned int host,
 }
 
 /* ==== pairs ============================================================== */
+
+struct jspan {
+	int64_t s, e;			/* [s, e) of the sender's unwrapped sequence */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct jspan *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * The bytes in the union of @n spans: a byte received twice (a
+ * retransmission both copies of which arrived) or sent twice counts once,
+ * as the receiver's reader saw it once.
+ */
+static uint64_t span_union(struct jspan *v, size_t n)
+{
+	uint64_t bytes = 0;
+	int64_t hi = INT64_MIN;
+	size_t i;
+
+	qsort(v, n, sizeof(*v), cmp_span);
+	for (i = 0; i < n; i++) {
+		int64_t from = v[i].s > hi ? v[i].s : hi;
+
+		if (v[i].e > from)
+			bytes += (uint64_t)(v[i].e - from);
+		if (v[i].e > hi)
+			hi = v[i].e;
+	}
+	return bytes;
+}
 
 static int cmp_tx_start(const void *a, const void *b, void *arg)
 {
@@ -416,7 +453,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 {
 	struct netlat_join_counts *c = &j->counts;
 	size_t *tv = f->tx[h], *rv = f->rx[!h];
-	size_t nt = f->ntx[h], nr = f->nrx[!h], i, k;
+	size_t nt = f->ntx[h], nr = f->nrx[!h], i, k, nspans = 0;
 
 	if (nt)
 		qsort_r(tv, nt, sizeof(*tv), cmp_tx_start, j);
@@ -426,7 +463,6 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 	for (i = 0; i < nt; i++) {
 		struct jtx *t = &j->tx[tv[i]];
 		size_t first = j->npairs, n;
-		int64_t bytes = 0;
 
 		c->sent[h]++;
 		c->sent_bytes[h] += t->e - t->s;
@@ -441,9 +477,12 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 				break;
 			if (r->e <= t->s)
 				continue;
-			if (add_pair(j, cap, t, r))
+			if (add_pair(j, cap, t, r) ||
+			    netlat__grow((void **)&j->spans, &j->cspans, nspans + 1,
+					 sizeof(*j->spans)))
 				return -ENOMEM;
-			bytes += (r->e < t->e ? r->e : t->e) - (r->s > t->s ? r->s : t->s);
+			j->spans[nspans++] = (struct jspan){
+				.s = r->s > t->s ? r->s : t->s, .e = r->e < t->e ? r->e : t->e };
 			r->joined++;
 		}
 		n = j->npairs - first;
@@ -452,7 +491,6 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 			continue;
 		}
 		c->joined[h]++;
-		c->joined_bytes[h] += bytes;
 		if (t->r.retrans)
 			c->retrans[h]++;
 		else if (j->pairs[first].flags & NETLAT_XPKT_NO_STAMP)
@@ -461,6 +499,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 			for (k = first; k < j->npairs; k++)
 				j->pairs[k].flags |= NETLAT_XPKT_GSO_SPLIT;
 	}
+	c->joined_bytes[h] += span_union(j->spans, nspans);
 	for (k = 0; k < nr; k++)
 		if (!j->rx[rv[k]].joined)
 			c->received_unjoined[h]++;

@@ -698,6 +698,46 @@ out:
 	cap_free(&b);
 }
 
+/*
+ * A segment retransmitted after its ACK was lost: B received both copies,
+ * A sent two. Its bytes are joined once, as B's reader read them once.
+ */
+static void test_join_duplicate_copies(void)
+{
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join_counts c;
+	struct netlat_rec_tcp_pkt *p;
+	struct netlat_join *j;
+	uint64_t t = SIM_T0;
+	uint32_t seq = 5000;
+	unsigned int i;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	for (i = 0; i < 20; i++, t += 1000000, seq += 1000) {
+		sim_tx(&a, &sim_seq_a, true, seq, 1000, t, t + 10000, 1);
+		sim_rx(&b, &sim_seq_b, false, seq, 1000, t + 50000, 1);
+		if (i != 7)
+			continue;
+		/* and once more, 200 ms later, whole and arriving whole */
+		p = sim_tx(&a, &sim_seq_a, true, seq, 1000, t + 200000000, t + 200010000, 1);
+		p->retrans = 1;
+		sim_rx(&b, &sim_seq_b, false, seq, 1000, t + 200050000, 1);
+	}
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		netlat_join_counts(j, &c);
+		CHECK_U64(c.sent[0], 21);
+		CHECK_U64(c.joined[0], 21);
+		CHECK_U64(c.retrans[0], 1);
+		CHECK_U64(c.joined_bytes[0], 20000);
+		netlat_join_free(j);
+	}
+	cap_free(&a);
+	cap_free(&b);
+}
+
 /* ---- netlat join --chrome-trace ----------------------------------------- */
 
 struct jt_ev {

@@ -2030,6 +2030,7 @@ static const struct test tests[] = {
 	{ "join: one direction bounds one side", test_join_one_way },
 	{ "join: a flow longer than 2 GiB", test_join_long_flow },
 	{ "join: pairs of one time stay in one window", test_join_window_ties },
+	{ "join: a byte received twice is joined once", test_join_duplicate_copies },
 	{ "netlat join", test_cli_join },
 	{ "netlat join --chrome-trace: both hosts on A's clock", test_join_trace },
 	{ "netlat join: host notes", test_cli_join_host_notes },

@@ -367,6 +367,7 @@ job_xhost() {
 		redis-cli -h "$peer" INFO stats </dev/null | tr -d '\r' |
 			sed -n 's/^total_net_input_bytes:\([0-9]*\)$/xhost: redis read \1 bytes/p'
 		sleep 1
+		# 5 bytes, which xhost.sh counts beside redis's
 		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"
 	fi
 	sleep 1

@@ -659,7 +659,8 @@ int cmd_join(int argc, char **argv)
 
 		r = write_output(a.trace, trace_job_write, &job);
 	}
-	if (!r) {
+	/* a trace on stdout is all that goes there */
+	if (!r && !(a.trace && !strcmp(a.trace, "-"))) {
 		if (a.json) {
 			print_json(&a, j, d);
 		} else {

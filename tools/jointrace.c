@@ -5,8 +5,9 @@
  * several sent), as its host's stages in a row. B's records are moved
  * onto A's clock by the pair's own estimate (the receive stamp less the
  * driver time less the wire), so the flow arrow between the two hosts is
- * the wire's estimate; a record of B with no pair that has a wire time
- * has no place on A's clock and is left out (the JSON's "unplaced").
+ * the wire's estimate. A record with no stage (the packet level keeps the
+ * stages of packets ACKed or read) or of B with no pair that has a wire
+ * time has no place and is left out (the JSON's "unplaced").
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -27,7 +28,6 @@ const unsigned int join_rx_stages[JOIN_SIDE_STAGES] = {
 
 /* pid of host h: PID_HOST0 + h; tids are unique across the trace */
 #define PID_HOST0	1
-#define MAX_LANES	64	/* per flow and host; more overlap shares the last */
 
 struct slot {
 	const void *rec;	/* a TCP_PKT (tx) or an RX_PKT */
@@ -141,11 +141,15 @@ static void flow_name(char *buf, size_t len, const struct netlat_tcp_flow *fl, u
 		 fl->dport, lane);
 }
 
-/* Give each slot the first lane of its host and flow free at its start. */
-static void lanes(struct trace_out *o, struct slot **order, size_t n)
+/*
+ * Give each slot the first lane of its host and flow free at its start
+ * (as many lanes as overlap: one write of many segments starts them all
+ * at once). 0 or -ENOMEM.
+ */
+static int lanes(struct trace_out *o, struct slot **order, size_t n)
 {
-	uint64_t lane_end[MAX_LANES];
-	unsigned int tid = 0, nl = 0, l;
+	uint64_t *lane_end = NULL, *grown;
+	unsigned int tid = 0, nl = 0, cap = 0, l;
 	char name[160];
 	size_t i;
 
@@ -158,20 +162,28 @@ static void lanes(struct trace_out *o, struct slot **order, size_t n)
 			nl = 0;
 		for (l = 0; l < nl && lane_end[l] > s->start; l++)
 			;
-		if (l == nl && nl == MAX_LANES)
-			l = MAX_LANES - 1;
 		if (l == nl) {
+			if (nl == cap) {
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(lane_end, cap * sizeof(*lane_end));
+				if (!grown) {
+					free(lane_end);
+					return -ENOMEM;
+				}
+				lane_end = grown;
+			}
 			nl++;
 			lane_end[l] = 0;
 			flow_name(name, sizeof(name), slot_flow(s), l);
 			trace_meta(o, "thread_name", PID_HOST0 + s->host, ++tid, name);
-			s->tid = tid;
-		} else {
-			s->tid = tid - (nl - 1 - l);
 		}
+		/* the flow's lanes are its last nl thread ids, in order */
+		s->tid = tid - (nl - 1 - l);
 		if (s->end > lane_end[l])
 			lane_end[l] = s->end;
 	}
+	free(lane_end);
+	return 0;
 }
 
 static void slices(struct trace_out *o, const struct slot *s)
@@ -219,7 +231,12 @@ static void arrow(struct trace_out *o, const struct netlat_xpkt *p, size_t id,
 {
 	uint64_t at = p->tx->driver_ns - tx->shift;
 
-	/* inside the slice that ends there, so that it binds to it */
+	/*
+	 * Inside the slice that ends there, so that it binds to it; with no
+	 * qdisc>driver stage, inside the last slice.
+	 */
+	if (at >= tx->end)
+		at = tx->end;
 	if (at > tx->start)
 		at--;
 	trace_event(o, "s", PID_HOST0 + tx->host, tx->tid);
@@ -284,7 +301,11 @@ int join_trace_write(const struct netlat_join *j, const char *const label[2], FI
 		trace_event(&o, "M", PID_HOST0 + h, 0);
 		fprintf(f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}", h);
 	}
-	lanes(&o, order, placed);
+	if (lanes(&o, order, placed)) {
+		free(slots);
+		free(order);
+		return -ENOMEM;
+	}
 	for (i = 0; i < placed; i++)
 		slices(&o, order[i]);
 	for (i = 0; i < np; i++) {

@@ -1275,7 +1275,8 @@ static const struct command commands[] = {
 	  "      --b-offset DUR   add DUR to B's times (a known clock difference)\n"
 	  "      --b-ppm PPM      and scale them by PPM\n"
 	  "  -c, --chrome-trace TRACE  also write both hosts' packets on A's clock as a\n"
-	  "                       Chrome trace (- for stdout), the wire as arrows\n" },
+	  "                       Chrome trace, the wire as arrows (-: only the trace,\n"
+	  "                       on stdout)\n" },
 	{ "stat", cmd_stat,
 	  "[--duration SECS] [--interval SECS] [--json] [--hist [--by FIELDS] | --flows] [--prometheus FILE] [--device PATH] [FILTERS]",
 	  "Read the device live and print the tables of `netlat report` for the\n"

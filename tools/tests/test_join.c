@@ -824,6 +824,37 @@ static int jt_cmp_track(const void *a, const void *b)
 }
 
 /*
+ * Per thread: its slices in a row, never overlapping; each arrow on a
+ * slice of its thread; each thread in one process. The faults found.
+ */
+static size_t jt_check_tracks(struct jt_ev *ev, size_t n)
+{
+	size_t i, k, bad = 0;
+
+	qsort(ev, n, sizeof(*ev), jt_cmp_track);
+	for (i = 0, k = SIZE_MAX; i < n; i++) {
+		const struct jt_ev *x = k != SIZE_MAX && ev[k].tid == ev[i].tid ? &ev[k] : NULL;
+
+		if (i && ev[i].tid && ev[i - 1].tid == ev[i].tid && ev[i - 1].pid != ev[i].pid)
+			bad++;
+		if (ev[i].ph == 'X') {
+			if (x && x->ts + x->dur > ev[i].ts)
+				bad++;
+			k = i;
+		} else if (ev[i].ph == 'f') {
+			/* at the start of a receive stamp's slice */
+			if (!x || !x->netif || x->ts != ev[i].ts)
+				bad++;
+		} else if (ev[i].ph == 's') {
+			/* inside the slice that ends at the driver time */
+			if (!x || x->receive || ev[i].ts >= x->ts + x->dur)
+				bad++;
+		}
+	}
+	return bad;
+}
+
+/*
  * The trace of a simulated request-response: each of B's slices lies on
  * A's clock where the simulation put it, within the wire's bound; every
  * pair with a wire time is one arrow from a sender's slice to the start
@@ -836,7 +867,7 @@ static void test_join_trace(void)
 	struct capture a = { 0 }, b = { 0 };
 	const char *pa = tmp_path("trace-join-a.nl"), *pb = tmp_path("trace-join-b.nl");
 	const char *out = tmp_path("join.trace.json");
-	size_t n, np, i, k, wired = 0, arrows = 0, b_slices = 0, bad = 0, unbound = 0;
+	size_t n, np, i, wired = 0, arrows = 0, b_slices = 0, bad = 0, unbound = 0;
 	const struct netlat_xpkt *p;
 	struct netlat_join *j;
 	struct jt_ev *ev = NULL;
@@ -898,31 +929,61 @@ static void test_join_trace(void)
 	CHECK_U64(unbound, 0);
 	CHECK(b_slices > 3 * 3000);
 	CHECK_U64(arrows, wired);
-	/* per thread: slices in a row, each arrow on a slice of its thread */
-	qsort(ev, n, sizeof(*ev), jt_cmp_track);
-	for (i = 0, k = SIZE_MAX; i < n; i++) {
-		const struct jt_ev *x = k != SIZE_MAX && ev[k].tid == ev[i].tid ? &ev[k] : NULL;
-
-		if (ev[i].ph == 'X') {
-			if (x && x->ts + x->dur > ev[i].ts)
-				bad++;
-			k = i;
-		} else if (ev[i].ph == 'f') {
-			/* at the start of a receive stamp's slice */
-			if (!x || !x->netif || x->ts != ev[i].ts)
-				bad++;
-		} else if (ev[i].ph == 's') {
-			/* inside the slice that ends at the driver time */
-			if (!x || x->receive || ev[i].ts >= x->ts + x->dur)
-				bad++;
-		}
-	}
+	bad = jt_check_tracks(ev, n);
 	CHECK_U64(bad, 0);
 	netlat(&r, "join", "--chrome-trace", tmp_path("no/such/dir.json"), pa, pb, NULL);
 	CHECK_U64(r.status, 1);
 	CHECK_HAS(r.err, "cannot create");
 	run_free(&r);
 out:
+	free(ev);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/*
+ * Five writes of 100 segments each (their sendmsg>xmit slices all start
+ * at once), each answered: a lane per overlapping packet, however many;
+ * with "--chrome-trace -" the trace is all of stdout.
+ */
+static void test_join_trace_bulk(void)
+{
+	struct capture a = { 0 }, b = { 0 };
+	const char *pa = tmp_path("bulk-join-a.nl"), *pb = tmp_path("bulk-join-b.nl");
+	uint32_t sa = 1000, sb = 9000;
+	struct jt_ev *ev = NULL;
+	size_t n, i, arrows = 0;
+	unsigned int w, k;
+	uint64_t base;
+	struct run r;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	for (w = 0; w < 5; w++) {
+		uint64_t t = SIM_T0 + w * 10000000ull;
+
+		for (k = 0; k < 100; k++, sa += 1448) {
+			sim_tx(&a, &sim_seq_a, true, sa, 1448, t, t + 10000 + k * 1000, 1);
+			sim_rx(&b, &sim_seq_b, false, sa, 1448, t + 60000 + k * 1000, 1);
+		}
+		sim_tx(&b, &sim_seq_b, false, sb, 300, t + 300000, t + 310000, 1);
+		sim_rx(&a, &sim_seq_a, true, sb, 300, t + 350000, 1);
+		sb += 300;
+	}
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "join", "--chrome-trace", "-", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK(!strstr(r.out, "sent packets joined"));
+	CHECK_HAS(r.out, "\"unplaced\":0,\"arrows\":505}");
+	CHECK_HAS(r.out, "192.0.2.1:40000>192.0.2.2:6379 #99\"");
+	n = jt_parse(r.out, &ev, &base);
+	for (i = 0; i < n; i++)
+		arrows += ev[i].ph == 'f';
+	CHECK_U64(arrows, 505);
+	CHECK_U64(jt_check_tracks(ev, n), 0);
+	run_free(&r);
 	free(ev);
 	cap_free(&a);
 	cap_free(&b);

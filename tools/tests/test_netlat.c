@@ -2033,6 +2033,7 @@ static const struct test tests[] = {
 	{ "join: a byte received twice is joined once", test_join_duplicate_copies },
 	{ "netlat join", test_cli_join },
 	{ "netlat join --chrome-trace: both hosts on A's clock", test_join_trace },
+	{ "netlat join --chrome-trace: a lane per overlapping packet", test_join_trace_bulk },
 	{ "netlat join: host notes", test_cli_join_host_notes },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },

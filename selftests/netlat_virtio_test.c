@@ -1460,10 +1460,15 @@ TEST_F(virtio, join_two_namespaces)
 	EXPECT_EQ((long long)a_read, json_num(dir, "\"joined_bytes\":"));
 	EXPECT_EQ(0, json_num(dir, "\"impossible\":"));
 	EXPECT_EQ(NULL, strstr(out, "\"none\":true"));
-	/* B's netem delay is in B's qdisc>driver, not on the wire back */
+	/*
+	 * B's netem delay is in B's qdisc>driver, not on the wire back: were
+	 * it on the wire, every packet's wire would be FLOOR_MS or more. The
+	 * median, not the tail: a vCPU the host held up delays a few packets'
+	 * receive stamps (a p99 of 13 ms once in CI).
+	 */
 	floor = json_num(strstr(dir ? dir : "", "\"B qdisc>driver\":"), "\"min\":");
-	wire = json_num(strstr(dir ? dir : "", "\"wire\":"), "\"p99\":");
-	TH_LOG("B>A: B qdisc>driver min %.2f ms, wire p99 %.3f ms", floor / 1e6, wire / 1e6);
+	wire = json_num(strstr(dir ? dir : "", "\"wire\":"), "\"p50\":");
+	TH_LOG("B>A: B qdisc>driver min %.2f ms, wire p50 %.3f ms", floor / 1e6, wire / 1e6);
 	EXPECT_LE((long long)FLOOR_MS * 1000000, floor);
 	EXPECT_LE(0, wire);
 	EXPECT_GT((long long)FLOOR_MS * 1000000 / 2, wire);

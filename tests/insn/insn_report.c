@@ -29,6 +29,7 @@
  *
  * usage: insn_report -c console.log -p plugin.out [-H hooks.txt]
  *                    [-o file=objdump-t.txt ...] [-b budget%] [-B hooks-budget%]
+ *                    [-t rows]
  *   hooks.txt: "kind hook handler" lines (kind: kprobe, kretprobe,
  *   kretprobe-ret, tracepoint); objdump-t.txt: `objdump -t` of the module
  *   the guest named <file> (NETLAT-INSN-MOD lines).
@@ -870,6 +871,9 @@ no_machine:
 }
 
 /* The @cap largest values offered, largest first. */
+/* -t: rows of the "grew" and netlat.ko lists (0: 8 and 10) */
+static unsigned int top_rows;
+
 struct top {
 	unsigned int n, cap;
 	double v[64];
@@ -898,7 +902,7 @@ static void where_table(const char *series, const char *mode)
 	struct group *u = group_of(series, "unloaded"), *g = group_of(series, mode);
 	uint64_t gs[NR_CLS] = { 0 }, us[NR_CLS] = { 0 }, gseg = 0, useg = 0;
 	double tot = 0, d[NR_CLS];
-	struct top top = { .cap = 8 };
+	struct top top = { .cap = top_rows ? top_rows : 8 };
 	unsigned int i, c;
 	size_t id;
 
@@ -950,7 +954,7 @@ static void hook_table(const char *series, const char *mode)
 	struct group *g = group_of(series, mode);
 	uint64_t hits[NR_HK] = { 0 }, mech[NR_CLS] = { 0 }, shared = 0, all = 0;
 	double mech_hit[NR_HK];
-	struct top rows = { .cap = 64 }, top = { .cap = 10 };
+	struct top rows = { .cap = 64 }, top = { .cap = top_rows ? top_rows : 10 };
 	uint64_t entries, all_hits;
 	unsigned int i;
 	size_t id;
@@ -1028,7 +1032,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(mech_res) / sizeof(mech_res[0]); i++)
 		if (regcomp(&mech_re[i], mech_res[i].re, REG_EXTENDED | REG_NOSUB))
 			die("bad regex", mech_res[i].re);
-	while ((opt = getopt(argc, argv, "c:p:H:o:b:B:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:H:o:b:B:t:")) != -1) {
 		switch (opt) {
 		case 'c':
 			console = optarg;
@@ -1048,8 +1052,13 @@ int main(int argc, char **argv)
 		case 'B':
 			hooks_budget = strtod(optarg, NULL);
 			break;
+		case 't':
+			top_rows = strtoul(optarg, NULL, 10);
+			if (top_rows < 1 || top_rows > 64)
+				die("-t takes 1 to 64 rows", optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: insn_report -c console.log -p plugin.out [-H hooks] [-o file=objdump-t ...] [-b budget%%] [-B hooks-budget%%]\n");
+			fprintf(stderr, "usage: insn_report -c console.log -p plugin.out [-H hooks] [-o file=objdump-t ...] [-b budget%%] [-B hooks-budget%%] [-t rows]\n");
 			return 2;
 		}
 	}

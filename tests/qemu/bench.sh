@@ -16,6 +16,9 @@
 # the hooks alone INSN_HOOKS_BUDGET); also kept in
 # build/logs/<kver>-bench-insn.txt. NETLAT_BENCH_INSN=0 runs without it.
 #
+# NETLAT_BENCH_TOP=N: the report lists N functions (1..64) where it
+# lists the top ones.
+#
 # NETLAT_BENCH_BASE=<git rev> (e.g. main): the module of that commit goes
 # into the VM too, and the TCP bench runs its modes with it as well, in
 # the same rounds ("base" figures beside this tree's).
@@ -83,7 +86,8 @@ insn_report() {
 		args+=(-o "$file=$m")
 	done
 	"$INSN/insn_report" -c "$log" -p "$out" -H "$INSN/hooks.txt" \
-		-b "$INSN_BUDGET" -B "$INSN_HOOKS_BUDGET" "${args[@]}"
+		-b "$INSN_BUDGET" -B "$INSN_HOOKS_BUDGET" \
+		${NETLAT_BENCH_TOP:+-t "$NETLAT_BENCH_TOP"} "${args[@]}"
 }
 
 setup_host

@@ -136,19 +136,6 @@ static notrace bool netlat_parse_ip(const struct sk_buff *skb, u8 proto,
 }
 NOKPROBE_SYMBOL(netlat_parse_ip);
 
-/* @seg's seq, payload and flags from TCP header @th at offset @thoff. */
-static __always_inline void netlat_seg_from_th(const struct sk_buff *skb,
-					       const struct tcphdr *th,
-					       int thoff,
-					       struct netlat_tcp_seg *seg)
-{
-	int hlen = thoff + th->doff * 4;
-
-	seg->seq = ntohl(th->seq);
-	seg->payload = skb->len > hlen ? skb->len - hlen : 0;
-	seg->tcp_flags = tcp_flag_byte(th);
-}
-
 notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {
@@ -169,44 +156,6 @@ notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 	return true;
 }
 NOKPROBE_SYMBOL(netlat_parse_tcp);
-
-/*
- * The TCP header where the sending stack put it (the transport header, in
- * the linear part as TCP builds it), behind an IPv4 or IPv6 header that
- * says TCP: no copy of the addresses, no header copied out of fragments.
- * Anything else (a header not set or not linear, a tunnel) is parsed
- * the long way.
- */
-notrace bool netlat_parse_tcp_out(const struct sk_buff *skb,
-				  struct netlat_tcp_seg *seg)
-{
-	int noff = skb_network_offset(skb), thoff;
-
-	if (unlikely(!skb_transport_header_was_set(skb)))
-		goto slow;
-	thoff = skb_transport_offset(skb);
-	if (unlikely(noff < 0 || thoff < noff ||
-		     thoff + sizeof(struct tcphdr) > skb_headlen(skb)))
-		goto slow;
-	if (skb->protocol == htons(ETH_P_IP) &&
-	    noff + sizeof(struct iphdr) <= thoff) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		/* a fragment (TCP without DF): the long way refuses it */
-		if (iph->protocol != IPPROTO_TCP ||
-		    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
-			goto slow;
-	} else if (!(skb->protocol == htons(ETH_P_IPV6) &&
-		     noff + sizeof(struct ipv6hdr) <= thoff &&
-		     ipv6_hdr(skb)->nexthdr == IPPROTO_TCP)) {
-		goto slow;
-	}
-	netlat_seg_from_th(skb, tcp_hdr(skb), thoff, seg);
-	return true;
-slow:
-	return netlat_parse_tcp(skb, seg);
-}
-NOKPROBE_SYMBOL(netlat_parse_tcp_out);
 
 notrace bool netlat_parse_udp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)

@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #include <linux/netlat.h>
 #include <linux/tcp.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/timekeeping.h>
 #include "compat.h"
 
@@ -53,13 +55,79 @@ struct netlat_tcp_seg {
  */
 bool netlat_parse_tcp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
 
+/* The payload of @skb after its TCP header @th at offset @thoff. */
+static __always_inline u32 netlat_th_payload(const struct sk_buff *skb,
+					     const struct tcphdr *th, int thoff)
+{
+	int hlen = thoff + th->doff * 4;
+
+	return skb->len > hlen ? skb->len - hlen : 0;
+}
+
+/* @seg's seq, payload and flags from TCP header @th at offset @thoff. */
+static __always_inline void netlat_seg_from_th(const struct sk_buff *skb,
+					       const struct tcphdr *th,
+					       int thoff,
+					       struct netlat_tcp_seg *seg)
+{
+	seg->seq = ntohl(th->seq);
+	seg->payload = netlat_th_payload(skb, th, thoff);
+	seg->tcp_flags = tcp_flag_byte(th);
+}
+
+/*
+ * The TCP header of an outgoing segment of a TCP socket where the sending
+ * stack put it (the transport header, in the linear part as TCP builds
+ * it), behind an IPv4 or IPv6 header that says TCP, read in place with no
+ * copy and no call; its offset in *@thoff. NULL for anything else (a
+ * header not set or not linear, a tunnel, a fragment): netlat_parse_tcp()
+ * takes the long way.
+ */
+static __always_inline const struct tcphdr *
+netlat_tcp_out_th(const struct sk_buff *skb, int *thoff)
+{
+	int noff = skb_network_offset(skb);
+
+	if (unlikely(!skb_transport_header_was_set(skb)))
+		return NULL;
+	*thoff = skb_transport_offset(skb);
+	if (unlikely(noff < 0 || *thoff < noff ||
+		     *thoff + sizeof(struct tcphdr) > skb_headlen(skb)))
+		return NULL;
+	if (skb->protocol == htons(ETH_P_IP) &&
+	    noff + sizeof(struct iphdr) <= *thoff) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		/* a fragment (TCP without DF): the long way refuses it */
+		if (unlikely(iph->protocol != IPPROTO_TCP ||
+			     (iph->frag_off & htons(IP_MF | IP_OFFSET))))
+			return NULL;
+	} else if (unlikely(!(skb->protocol == htons(ETH_P_IPV6) &&
+			      noff + sizeof(struct ipv6hdr) <= *thoff &&
+			      ipv6_hdr(skb)->nexthdr == IPPROTO_TCP))) {
+		return NULL;
+	}
+	return tcp_hdr(skb);
+}
+
 /*
  * Only @seg's seq, payload and tcp_flags (not its flow) of an outgoing
  * segment of a TCP socket, whose stack set its headers: what the packet
  * level needs at the qdisc, driver and device points, where the socket is
- * known. False as netlat_parse_tcp().
+ * known. False as netlat_parse_tcp(). Inline, netlat_tcp_out_th().
  */
-bool netlat_parse_tcp_out(const struct sk_buff *skb, struct netlat_tcp_seg *seg);
+static __always_inline bool netlat_parse_tcp_out(const struct sk_buff *skb,
+						 struct netlat_tcp_seg *seg)
+{
+	const struct tcphdr *th;
+	int thoff;
+
+	th = netlat_tcp_out_th(skb, &thoff);
+	if (unlikely(!th))
+		return netlat_parse_tcp(skb, seg);
+	netlat_seg_from_th(skb, th, thoff, seg);
+	return true;
+}
 
 /* The same for UDP: ports, and the datagram's payload in @seg->payload. */
 bool netlat_parse_udp(const struct sk_buff *skb, struct netlat_tcp_seg *seg);

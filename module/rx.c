@@ -143,6 +143,21 @@ static __always_inline u8 netlat_rx_tcp_queued(const struct tcp_skb_cb *cb, u8 w
 	       NETLAT_RX_Q_IN_ORDER : 0;
 }
 
+/* A TCP data segment of @len bytes arrives: the receive table's arrival. */
+static __always_inline void netlat_rx_tcp_arrive(const struct sock *sk,
+						 const struct sk_buff *skb,
+						 u32 len, u32 rcv_nxt, u8 where,
+						 u64 *now)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+
+	/* a duplicate of what is in already ends nowhere: not followed */
+	if (after(cb->end_seq, rcv_nxt))
+		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
+				      netlat_rx_tcp_queued(cb, where, rcv_nxt),
+				      now);
+}
+
 /*
  * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
  * (QUEUE): the receive table, and at the events level its record. @now:
@@ -166,11 +181,9 @@ static notrace void netlat_rx_tcp_skb_at(const struct sock *sk,
 	if (type == NETLAT_REC_RX_QUEUE)
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, len,
 				     where);
-	/* a duplicate of what is in already ends nowhere: not followed */
-	else if (after(cb->end_seq, rcv_nxt))
-		netlat_rxtrack_arrive(sk, skb, NETLAT_RX_TCP, cb->seq, len,
-				      netlat_rx_tcp_queued(cb, where, rcv_nxt),
-				      now ?: &own_now);
+	else
+		netlat_rx_tcp_arrive(sk, skb, len, rcv_nxt, where,
+				     now ?: &own_now);
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -254,11 +267,23 @@ static __always_inline void netlat_pkt_segment(const struct sock *sk,
 					       u8 state)
 {
 	u64 on = READ_ONCE(netlat_probes_on), now = 0;
+	u32 len;
 
-	/* owned: tcp_add_backlog saw it; a listener's is a handshake's */
+	/*
+	 * Owned: tcp_add_backlog saw it; a listener's is a handshake's. The
+	 * packet level writes no record of an arrival: the table only.
+	 */
 	if ((on & NETLAT_PROBE_RX) && state != TCP_LISTEN &&
-	    !sock_owned_by_user_nocheck(sk))
-		netlat_rx_tcp_skb_at(sk, skb, NETLAT_REC_RX_TRANSPORT, 0, &now);
+	    !sock_owned_by_user_nocheck(sk)) {
+		len = netlat_tcp_payload(skb);
+		if (!netlat_rxtrack_packets())
+			netlat_rx_tcp_skb_at(sk, skb, NETLAT_REC_RX_TRANSPORT, 0,
+					     &now);
+		else if (len)
+			netlat_rx_tcp_arrive(sk, skb, len,
+					     READ_ONCE(tcp_sk(sk)->rcv_nxt), 0,
+					     &now);
+	}
 	/* a listener's and a SYN's are no ACK of data */
 	if ((on & NETLAT_PROBE_TCP_ACK) && netlat_tracking() &&
 	    state != TCP_LISTEN && state != TCP_SYN_SENT && state != TCP_CLOSE)
@@ -400,8 +425,9 @@ NOKPROBE_SYMBOL(netlat_recvmsg_entry);
  * reader's wait. The queueing of the oldest byte copied (0: none) and
  * copied_seq in *@copied; false if nothing was copied.
  */
-static notrace bool netlat_rx_tcp_copied(struct sock *sk, int ret, bool peek,
-					 u64 *queued, u32 *copied)
+static __always_inline bool netlat_rx_tcp_copied(struct sock *sk, int ret,
+						 bool peek, u64 *queued,
+						 u32 *copied)
 {
 	struct netlat_rxtrack_wake wk;
 	bool woke;
@@ -415,7 +441,6 @@ static notrace bool netlat_rx_tcp_copied(struct sock *sk, int ret, bool peek,
 					  woke ? &wk : NULL);
 	return true;
 }
-NOKPROBE_SYMBOL(netlat_rx_tcp_copied);
 
 static notrace int netlat_recvmsg_ret(void *data, struct pt_regs *regs)
 {

@@ -184,13 +184,7 @@ static const struct netlat_skt_type netlat_rxtrack_type = {
 };
 
 /* The receive table's share of the budget: 3/8. */
-static NETLAT_SKT_HOME(netlat_rxtrack_home, &netlat_rxtrack_type, 3);
-
-/* The table in force (a handler reads it once), NULL if none. */
-static __always_inline struct netlat_skt *netlat_rxtrack_tbl_get(void)
-{
-	return netlat_skt_home_get(&netlat_rxtrack_home);
-}
+NETLAT_SKT_HOME(netlat_rxtrack_home, &netlat_rxtrack_type, 3);
 
 /*
  * The entry of @sk if the table follows it, claiming one if @create;
@@ -266,28 +260,18 @@ NOKPROBE_SYMBOL(netlat_rxtrack_unsampled);
  * TCP queues it in this same softirq (NETLAT_RX_Q_IN_ORDER: in order at
  * the packet level, which has no hook of its own there), else 0.
  */
-notrace void netlat_rxtrack_arrive(const struct sock *sk,
-				   const struct sk_buff *skb, u8 proto,
-				   u32 seq, u32 len, u8 queued, u64 *now)
+notrace void netlat_rxtrack_arrive_at(struct netlat_skt *t,
+				      struct netlat_skt_ent *f,
+				      const struct sock *sk,
+				      const struct sk_buff *skb, u8 proto,
+				      u32 seq, u32 len, u8 queued, u64 *now)
 {
-	struct netlat_skt *t = netlat_rxtrack_tbl_get();
 	struct netlat_rxtrack_hint *hint;
-	struct netlat_skt_ent *f;
 	struct netlat_rxtrack_pkt *p;
 	enum netlat_skt_full why;
 	unsigned long flags;
-	bool out = false;
 
-	/* no table: the group is going off */
-	if (!t)
-		return;
-	f = netlat_rxtrack_find_out(t, sk, true, &out);
-	if (out) {
-		/* kept out by the filters: its record counts as filtered */
-		netlat_filter_kept_out();
-		return;
-	}
-	if (!f || !netlat_skt_lock(f, sk, &flags)) {
+	if (!netlat_skt_lock(f, sk, &flags)) {
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
 		return;
 	}
@@ -335,7 +319,7 @@ notrace void netlat_rxtrack_arrive(const struct sock *sk,
 	hint->queued = !!queued;
 	netlat_skt_unlock(f, flags);
 }
-NOKPROBE_SYMBOL(netlat_rxtrack_arrive);
+NOKPROBE_SYMBOL(netlat_rxtrack_arrive_at);
 
 /* Is @p the packet queued (a UDP one by its skb, a TCP one by its start)? */
 static __always_inline bool netlat_rxtrack_is(const struct netlat_rxtrack_pkt *p,
@@ -599,17 +583,13 @@ static notrace bool netlat_rxtrack_copied_twice(const struct netlat_rxtrack_end 
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copied_twice);
 
-/*
- * tcp_recvmsg() returned @bytes with copied_seq at @copied: the packets
- * whose last byte is before it end. Returns the queue time of the oldest
- * byte copied (0: unknown, or peeked).
- */
-notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
-				    u32 bytes, bool peek,
-				    const struct netlat_rxtrack_wake *wk)
+/* netlat_rxtrack_copy_tcp() (rxtrack.h) of a socket with packets queued. */
+notrace u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t,
+				       struct netlat_skt_ent *f,
+				       const struct sock *sk, u32 copied,
+				       u32 bytes, bool peek,
+				       const struct netlat_rxtrack_wake *wk)
 {
-	struct netlat_skt *t = netlat_rxtrack_tbl_get();
-	struct netlat_skt_ent *f = netlat_rxtrack_find_out(t, sk, false, NULL);
 	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
@@ -619,14 +599,6 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 	unsigned int n;
 	bool more;
 
-	/*
-	 * No packet of the socket's in the table (sampling left them out,
-	 * or the table could not follow them): nothing to end, no lock, no
-	 * clock. Every packet this copy could end was put in before TCP
-	 * queued its bytes, and the reader took the socket's lock since.
-	 */
-	if (!f || READ_ONCE(f->head) == READ_ONCE(f->tail))
-		return 0;
 	do {
 		if (!netlat_skt_lock(f, sk, &flags))
 			return oldest;
@@ -668,7 +640,7 @@ notrace u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied,
 	} while (n == NETLAT_RXTRACK_BATCH);
 	return peek ? 0 : oldest;
 }
-NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp);
+NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp_at);
 
 /* skb_consume_udp(): the datagram @skb was copied (or peeked). */
 notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,

@@ -14,6 +14,9 @@
 
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include "sktbl.h"
+#include "hist.h"
+#include "filter.h"
 
 struct netlat_skt_next;
 
@@ -38,18 +41,77 @@ struct netlat_rxtrack_wake {
 	u64 run_ns;
 };
 
+/* The table's home (rxtrack.c); a hook reads the table in force once. */
+extern struct netlat_skt_home netlat_rxtrack_home;
+
+static __always_inline struct netlat_skt *netlat_rxtrack_tbl_get(void)
+{
+	return netlat_skt_home_get(&netlat_rxtrack_home);
+}
+
 /*
  * Handlers (any context, preemption off). @proto: NETLAT_RX_TCP or _UDP.
  * An arrival's time is the hook's clock, *@now (netlat_now()); its NIC
- * time the skb's receive stamp.
+ * time the skb's receive stamp. The *_at functions are the work for a
+ * socket the table follows (entry @f of table @t): the hooks below find
+ * the entry inline first, as the send table's do (track.h).
  */
-void netlat_rxtrack_arrive(const struct sock *sk, const struct sk_buff *skb,
-			   u8 proto, u32 seq, u32 len, u8 queued, u64 *now);
+void netlat_rxtrack_arrive_at(struct netlat_skt *t, struct netlat_skt_ent *f,
+			      const struct sock *sk, const struct sk_buff *skb,
+			      u8 proto, u32 seq, u32 len, u8 queued, u64 *now);
+u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t, struct netlat_skt_ent *f,
+			       const struct sock *sk, u32 copied, u32 bytes,
+			       bool peek, const struct netlat_rxtrack_wake *wk);
+
+/* A packet arrives (@queued: see netlat_rxtrack_arrive_at()'s caller). */
+static __always_inline void netlat_rxtrack_arrive(const struct sock *sk,
+						  const struct sk_buff *skb,
+						  u8 proto, u32 seq, u32 len,
+						  u8 queued, u64 *now)
+{
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
+	struct netlat_skt_ent *f;
+	bool out = false;
+
+	/* no table: the group is going off */
+	if (!t)
+		return;
+	f = netlat_skt_find(t, sk, true, &out);
+	if (f)
+		netlat_rxtrack_arrive_at(t, f, sk, skb, proto, seq, len, queued,
+					 now);
+	else if (out)
+		/* kept out by the filters: its record counts as filtered */
+		netlat_filter_kept_out();
+	else
+		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, 1);
+}
 void netlat_rxtrack_queue(const struct sock *sk, const struct sk_buff *skb,
 			  u8 proto, u32 seq, u32 len, u8 where);
-/* @wk: the wakeup of the wait before this copy, or NULL (it did not block). */
-u64 netlat_rxtrack_copy_tcp(const struct sock *sk, u32 copied, u32 bytes,
-			    bool peek, const struct netlat_rxtrack_wake *wk);
+/*
+ * tcp_recvmsg() returned @bytes with copied_seq at @copied: the packets
+ * whose last byte is before it end. Returns the queue time of the oldest
+ * byte copied (0: unknown, or peeked). @wk: the wakeup of the wait
+ * before this copy, or NULL (it did not block).
+ */
+static __always_inline u64 netlat_rxtrack_copy_tcp(const struct sock *sk,
+						   u32 copied, u32 bytes,
+						   bool peek,
+						   const struct netlat_rxtrack_wake *wk)
+{
+	struct netlat_skt *t = netlat_rxtrack_tbl_get();
+	struct netlat_skt_ent *f = t ? netlat_skt_find(t, sk, false, NULL) : NULL;
+
+	/*
+	 * No packet of the socket's in the table (sampling left them out,
+	 * or the table could not follow them): nothing to end, no lock, no
+	 * clock. Every packet this copy could end was put in before TCP
+	 * queued its bytes, and the reader took the socket's lock since.
+	 */
+	if (!f || READ_ONCE(f->head) == READ_ONCE(f->tail))
+		return 0;
+	return netlat_rxtrack_copy_tcp_at(t, f, sk, copied, bytes, peek, wk);
+}
 u64 netlat_rxtrack_copy_udp(const struct sock *sk, const struct sk_buff *skb,
 			    bool peek, const struct netlat_rxtrack_wake *wk);
 void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,

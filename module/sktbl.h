@@ -328,6 +328,30 @@ static __always_inline void *netlat_skt_priv(struct netlat_skt *t)
 }
 
 /*
+ * What the entry @sk's hash names says, without a call: the entry if it
+ * is @sk's, its verdict current and followed; NULL otherwise, with *@out
+ * set if it is @sk's, current and kept out. A hook asks this first, so
+ * that a socket the filters keep out costs it a few loads and no call.
+ */
+static __always_inline struct netlat_skt_ent *
+netlat_skt_find_home(struct netlat_skt *t, const struct sock *sk, bool *out)
+{
+	struct netlat_skt_ent *e = netlat_skt_ent_at(t,
+						     hash_ptr(sk, t->ent_bits));
+	u64 v;
+
+	if (likely(READ_ONCE(e->sk) == sk)) {
+		v = READ_ONCE(e->verdict);
+		if (likely(v >> 32 == netlat_filter_gen_get())) {
+			if (likely(!(v & NETLAT_SKT_OUT)))
+				return e;
+			*out = true;
+		}
+	}
+	return NULL;
+}
+
+/*
  * The entry of @sk if the table follows it, claiming one if @create (a
  * free one, else an idle one's); NULL if none. A socket the filters keep
  * out keeps its entry (so that its hooks stop here) but is not returned:
@@ -339,20 +363,16 @@ static __always_inline struct netlat_skt_ent *
 netlat_skt_find(struct netlat_skt *t, const struct sock *sk, bool create,
 		bool *out)
 {
-	struct netlat_skt_ent *e = netlat_skt_ent_at(t,
-						     hash_ptr(sk, t->ent_bits));
-	u64 v;
+	bool home_out = false;
+	struct netlat_skt_ent *e = netlat_skt_find_home(t, sk, &home_out);
 
-	if (likely(READ_ONCE(e->sk) == sk)) {
-		v = READ_ONCE(e->verdict);
-		if (likely(v >> 32 == netlat_filter_gen_get())) {
-			if (likely(!(v & NETLAT_SKT_OUT)))
-				return e;
-			/* kept out: every hook of its packets ends here */
-			if (out)
-				*out = true;
-			return NULL;
-		}
+	if (likely(e))
+		return e;
+	if (home_out) {
+		/* kept out: every hook of its packets ends here */
+		if (out)
+			*out = true;
+		return NULL;
 	}
 	return netlat_skt_find_slow(t, sk, create, out);
 }

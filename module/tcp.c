@@ -662,20 +662,10 @@ static notrace void netlat_dev(const struct sk_buff *skb,
 	struct netlat_writer w __uninitialized;
 	const struct sock *sk;
 
-	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV))
+	/* the packet level's: netlat_tp_pkt_queue(), netlat_tp_start_xmit() */
+	if (!netlat_group_on(NETLAT_PROBE_TCP_DEV) || netlat_tracking())
 		return;
 	sk = netlat_own_tcp_sk(skb);
-	/*
-	 * The packet level follows only sockets' own segments: anything else
-	 * (every other protocol, RSTs) goes before its headers are parsed,
-	 * and so does a segment of a socket the table does not follow. Its
-	 * qdisc point is netlat_tp_pkt_queue()'s.
-	 */
-	if (netlat_tracking()) {
-		if (sk && stage == NETLAT_DEV_DRIVER)
-			netlat_track_driver(sk, skb);
-		return;
-	}
 	if (!netlat_parse_tcp(skb, &seg))
 		return;
 	if (netlat_filter_on(NETLAT_PROBE_TCP_DEV)) {
@@ -731,9 +721,23 @@ static notrace void netlat_tp_pkt_queue(void *data, struct sk_buff *skb)
 }
 NOKPROBE_SYMBOL(netlat_tp_pkt_queue);
 
+/*
+ * net_dev_start_xmit: at the packet level the driver point of a socket's
+ * own segment (anything else, every other protocol and RSTs, leaves before
+ * its headers are parsed, and so does a segment of a socket the table does
+ * not follow), ahead of the event level's record and its frame.
+ */
 static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
 					 const struct net_device *dev)
 {
+	const struct sock *sk;
+
+	if (netlat_tracking()) {
+		sk = netlat_own_tcp_sk(skb);
+		if (sk && netlat_group_on(NETLAT_PROBE_TCP_DEV))
+			netlat_track_driver(sk, skb);
+		return;
+	}
 	netlat_dev(skb, dev, NETLAT_DEV_DRIVER);
 }
 NOKPROBE_SYMBOL(netlat_tp_start_xmit);

@@ -291,13 +291,7 @@ static const struct netlat_skt_type netlat_track_type = {
 };
 
 /* The send table's share of the budget: 5/8. */
-static NETLAT_SKT_HOME(netlat_track_home, &netlat_track_type, 5);
-
-/* The table in force (a handler reads it once), NULL if none. */
-static __always_inline struct netlat_skt *netlat_track_skt(void)
-{
-	return netlat_skt_home_get(&netlat_track_home);
-}
+NETLAT_SKT_HOME(netlat_track_home, &netlat_track_type, 5);
 
 /*
  * The entry of @sk if table @t (may be NULL) follows it, claiming one if
@@ -331,22 +325,22 @@ static __always_inline void netlat_track_unlock(struct netlat_track_flow *f,
 	netlat_skt_unlock(&f->e, flags);
 }
 
-/* sendmsg entry: the bytes from @seq on are queued from now. */
-notrace void netlat_track_sendmsg(const struct sock *sk, u32 seq)
+notrace void netlat_track_sendmsg_at(struct netlat_skt *t,
+				     struct netlat_skt_ent *e,
+				     const struct sock *sk, u32 seq)
 {
-	struct netlat_track_flow *f = netlat_track_find(netlat_track_skt(), sk,
-							 true);
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	unsigned long flags;
 	unsigned int i;
 
-	if (!f || !netlat_track_lock(f, sk, &flags))
+	if (!netlat_track_lock(f, sk, &flags))
 		return;
 	i = f->send_next++ & (NETLAT_TRACK_SENDS - 1);
 	f->send[i].seq = seq;
 	f->send[i].ns = ktime_get_mono_fast_ns();
 	netlat_track_unlock(f, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_sendmsg);
+NOKPROBE_SYMBOL(netlat_track_sendmsg_at);
 
 /* The start of the newest sendmsg that began at or before @seq. */
 static notrace u64 netlat_track_send_ns(const struct netlat_track_flow *f,
@@ -608,12 +602,14 @@ NOKPROBE_SYMBOL(netlat_track_no_start);
  * with @qdisc, the qdisc point of a packet that starts at the segment.
  * One hook, one entry lock, for both.
  */
-notrace void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb,
-				bool start, bool qdisc)
+notrace void netlat_track_queue_at(struct netlat_skt *t,
+				   struct netlat_skt_ent *e,
+				   const struct sock *sk,
+				   const struct sk_buff *skb,
+				   bool start, bool qdisc)
 {
-	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	struct netlat_tcp_seg seg __uninitialized;
-	struct netlat_track_flow *f;
 	struct netlat_track_pkt *p;
 	unsigned long flags;
 	bool at_nxt, out = false;
@@ -628,14 +624,15 @@ notrace void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb
 	 * A bare ACK begins nothing.
 	 */
 	if (seg.tcp_flags & TCPHDR_SYN) {
-		if (start && !(seg.tcp_flags & TCPHDR_ACK))
+		if (start && !(seg.tcp_flags & TCPHDR_ACK) && !f)
 			netlat_track_find(t, sk, true);
 		return;
 	}
 	if (!seg.payload && !(seg.tcp_flags & TCPHDR_FIN))
 		return;
 	at_nxt = start && seg.seq == READ_ONCE(tcp_sk(sk)->snd_nxt);
-	f = netlat_track_find_out(t, sk, at_nxt, &out);
+	if (!f)
+		f = netlat_track_find_out(t, sk, at_nxt, &out);
 	if (!f) {
 		/* kept out by the filters: its record counts as filtered */
 		if (at_nxt && out)
@@ -671,22 +668,65 @@ notrace void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb
 		return;
 	netlat_track_unlock(f, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_queue);
+NOKPROBE_SYMBOL(netlat_track_queue_at);
+
+/* Whether a segment with these headers sends @sk's new data (snd_nxt on). */
+static __always_inline bool netlat_track_new_data(const struct sock *sk, u32 seq,
+						  u8 tcp_flags, u32 payload)
+{
+	return !(tcp_flags & TCPHDR_SYN) && (payload || (tcp_flags & TCPHDR_FIN)) &&
+	       seq == READ_ONCE(tcp_sk(sk)->snd_nxt);
+}
+
+static noinline notrace bool netlat_track_new_data_slow(const struct sock *sk,
+							const struct sk_buff *skb)
+{
+	struct netlat_tcp_seg seg __uninitialized;
+
+	return netlat_parse_tcp(skb, &seg) &&
+	       netlat_track_new_data(sk, seg.seq, seg.tcp_flags, seg.payload);
+}
+NOKPROBE_SYMBOL(netlat_track_new_data_slow);
+
+/*
+ * A segment of a socket the filters keep out: new data (what would have
+ * begun a packet) counts as a packet record filtered. Its header is read
+ * in place, with no frame for a parsed copy.
+ */
+notrace void netlat_track_queue_out(const struct sock *sk,
+				    const struct sk_buff *skb)
+{
+	const struct tcphdr *th;
+	bool new_data;
+	int thoff;
+
+	th = netlat_tcp_out_th(skb, &thoff);
+	if (likely(th))
+		new_data = netlat_track_new_data(sk, ntohl(th->seq),
+						 tcp_flag_byte(th),
+						 netlat_th_payload(skb, th, thoff));
+	else
+		new_data = netlat_track_new_data_slow(sk, skb);
+	if (new_data)
+		netlat_filter_kept_out();
+}
+NOKPROBE_SYMBOL(netlat_track_queue_out);
 
 /*
  * net_dev_start_xmit of a segment of @sk: its headers are parsed only if
  * the table follows @sk.
  */
-notrace void netlat_track_driver(const struct sock *sk,
-				 const struct sk_buff *skb)
+notrace void netlat_track_driver_at(struct netlat_skt *t,
+				    struct netlat_skt_ent *e,
+				    const struct sock *sk,
+				    const struct sk_buff *skb)
 {
-	struct netlat_skt *t = netlat_track_skt();
-	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	struct netlat_track_pkt *p;
 	struct netlat_tcp_seg seg __uninitialized;
 	unsigned long flags;
 
-	if (!f || !netlat_parse_tcp_out(skb, &seg))
+	if (!netlat_parse_tcp_out(skb, &seg))
 		return;
 	if (netlat_track_no_start(f, &seg))
 		return;
@@ -706,7 +746,7 @@ notrace void netlat_track_driver(const struct sock *sk,
 	}
 	netlat_track_unlock(f, flags);
 }
-NOKPROBE_SYMBOL(netlat_track_driver);
+NOKPROBE_SYMBOL(netlat_track_driver_at);
 
 notrace bool netlat_track_starts(const struct sock *sk,
 				const struct sk_buff *skb, u32 *seq)
@@ -895,19 +935,16 @@ NOKPROBE_SYMBOL(netlat_track_range_done);
  * done. The clock (*@nowp, netlat_now()) is read only for a packet it
  * ends, not for the ranges sampling left out.
  */
-static notrace void netlat_track_ack(const struct sock *sk, u32 una,
-				     u64 *nowp)
+notrace void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+				 const struct sock *sk, u32 una, u64 *nowp)
 {
-	struct netlat_skt *t = netlat_track_skt();
-	struct netlat_track_flow *f = netlat_track_find(t, sk, false);
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	struct netlat_track_pkt done[4] __uninitialized;
 	struct netlat_track_who who __uninitialized;
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n, i;
 
-	if (!f)
-		return;
 	do {
 		if (!netlat_track_lock(f, sk, &flags))
 			return;
@@ -937,27 +974,7 @@ static notrace void netlat_track_ack(const struct sock *sk, u32 una,
 			netlat_track_end(sk, &who, &done[i], *nowp);
 	} while (n == ARRAY_SIZE(done));
 }
-NOKPROBE_SYMBOL(netlat_track_ack);
-
-/*
- * A segment reaches tcp_ack() of @sk (under its lock): if it ACKs data
- * sent and not yet ACKed, the packets below its ack_seq end. A segment
- * TCP then refuses (PAWS, a sequence outside the window) ends them all
- * the same: its ACK reached the host.
- */
-notrace void netlat_track_ack_seg(const struct sock *sk,
-				  const struct sk_buff *skb, u64 *now)
-{
-	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 una = cb->ack_seq;
-
-	if (!(cb->tcp_flags & TCPHDR_ACK) || !after(una, READ_ONCE(tp->snd_una)) ||
-	    after(una, READ_ONCE(tp->snd_nxt)))
-		return;
-	netlat_track_ack(sk, una, now);
-}
-NOKPROBE_SYMBOL(netlat_track_ack_seg);
+NOKPROBE_SYMBOL(netlat_track_ack_at);
 
 static notrace unsigned int netlat_track_errno(int ret)
 {

@@ -14,6 +14,8 @@
 
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <net/tcp.h>
+#include "sktbl.h"
 
 struct netlat_skt_next;
 
@@ -47,13 +49,104 @@ static __always_inline bool netlat_track_sampled_range(u32 seq, u32 end)
 	return !shift || ((seq - 1) ^ (end - 1)) >> shift;
 }
 
-void netlat_track_sendmsg(const struct sock *sk, u32 seq);
-void netlat_track_queue(const struct sock *sk, const struct sk_buff *skb,
-			bool start, bool qdisc);
-void netlat_track_driver(const struct sock *sk, const struct sk_buff *skb);
-/* A segment on its way into tcp_ack(); *@now: netlat_now()'s clock. */
-void netlat_track_ack_seg(const struct sock *sk, const struct sk_buff *skb,
-			  u64 *now);
+/* The table's home (track.c); a hook reads the table in force once. */
+extern struct netlat_skt_home netlat_track_home;
+
+static __always_inline struct netlat_skt *netlat_track_skt(void)
+{
+	return netlat_skt_home_get(&netlat_track_home);
+}
+
+/*
+ * The hooks' work, for a socket the table follows (entry @e of table @t;
+ * queue: NULL if none yet). The hooks below find the entry inline first
+ * (design.rst, "The packet tables and their budget"), so that a socket
+ * not followed costs them no call.
+ */
+void netlat_track_sendmsg_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+			     const struct sock *sk, u32 seq);
+void netlat_track_queue_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+			   const struct sock *sk, const struct sk_buff *skb,
+			   bool start, bool qdisc);
+void netlat_track_queue_out(const struct sock *sk, const struct sk_buff *skb);
+void netlat_track_driver_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+			    const struct sock *sk, const struct sk_buff *skb);
+void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
+			 const struct sock *sk, u32 una, u64 *now);
+
+/* sendmsg entry: the bytes from @seq on are queued from now. */
+static __always_inline void netlat_track_sendmsg(const struct sock *sk,
+						 u32 seq)
+{
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_skt_ent *e = t ? netlat_skt_find(t, sk, true, NULL) : NULL;
+
+	if (e)
+		netlat_track_sendmsg_at(t, e, sk, seq);
+}
+
+/*
+ * net_dev_queue of a segment of @sk: with @start, data sent for the first
+ * time begins a packet; with @qdisc, the qdisc point of a packet that
+ * starts at the segment. A socket kept out only counts its new data as
+ * packet records filtered.
+ */
+static __always_inline void netlat_track_queue(const struct sock *sk,
+					       const struct sk_buff *skb,
+					       bool start, bool qdisc)
+{
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_skt_ent *e;
+	bool out = false;
+
+	if (unlikely(!t))
+		return;
+	/* one not in its hash's entry, or claiming one, goes the long way */
+	e = netlat_skt_find_home(t, sk, &out);
+	if (unlikely(out)) {
+		if (start)
+			netlat_track_queue_out(sk, skb);
+		return;
+	}
+	netlat_track_queue_at(t, e, sk, skb, start, qdisc);
+}
+
+/* net_dev_start_xmit of a segment of @sk: the driver point. */
+static __always_inline void netlat_track_driver(const struct sock *sk,
+						const struct sk_buff *skb)
+{
+	struct netlat_skt *t = netlat_track_skt();
+	struct netlat_skt_ent *e = t ? netlat_skt_find(t, sk, false, NULL) : NULL;
+
+	if (e)
+		netlat_track_driver_at(t, e, sk, skb);
+}
+
+/*
+ * A segment reaches tcp_ack() of @sk (under its lock): if it ACKs data
+ * sent and not yet ACKed, the packets below its ack_seq end. A segment
+ * TCP then refuses (PAWS, a sequence outside the window) ends them all
+ * the same: its ACK reached the host. *@now: the hook's clock
+ * (netlat_now()), read only if a packet ends.
+ */
+static __always_inline void netlat_track_ack_seg(const struct sock *sk,
+						 const struct sk_buff *skb,
+						 u64 *now)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 una = cb->ack_seq;
+	struct netlat_skt *t;
+	struct netlat_skt_ent *e;
+
+	if (!(cb->tcp_flags & TCPHDR_ACK) || !after(una, READ_ONCE(tp->snd_una)) ||
+	    after(una, READ_ONCE(tp->snd_nxt)))
+		return;
+	t = netlat_track_skt();
+	e = t ? netlat_skt_find(t, sk, false, NULL) : NULL;
+	if (e)
+		netlat_track_ack_at(t, e, sk, una, now);
+}
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);
 void netlat_track_close(const struct sock *sk);

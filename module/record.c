@@ -14,9 +14,12 @@ void netlat_commit(struct netlat_writer *w)
 {
 	u32 armed = READ_ONCE(netlat_trig_armed);
 
+	if (likely(!armed)) {
+		netlat_ring_publish_finish(w);
+		return;
+	}
 	netlat_ring_publish(w);
-	if (unlikely(armed))
-		netlat_trig_check(w, armed);
+	netlat_trig_check(w, armed);
 	netlat_ring_finish(w);
 }
 NOKPROBE_SYMBOL(netlat_commit);

@@ -380,8 +380,7 @@ NOKPROBE_SYMBOL(netlat_ring_reserve_at);
 /* Other modules may write records too (the stress test's irq writers). */
 EXPORT_SYMBOL_GPL(netlat_ring_reserve_at);
 
-/* Make the reserved record visible to readers (still in the write). */
-void netlat_ring_publish(struct netlat_writer *w)
+static __always_inline void __netlat_ring_publish(struct netlat_writer *w)
 {
 	struct netlat_ring *r = w->ring;
 
@@ -389,16 +388,15 @@ void netlat_ring_publish(struct netlat_writer *w)
 	/* Record bytes must be visible before the index that covers them. */
 	smp_store_release(&r->prod->prod, w->next);
 }
+
+/* Make the reserved record visible to readers (still in the write). */
+void netlat_ring_publish(struct netlat_writer *w)
+{
+	__netlat_ring_publish(w);
+}
 NOKPROBE_SYMBOL(netlat_ring_publish);
 
-/**
- * netlat_ring_finish() - end the write begun by netlat_ring_reserve_at()
- * @w: the writer handle, its record published
- *
- * The reader is never woken from here: that could be hardirq context
- * under scheduler locks. Above the watermark an irq_work does it later.
- */
-void netlat_ring_finish(struct netlat_writer *w)
+static __always_inline void __netlat_ring_finish(struct netlat_writer *w)
 {
 	u32 watermark = READ_ONCE(netlat_watermark);
 
@@ -413,7 +411,27 @@ void netlat_ring_finish(struct netlat_writer *w)
 		irq_work_queue(&netlat_wake_work);
 	local_irq_restore(w->irq_flags);
 }
+
+/**
+ * netlat_ring_finish() - end the write begun by netlat_ring_reserve_at()
+ * @w: the writer handle, its record published
+ *
+ * The reader is never woken from here: that could be hardirq context
+ * under scheduler locks. Above the watermark an irq_work does it later.
+ */
+void netlat_ring_finish(struct netlat_writer *w)
+{
+	__netlat_ring_finish(w);
+}
 NOKPROBE_SYMBOL(netlat_ring_finish);
+
+/* Both halves in one call: a record no trigger looks at (record.c). */
+void netlat_ring_publish_finish(struct netlat_writer *w)
+{
+	__netlat_ring_publish(w);
+	__netlat_ring_finish(w);
+}
+NOKPROBE_SYMBOL(netlat_ring_publish_finish);
 
 /* ---- readers: wakeups, never from the write path itself ---- */
 

@@ -93,6 +93,7 @@ void *netlat_ring_reserve_at(struct netlat_writer *w, u16 type, u32 len,
 			     u64 at);
 void netlat_ring_publish(struct netlat_writer *w);
 void netlat_ring_finish(struct netlat_writer *w);
+void netlat_ring_publish_finish(struct netlat_writer *w);
 
 /* readers */
 ssize_t netlat_rings_drain(char __user *buf, size_t room);

@@ -56,8 +56,10 @@ static notrace u32 netlat_skt_blk_get(struct netlat_skt *t)
 
 	raw_spin_lock(&t->pool_lock);
 	b = t->free_blk;
-	if (b != NETLAT_SKT_NONE)
+	if (b != NETLAT_SKT_NONE) {
 		t->free_blk = t->link[b].next;
+		WRITE_ONCE(t->nr_free, t->nr_free - 1);
+	}
 	raw_spin_unlock(&t->pool_lock);
 	return b;
 }
@@ -68,6 +70,7 @@ static notrace void netlat_skt_blk_put(struct netlat_skt *t, u32 b)
 	raw_spin_lock(&t->pool_lock);
 	t->link[b].next = t->free_blk;
 	t->free_blk = b;
+	WRITE_ONCE(t->nr_free, t->nr_free + 1);
 	raw_spin_unlock(&t->pool_lock);
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_put);
@@ -88,7 +91,9 @@ notrace void *netlat_skt_push(struct netlat_skt *t, struct netlat_skt_ent *e,
 		*why = NETLAT_SKT_FULL_CAP;
 		return NULL;
 	}
-	if (c.blk == NETLAT_SKT_NONE || !(c.pos & NETLAT_SKT_MASK)) {
+	if (e->head == e->tail && c.blk != NETLAT_SKT_NONE) {
+		/* an empty FIFO's kept block: every slot of it is free */
+	} else if (c.blk == NETLAT_SKT_NONE || !(c.pos & NETLAT_SKT_MASK)) {
 		b = netlat_skt_blk_get(t);
 		if (b == NETLAT_SKT_NONE) {
 			*why = NETLAT_SKT_FULL_MEM;
@@ -111,7 +116,13 @@ notrace void *netlat_skt_push(struct netlat_skt *t, struct netlat_skt_ent *e,
 }
 NOKPROBE_SYMBOL(netlat_skt_push);
 
-/* The FIFO's head packet is done: its block goes back when it leaves it. */
+/*
+ * The FIFO's head packet is done: its block goes back when it leaves it,
+ * but for the last one, which an emptied FIFO keeps while more than half
+ * of the pool is free: a socket with one packet in flight at a time (a
+ * request, its answer) would otherwise take the pool's lock twice a
+ * packet. netlat_skt_clear() gives it back (a release, an eviction).
+ */
 notrace void netlat_skt_pop(struct netlat_skt *t, struct netlat_skt_ent *e)
 {
 	u32 b = e->head_blk;
@@ -120,6 +131,8 @@ notrace void netlat_skt_pop(struct netlat_skt *t, struct netlat_skt_ent *e)
 	e->head++;
 	if (e->head == e->tail) {
 		/* one packet was left: its block is the tail's too */
+		if (READ_ONCE(t->nr_free) > t->nblk / 2)
+			return;
 		e->head_blk = e->tail_blk = NETLAT_SKT_NONE;
 		netlat_skt_blk_put(t, b);
 	} else if (!(e->head & NETLAT_SKT_MASK)) {
@@ -420,6 +433,7 @@ noinline struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 	for (i = 0; i < nblk; i++)
 		t->link[i].next = i + 1 < nblk ? i + 1 : NETLAT_SKT_NONE;
 	t->free_blk = 0;
+	t->nr_free = nblk;
 	return t;
 }
 

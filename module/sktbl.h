@@ -40,8 +40,13 @@ struct netlat_skt_ent {
 	const struct sock *sk;	/* NULL: free; claimed by cmpxchg */
 	u64 verdict;		/* filter generation << 32 | type's bits */
 	u32 head, tail;		/* FIFO positions, free-running */
-	u32 head_blk;		/* block of position head, or NONE */
-	u32 tail_blk;		/* block of position tail - 1, or NONE */
+	/*
+	 * The blocks of positions head and tail - 1, or NONE. An empty FIFO
+	 * (head == tail) may keep its last block, both naming it: the next
+	 * packet's (netlat_skt_push()).
+	 */
+	u32 head_blk;
+	u32 tail_blk;
 	unsigned long used;	/* jiffies of its last packet: eviction order */
 	u32 key;		/* its histograms' key (keys.c), with @verdict */
 };
@@ -116,6 +121,7 @@ struct netlat_skt {
 	u64 bytes;
 	raw_spinlock_t pool_lock;
 	u32 free_blk;		/* free list through link[].next */
+	u32 nr_free;		/* blocks on it (read without the lock: a hint) */
 	struct netlat_skt_link *link;
 	char *ents;
 	char *blks;

@@ -72,9 +72,14 @@ static int load(struct netlat_join *j, struct join_args *a, unsigned int host)
 			error("out of memory");
 			break;
 		}
+		if (r == -ERANGE) {
+			error("%s: --b-offset and --b-ppm move a time below zero or past 2^63 ns",
+			      a->file[host]);
+			break;
+		}
 		r = 1;
 	}
-	if (r < 0 && r != -ENOMEM)
+	if (r < 0 && r != -ENOMEM && r != -ERANGE)
 		error("%s", netlat_errmsg(src));
 	netlat_close(src);
 	return r < 0 ? -1 : 0;
@@ -131,6 +136,10 @@ static void print_est_text(const struct netlat_clock_est *e)
 {
 	char off[48], lo[40], hi[40];
 
+	if (!e->samples_ab && !e->samples_ba) {
+		printf("no pair with a driver time and a receive stamp: nothing bounds it");
+		return;
+	}
 	if (e->flags & NETLAT_CLOCK_NONE) {
 		printf("no clock fits these pairs (a clock step, or a wrong join)");
 		return;
@@ -221,6 +230,7 @@ static void print_hosts_text(const struct join_args *a, const struct netlat_join
 	if (one_boot(a)) {
 		netlat_join_clock(j, &g);
 		printf("A and B are one machine (one boot id): one clock, B-A is 0, %s\n",
+		       !g.samples_ab && !g.samples_ba ? "not checked: no pair has both stamps" :
 		       g.flags & NETLAT_CLOCK_NONE ? "and no clock fits the pairs: the stamps disagree" :
 		       g.lo_ns <= 0 && g.hi_ns >= 0 ? "inside the bound" :
 		       "OUTSIDE the bound: the stamps disagree");
@@ -256,6 +266,7 @@ struct direction {
 	struct netlat_samples tx[JOIN_SIDE_STAGES], rx[JOIN_SIDE_STAGES], wire, bound;
 	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
 	uint64_t no_clock;
+	uint64_t one_sided;	/* wire times that are a bound, not an estimate */
 };
 
 static int collect(const struct netlat_join *j, struct direction *d)
@@ -269,12 +280,12 @@ static int collect(const struct netlat_join *j, struct direction *d)
 		struct direction *dd = &d[p[i].sender];
 		uint64_t from, to;
 
-		/* each side's stages once: from the pair holding its first byte */
+		/* each record's stages once: from its first pair */
 		for (k = 0; k < JOIN_SIDE_STAGES && !r; k++) {
-			if (p[i].seq == p[i].tx->seq &&
+			if (p[i].flags & NETLAT_XPKT_TX_FIRST &&
 			    netlat_pkt_stage(p[i].tx, join_tx_stages[k], &from, &to))
 				r = netlat_samples_add(&dd->tx[k], to - from);
-			if (!r && p[i].seq == p[i].rx->seq &&
+			if (!r && p[i].flags & NETLAT_XPKT_RX_FIRST &&
 			    netlat_rx_pkt_stage(p[i].rx, join_rx_stages[k], &from, &to))
 				r = netlat_samples_add(&dd->rx[k], to - from);
 		}
@@ -284,7 +295,9 @@ static int collect(const struct netlat_join *j, struct direction *d)
 				       NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE))
 			continue;
 		r = netlat_samples_add(&dd->wire, p[i].wire_ns);
-		if (!r && p[i].wire_hi_ns != INT64_MAX)
+		if (p[i].wire_hi_ns == INT64_MAX)
+			dd->one_sided++;
+		else if (!r)
 			r = netlat_samples_add(&dd->bound,
 					       (p[i].wire_hi_ns - p[i].wire_lo_ns) / 2);
 	}
@@ -350,7 +363,12 @@ static void print_direction_text(const struct netlat_join_counts *c, unsigned in
 	printf("  %-18s %9s %9s %9s %9s %9s\n", "stage", "count", "p50", "p90", "p99", "max");
 	for (k = 0; k < JOIN_SIDE_STAGES; k++)
 		print_row(from, netlat_stage_name(join_tx_stages[k]), &d->dtx[k], "");
-	if (d->dbound.count) {
+	if (d->one_sided) {
+		/* the clock is bounded from one direction only: no middle */
+		snprintf(bound, sizeof(bound), " (at least)");
+		snprintf(extra, sizeof(extra), "  at least: %llu of them bounded on one side only",
+			 ull(d->one_sided));
+	} else if (d->dbound.count) {
 		format_duration(med, sizeof(med), d->dbound.p50);
 		snprintf(bound, sizeof(bound), " +-%s", med);
 		snprintf(extra, sizeof(extra), "  +-%s (median bound)", med);
@@ -428,11 +446,12 @@ static void print_direction_json(const struct netlat_join_counts *c, unsigned in
 	printf("{\"sender\":\"%s\",\"receiver\":\"%s\",\"sent\":%llu,\"sent_bytes\":%llu,"
 	       "\"joined\":%llu,\"joined_bytes\":%llu,\"no_flow\":%llu,\"no_record\":%llu,"
 	       "\"retrans\":%llu,\"no_stamp\":%llu,\"impossible\":%llu,\"no_clock\":%llu,"
-	       "\"received\":%llu,\"received_unjoined\":%llu,\"stages\":{",
+	       "\"wire_one_sided\":%llu,\"received\":%llu,\"received_unjoined\":%llu,"
+	       "\"stages\":{",
 	       host_name[s], host_name[!s], ull(c->sent[s]), ull(c->sent_bytes[s]),
 	       ull(c->joined[s]), ull(c->joined_bytes[s]), ull(c->no_flow[s]),
 	       ull(c->no_record[s]), ull(c->retrans[s]), ull(c->no_stamp[s]),
-	       ull(c->impossible[s]), ull(d->no_clock), ull(c->received[s]),
+	       ull(c->impossible[s]), ull(d->no_clock), ull(d->one_sided), ull(c->received[s]),
 	       ull(c->received_unjoined[s]));
 	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(join_tx_stages[k]));
@@ -469,7 +488,7 @@ static void print_packet_json(const struct netlat_xpkt *p)
 {
 	static const char *const flag_names[] = {
 		"exact", "gso_split", "gro_merged", "retrans", "no_stamp", "no_clock",
-		"impossible",
+		"impossible",	/* TX_FIRST and RX_FIRST are the library's bookkeeping */
 	};
 	bool wire = !(p->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
 				  NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE));

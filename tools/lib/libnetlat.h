@@ -613,6 +613,8 @@ struct netlat_join_opts {
 #define NETLAT_XPKT_NO_STAMP	(1U << 4)	/* no driver time or no receive stamp */
 #define NETLAT_XPKT_NO_CLOCK	(1U << 5)	/* no clock bound at its time */
 #define NETLAT_XPKT_IMPOSSIBLE	(1U << 6)	/* contradicts the other pairs' clock */
+#define NETLAT_XPKT_TX_FIRST	(1U << 7)	/* the first pair of its sent record */
+#define NETLAT_XPKT_RX_FIRST	(1U << 8)	/* the first pair of its received record */
 
 /**
  * struct netlat_xpkt - a sent packet and a received one holding its bytes
@@ -682,7 +684,8 @@ struct netlat_clock_est {
  * @no_record: not joined: the receiver has the flow but none of its bytes
  *	(lost, or outside the other capture).
  * @retrans: joined, retransmitted: no wire time.
- * @no_stamp: joined, no driver time or receive stamp: no wire time.
+ * @no_stamp: joined, not retransmitted, and none of its pairs has both a
+ *	driver time and a receive stamp: no wire time.
  * @received: packet records of the receiver for flows of the sender,
  * @received_unjoined: of which none holds a byte of a sent record.
  * @pairs: struct netlat_xpkt produced,
@@ -701,13 +704,18 @@ struct netlat_join *netlat_join_new(const struct netlat_join_opts *opts);
 void netlat_join_free(struct netlat_join *j);
 /*
  * Feed a record of host @host (0: A, 1: B); only TCP_PKT and TCP RX_PKT
- * records are kept (copied). 0, or -ENOMEM, -EINVAL (bad @host, short record).
+ * records are kept (copied). 0, or -ENOMEM, -EINVAL (bad @host, short
+ * record), -ERANGE (a time of B's that b_offset_ns and b_ppm move below
+ * zero or past 2^63). An add invalidates the pairs of an earlier run.
  */
 int netlat_join_add(struct netlat_join *j, unsigned int host,
 		    const struct netlat_rec_hdr *rec);
 /* Pair the records and estimate the clock; after every add. 0 or -ENOMEM. */
 int netlat_join_run(struct netlat_join *j);
-/* The pairs, ordered by the sender's time of each packet. */
+/*
+ * The pairs, ordered by the sender's time of each packet; valid until the
+ * next netlat_join_add(), netlat_join_run() or netlat_join_free().
+ */
 size_t netlat_join_pairs(const struct netlat_join *j, const struct netlat_xpkt **pairs);
 /* The clock over the whole capture (one line: a + b t). */
 void netlat_join_clock(const struct netlat_join *j, struct netlat_clock_est *est);

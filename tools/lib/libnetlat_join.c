@@ -25,7 +25,6 @@ struct jflow {
 	int64_t b_shift;		/* added to B's positions by align() */
 	size_t *tx[2], ntx[2], ctx[2];	/* indices of packets host h sent */
 	size_t *rx[2], nrx[2], crx[2];	/* ... and received */
-	uint32_t maxlen[2];		/* longest received range, per host */
 };
 
 struct jtx {
@@ -62,6 +61,8 @@ struct netlat_join {
 	struct netlat_join_counts counts;
 	struct jspan *spans;		/* a flow's joined byte ranges, scratch */
 	size_t cspans;
+	int64_t *rx_reach;		/* a flow's received ends so far, scratch */
+	size_t crx_reach;
 };
 
 /* ==== records and flows ================================================== */
@@ -168,37 +169,40 @@ static int push_index(size_t **v, size_t *n, size_t *cap, size_t i)
 	return 0;
 }
 
-/* @t (ns) of B moved by the options' offset and drift (around B's clock's origin). */
-static uint64_t b_time(const struct netlat_join *j, uint64_t t)
+/*
+ * @t (ns) of B moved by the options' offset and drift (around B's clock's
+ * origin): false if that leaves 1 ns .. 2^63 (0 reads as "no time").
+ */
+static bool b_time(const struct netlat_join *j, __u64 *t)
 {
-	long double d = (long double)t * (j->o.b_ppm / 1e6L);
+	long double d = (long double)*t * (j->o.b_ppm / 1e6L);
+	long double v = (long double)*t + (long double)j->o.b_offset_ns + d;
 
-	if (!t)
-		return 0;
-	return t + j->o.b_offset_ns + (int64_t)(d < 0 ? d - 0.5L : d + 0.5L);
+	if (!*t)
+		return true;
+	if (!(v >= 1.0L && v < 0x1p63L))
+		return false;
+	*t += j->o.b_offset_ns + (int64_t)(d < 0 ? d - 0.5L : d + 0.5L);
+	return true;
 }
 
-static void b_times_tx(const struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
+static int b_times_tx(const struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
 {
-	p->hdr.ts_ns = b_time(j, p->hdr.ts_ns);
-	p->sendmsg_ns = b_time(j, p->sendmsg_ns);
-	p->xmit_ns = b_time(j, p->xmit_ns);
-	p->qdisc_ns = b_time(j, p->qdisc_ns);
-	p->driver_ns = b_time(j, p->driver_ns);
-	p->end_ns = b_time(j, p->end_ns);
-	p->vq_ns = b_time(j, p->vq_ns);
+	bool ok = b_time(j, &p->hdr.ts_ns) & b_time(j, &p->sendmsg_ns) &
+		  b_time(j, &p->xmit_ns) & b_time(j, &p->qdisc_ns) &
+		  b_time(j, &p->driver_ns) & b_time(j, &p->end_ns) & b_time(j, &p->vq_ns);
+
+	return ok ? 0 : -ERANGE;
 }
 
-static void b_times_rx(const struct netlat_join *j, struct netlat_rec_rx_pkt *p)
+static int b_times_rx(const struct netlat_join *j, struct netlat_rec_rx_pkt *p)
 {
-	p->hdr.ts_ns = b_time(j, p->hdr.ts_ns);
-	p->netif_ns = b_time(j, p->netif_ns);
-	p->transport_ns = b_time(j, p->transport_ns);
-	p->queue_ns = b_time(j, p->queue_ns);
-	p->end_ns = b_time(j, p->end_ns);
-	p->ready_ns = b_time(j, p->ready_ns);
-	p->wakeup_ns = b_time(j, p->wakeup_ns);
-	p->run_ns = b_time(j, p->run_ns);
+	bool ok = b_time(j, &p->hdr.ts_ns) & b_time(j, &p->netif_ns) &
+		  b_time(j, &p->transport_ns) & b_time(j, &p->queue_ns) &
+		  b_time(j, &p->end_ns) & b_time(j, &p->ready_ns) &
+		  b_time(j, &p->wakeup_ns) & b_time(j, &p->run_ns);
+
+	return ok ? 0 : -ERANGE;
 }
 
 /*
@@ -232,8 +236,8 @@ static int add_tx(struct netlat_join *j, unsigned int host, const struct netlat_
 		return -EINVAL;
 	if (t->r.hdr.size > sizeof(t->r))
 		t->r.hdr.size = sizeof(t->r);
-	if (host && (j->o.b_offset_ns || j->o.b_ppm))
-		b_times_tx(j, &t->r);
+	if (host && (j->o.b_offset_ns || j->o.b_ppm) && b_times_tx(j, &t->r))
+		return -ERANGE;
 	fi = place(j, host, &t->r.flow, false, t->r.seq, t->r.end_seq, &t->s, &t->e);
 	if (fi < 0)
 		return fi;
@@ -264,8 +268,8 @@ static int add_rx(struct netlat_join *j, unsigned int host, const struct netlat_
 	len = rec->size < sizeof(r->r) ? rec->size : sizeof(r->r);
 	memcpy(&r->r, rec, len);
 	r->r.hdr.size = len;
-	if (host && (j->o.b_offset_ns || j->o.b_ppm))
-		b_times_rx(j, &r->r);
+	if (host && (j->o.b_offset_ns || j->o.b_ppm) && b_times_rx(j, &r->r))
+		return -ERANGE;
 	/* the receiver's flow has itself first: the sender's is swapped */
 	fi = place(j, host, &r->r.flow, true, r->r.seq, r->r.end_seq, &r->s, &r->e);
 	if (fi < 0)
@@ -273,8 +277,6 @@ static int add_rx(struct netlat_join *j, unsigned int host, const struct netlat_
 	f = &j->flows[fi];
 	r->flow = fi;
 	r->host = host;
-	if (r->e - r->s > f->maxlen[host])
-		f->maxlen[host] = r->e - r->s;
 	if (push_index(&f->rx[host], &f->nrx[host], &f->crx[host], j->nrx))
 		return -ENOMEM;
 	j->nrx++;
@@ -336,6 +338,7 @@ void netlat_join_free(struct netlat_join *j)
 	free(j->smp);
 	free(j->smp_pair);
 	free(j->spans);
+	free(j->rx_reach);
 	free(j);
 }
 
@@ -405,15 +408,21 @@ static int cmp_rx_start(const void *a, const void *b, void *arg)
 	return x->s < y->s ? -1 : x->s > y->s;
 }
 
-/* The first of @n received records (sorted by start) that starts at @s or later. */
-static size_t rx_lower(const struct netlat_join *j, const size_t *v, size_t n, int64_t s)
+/*
+ * The first of @n received records (sorted by start) that can hold byte
+ * @s or a later one: @reach[k], the furthest end of records 0..k, grows
+ * with k, so the records before it all end at or before @s. A search
+ * back by the longest record would scan every short record a 64 KiB GRO
+ * skb spans, for every sent packet.
+ */
+static size_t rx_lower(const int64_t *reach, size_t n, int64_t s)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (j->rx[v[mid]].s < s)
+		if (reach[mid] <= s)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -436,6 +445,8 @@ static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jr
 	x->sender = t->host;
 	x->seq = t->r.seq + (uint32_t)(s - t->s);
 	x->end_seq = x->seq + (uint32_t)(e - s);
+	if (!r->joined++)
+		x->flags |= NETLAT_XPKT_RX_FIRST;
 	if (t->r.retrans)
 		x->flags |= NETLAT_XPKT_RETRANS;
 	if (!t->r.driver_ns || !(r->r.flags & NETLAT_RXP_NETIF) || !r->r.netif_ns)
@@ -448,6 +459,17 @@ static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jr
 	return 0;
 }
 
+/* Whether one of @n pairs has both stamps (then the packet has a wire time). */
+static bool any_stamped(const struct netlat_xpkt *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(x[i].flags & NETLAT_XPKT_NO_STAMP))
+			return true;
+	return false;
+}
+
 /* Every (sent, received) pair of flow @f sent by @h. */
 static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, size_t *cap)
 {
@@ -457,8 +479,17 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 
 	if (nt)
 		qsort_r(tv, nt, sizeof(*tv), cmp_tx_start, j);
-	if (nr)
+	if (nr) {
 		qsort_r(rv, nr, sizeof(*rv), cmp_rx_start, j);
+		if (netlat__grow((void **)&j->rx_reach, &j->crx_reach, nr,
+				 sizeof(*j->rx_reach)))
+			return -ENOMEM;
+		for (k = 0; k < nr; k++) {
+			int64_t e = j->rx[rv[k]].e;
+
+			j->rx_reach[k] = k && j->rx_reach[k - 1] > e ? j->rx_reach[k - 1] : e;
+		}
+	}
 	c->received[h] += nr;
 	for (i = 0; i < nt; i++) {
 		struct jtx *t = &j->tx[tv[i]];
@@ -470,7 +501,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 			c->no_flow[h]++;
 			continue;
 		}
-		for (k = rx_lower(j, rv, nr, t->s - f->maxlen[!h]); k < nr; k++) {
+		for (k = rx_lower(j->rx_reach, nr, t->s); k < nr; k++) {
 			struct jrx *r = &j->rx[rv[k]];
 
 			if (r->s >= t->e)
@@ -483,7 +514,6 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 				return -ENOMEM;
 			j->spans[nspans++] = (struct jspan){
 				.s = r->s > t->s ? r->s : t->s, .e = r->e < t->e ? r->e : t->e };
-			r->joined++;
 		}
 		n = j->npairs - first;
 		if (!n) {
@@ -491,9 +521,10 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 			continue;
 		}
 		c->joined[h]++;
+		j->pairs[first].flags |= NETLAT_XPKT_TX_FIRST;
 		if (t->r.retrans)
 			c->retrans[h]++;
-		else if (j->pairs[first].flags & NETLAT_XPKT_NO_STAMP)
+		else if (!any_stamped(&j->pairs[first], n))
 			c->no_stamp[h]++;
 		if (n > 1)
 			for (k = first; k < j->npairs; k++)

@@ -447,6 +447,101 @@ out:
 	cap_free(&b);
 }
 
+/*
+ * What a split packet counts (A's sends against B's receives): a sent
+ * packet whose first segment B never recorded still gives its stages; one
+ * with a stamped pair among unstamped ones has a wire time (not no_stamp);
+ * a GRO record spanning three sent packets joins each, however long.
+ */
+static void test_join_split_counts(void)
+{
+	const uint64_t t = SIM_T0;
+	struct capture a = { 0 }, b = { 0 };
+	const char *pa = tmp_path("split-a.nl"), *pb = tmp_path("split-b.nl");
+	struct netlat_join_counts c;
+	struct netlat_rec_rx_pkt *r;
+	struct netlat_join *j;
+	struct run run;
+	unsigned int i;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	for (i = 0; i < 3; i++)
+		sim_tx(&a, &sim_seq_a, true, 1000 + i * 2896, 2896, t + i * 1000000,
+		       t + i * 1000000 + 10000, 2);
+	for (i = 0; i < 4; i++)
+		sim_tx(&a, &sim_seq_a, true, 9688 + i * 100, 100, t + (3 + i) * 1000000,
+		       t + (3 + i) * 1000000 + 10000, 1);
+	/* 1: B lost the first segment's record */
+	sim_rx(&b, &sim_seq_b, false, 1000 + 1448, 1448, t + 50000, 1);
+	/* 2: the first half unstamped, the second stamped */
+	r = sim_rx(&b, &sim_seq_b, false, 3896, 1448, t + 1050000, 1);
+	r->flags &= ~NETLAT_RXP_NETIF;
+	sim_rx(&b, &sim_seq_b, false, 3896 + 1448, 1448, t + 1060000, 1);
+	/* 3: neither stamped */
+	for (i = 0; i < 2; i++) {
+		r = sim_rx(&b, &sim_seq_b, false, 6792 + i * 1448, 1448, t + 2050000, 1);
+		r->flags &= ~NETLAT_RXP_NETIF;
+	}
+	/* 4-6 in one GRO record, 7 alone */
+	sim_rx(&b, &sim_seq_b, false, 9688, 300, t + 5050000, 3);
+	sim_rx(&b, &sim_seq_b, false, 9988, 100, t + 6050000, 1);
+
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		netlat_join_counts(j, &c);
+		CHECK_U64(c.sent[0], 7);
+		CHECK_U64(c.joined[0], 7);
+		CHECK_U64(c.no_stamp[0], 1);
+		CHECK_U64(c.pairs[0], 9);
+		CHECK_U64(c.received_unjoined[0], 0);
+		netlat_join_free(j);
+	}
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&run, "join", "--json", pa, pb, NULL);
+	CHECK_U64(run.status, 0);
+	/* every joined packet's send stages, each receive record's once */
+	CHECK_HAS(run.out, "\"A sendmsg>xmit\":{\"count\":7,");
+	CHECK_HAS(run.out, "\"B netif>tcp\":{\"count\":7,");
+	run_free(&run);
+	/* one direction only: the wire row says it is a bound */
+	netlat(&run, "join", pa, pb, NULL);
+	CHECK_U64(run.status, 0);
+	CHECK_HAS(run.out, "at least: 6 of them bounded on one side only");
+	run_free(&run);
+	/* an offset that takes B's times below zero is refused, not wrapped */
+	netlat(&run, "join", "--b-offset", "-2000s", pa, pb, NULL);
+	CHECK_U64(run.status, 1);
+	CHECK_HAS(run.err, "--b-offset and --b-ppm move a time below zero");
+	run_free(&run);
+	{
+		struct netlat_join_opts o = { .b_offset_ns = -2000000000000LL };
+		struct netlat_join *jj = netlat_join_new(&o);
+		const struct netlat_rec_hdr *rec = (const void *)(b.buf + b.len - sizeof(*r));
+
+		if (CHECK(jj)) {
+			CHECK(rec->type == NETLAT_REC_RX_PKT);
+			CHECK(netlat_join_add(jj, 1, rec) == -ERANGE);
+			CHECK(netlat_join_add(jj, 0, rec) == 0);
+			netlat_join_free(jj);
+		}
+	}
+	cap_free(&a);
+	cap_free(&b);
+	/* no packet at all: nothing bounds the clock, said so */
+	cap_stream(&a, 1);
+	cap_stream(&b, 1);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&run, "join", pa, pb, NULL);
+	CHECK_U64(run.status, 0);
+	CHECK_HAS(run.out, "no pair with a driver time and a receive stamp: nothing bounds it");
+	CHECK(!strstr(run.out, "no clock fits"));
+	run_free(&run);
+	cap_free(&a);
+	cap_free(&b);
+}
+
 /* netlat join on the files: the text and the JSON, and bad arguments. */
 static void test_cli_join(void)
 {

@@ -2031,6 +2031,7 @@ static const struct test tests[] = {
 	{ "join: a flow longer than 2 GiB", test_join_long_flow },
 	{ "join: pairs of one time stay in one window", test_join_window_ties },
 	{ "join: a byte received twice is joined once", test_join_duplicate_copies },
+	{ "join: a split packet's stages, stamps and bounds counted once", test_join_split_counts },
 	{ "netlat join", test_cli_join },
 	{ "netlat join --chrome-trace: both hosts on A's clock", test_join_trace },
 	{ "netlat join --chrome-trace: a lane per overlapping packet", test_join_trace_bulk },

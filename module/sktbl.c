@@ -54,24 +54,24 @@ static notrace u32 netlat_skt_blk_get(struct netlat_skt *t)
 {
 	u32 b;
 
-	raw_spin_lock(&t->pool_lock);
+	netlat_skt_raw_lock(&t->pool_lock);
 	b = t->free_blk;
 	if (b != NETLAT_SKT_NONE) {
 		t->free_blk = t->link[b].next;
 		WRITE_ONCE(t->nr_free, t->nr_free - 1);
 	}
-	raw_spin_unlock(&t->pool_lock);
+	netlat_skt_raw_unlock(&t->pool_lock);
 	return b;
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_get);
 
 static notrace void netlat_skt_blk_put(struct netlat_skt *t, u32 b)
 {
-	raw_spin_lock(&t->pool_lock);
+	netlat_skt_raw_lock(&t->pool_lock);
 	t->link[b].next = t->free_blk;
 	t->free_blk = b;
 	WRITE_ONCE(t->nr_free, t->nr_free + 1);
-	raw_spin_unlock(&t->pool_lock);
+	netlat_skt_raw_unlock(&t->pool_lock);
 }
 NOKPROBE_SYMBOL(netlat_skt_blk_put);
 
@@ -222,11 +222,11 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 	}
 	if (!victim)
 		return NULL;
-	raw_spin_lock_irqsave(&victim->lock, flags);
+	netlat_skt_raw_lock_irqsave(&victim->lock, flags);
 	old = victim->sk;
 	if (!old || victim->head != victim->tail ||
 	    (t->type->busy && t->type->busy(victim))) {
-		raw_spin_unlock_irqrestore(&victim->lock, flags);
+		netlat_skt_raw_unlock_irqrestore(&victim->lock, flags);
 		return NULL;
 	}
 	if (t->type->evict)
@@ -236,7 +236,7 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 	victim->used = jiffies;
 	/* handlers of the old socket find it no more, or fail to lock it */
 	WRITE_ONCE(victim->sk, sk);
-	raw_spin_unlock_irqrestore(&victim->lock, flags);
+	netlat_skt_raw_unlock_irqrestore(&victim->lock, flags);
 	netlat_hist_count(t->type->evicted, 1);
 	return victim;
 }

@@ -183,7 +183,7 @@ static void print_clock_text(const struct netlat_join *j)
 		       ull(w[i].to_ns / 1000000 % 1000));
 		print_est_text(&w[i]);
 		if (w[i].flags & NETLAT_CLOCK_STEP)
-			printf("; STEP: disjoint from the window before");
+			printf("; STEP: no one line joins it to the last window with a clock");
 		if (w[i].impossible)
 			printf("; %llu impossible pair%s left out", ull(w[i].impossible),
 			       w[i].impossible == 1 ? "" : "s");

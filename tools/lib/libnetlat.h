@@ -644,7 +644,7 @@ struct netlat_xpkt {
 #define NETLAT_CLOCK_NO_UPPER	(1U << 0)	/* no A>B pair: theta unbounded above */
 #define NETLAT_CLOCK_NO_LOWER	(1U << 1)	/* no B>A pair: unbounded below */
 #define NETLAT_CLOCK_NONE	(1U << 2)	/* no clock satisfies the window's pairs */
-#define NETLAT_CLOCK_STEP	(1U << 3)	/* disjoint from the previous window's at the edge */
+#define NETLAT_CLOCK_STEP	(1U << 3)	/* no line joins it to the last window with a clock */
 #define NETLAT_CLOCK_DRIFT_AT_LIMIT (1U << 4)	/* the drift reached max_drift_ppm */
 
 /**

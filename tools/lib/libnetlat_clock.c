@@ -487,20 +487,32 @@ static const struct jwindow *window_at(const struct netlat__clock *c, uint64_t t
 	return &c->win[lo];
 }
 
+/*
+ * A window whose clock and the last one's before it (across any windows
+ * without a clock between them: a step leaves the window it falls in
+ * with none) cannot meet in the middle of the gap: no one line joins
+ * them, so the clock stepped (or its drift changed) there.
+ */
 static void mark_steps(struct netlat__clock *c)
 {
+	struct jwindow *p = NULL;
 	size_t i;
 
-	for (i = 1; i < c->nwin; i++) {
-		struct jwindow *p = &c->win[i - 1], *w = &c->win[i];
+	for (i = 0; i < c->nwin; i++) {
+		struct jwindow *w = &c->win[i];
 		int64_t plo, phi, lo, hi;
+		uint64_t at;
 
-		if (!p->ok || !w->ok || p->est.to_ns != w->est.from_ns)
+		if (!w->ok)
 			continue;
-		poly_range(p, w->est.from_ns, &plo, &phi);
-		poly_range(w, w->est.from_ns, &lo, &hi);
-		if (hi < plo || lo > phi)
-			w->est.flags |= NETLAT_CLOCK_STEP;
+		if (p) {
+			at = p->est.to_ns + (w->est.from_ns - p->est.to_ns) / 2;
+			poly_range(p, at, &plo, &phi);
+			poly_range(w, at, &lo, &hi);
+			if (hi < plo || lo > phi)
+				w->est.flags |= NETLAT_CLOCK_STEP;
+		}
+		p = w;
 	}
 }
 

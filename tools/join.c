@@ -23,6 +23,7 @@ static const char *const host_name[2] = { "A", "B" };
 
 struct join_args {
 	bool json, packets;
+	bool inner;			/* inside another command's output */
 	const char *trace;		/* --chrome-trace */
 	struct host_notes notes[2];
 	struct netlat_join_opts o;
@@ -516,6 +517,7 @@ static void print_packet_json(const struct netlat_xpkt *p)
 	printf("}}");
 }
 
+/* The join's JSON object (@a->inner: without its newline). */
 static void print_json(const struct join_args *a, const struct netlat_join *j,
 		       const struct direction *d)
 {
@@ -550,7 +552,7 @@ static void print_json(const struct join_args *a, const struct netlat_join *j,
 		}
 		printf("]");
 	}
-	printf("}\n");
+	printf(a->inner ? "}" : "}\n");
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -574,6 +576,56 @@ static int trace_job_write(void *arg, FILE *f)
 	return join_trace_write(job->j, labels, f);
 }
 
+/*
+ * Join @a's two captures and print the result, text or JSON; the trace
+ * too if asked. 0, or 1 (the error printed).
+ */
+static int join_and_print(struct join_args *a)
+{
+	struct direction d[2];
+	struct netlat_join *j;
+	struct netlat_join_counts c;
+	int r;
+
+	memset(d, 0, sizeof(d));
+	j = netlat_join_new(&a->o);
+	if (!j) {
+		error("cannot join: %s", strerror(errno));
+		return 1;
+	}
+	r = load(j, a, 0) || load(j, a, 1) ? 1 : 0;
+	if (!r && netlat_join_run(j)) {
+		error("out of memory");
+		r = 1;
+	}
+	if (!r && collect(j, d)) {
+		error("out of memory");
+		r = 1;
+	}
+	if (!r && a->trace) {
+		struct trace_job job = { .j = j, .a = a };
+
+		r = write_output(a->trace, trace_job_write, &job);
+	}
+	/* a trace on stdout is all that goes there */
+	if (!r && !(a->trace && !strcmp(a->trace, "-"))) {
+		if (a->json) {
+			print_json(a, j, d);
+		} else {
+			netlat_join_counts(j, &c);
+			print_hosts_text(a, j);
+			print_clock_text(j);
+			print_direction_text(&c, 0, &d[0]);
+			print_direction_text(&c, 1, &d[1]);
+		}
+		if (!a->inner)
+			r = finish_stdout();
+	}
+	free_directions(d);
+	netlat_join_free(j);
+	return r;
+}
+
 int cmd_join(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -593,13 +645,9 @@ int cmd_join(int argc, char **argv)
 		{ 0 }
 	};
 	struct join_args a = { .packets = true };
-	struct direction d[2];
-	struct netlat_join *j;
-	struct netlat_join_counts c;
 	char *end;
-	int ch, r;
+	int ch;
 
-	memset(d, 0, sizeof(d));
 	while ((ch = next_option(argc, argv, "jw:m:a:M:c:h", opts)) != -1) {
 		switch (ch) {
 		case 'j':
@@ -659,39 +707,14 @@ int cmd_join(int argc, char **argv)
 		return usage_error("--a-addr and --b-addr go together");
 	a.file[0] = argv[optind];
 	a.file[1] = argv[optind + 1];
-	j = netlat_join_new(&a.o);
-	if (!j) {
-		error("cannot join: %s", strerror(errno));
-		return 1;
-	}
-	r = load(j, &a, 0) || load(j, &a, 1) ? 1 : 0;
-	if (!r && netlat_join_run(j)) {
-		error("out of memory");
-		r = 1;
-	}
-	if (!r && collect(j, d)) {
-		error("out of memory");
-		r = 1;
-	}
-	if (!r && a.trace) {
-		struct trace_job job = { .j = j, .a = &a };
+	return join_and_print(&a);
+}
 
-		r = write_output(a.trace, trace_job_write, &job);
-	}
-	/* a trace on stdout is all that goes there */
-	if (!r && !(a.trace && !strcmp(a.trace, "-"))) {
-		if (a.json) {
-			print_json(&a, j, d);
-		} else {
-			netlat_join_counts(j, &c);
-			print_hosts_text(&a, j);
-			print_clock_text(j);
-			print_direction_text(&c, 0, &d[0]);
-			print_direction_text(&c, 1, &d[1]);
-		}
-		r = finish_stdout();
-	}
-	free_directions(d);
-	netlat_join_free(j);
-	return r;
+int join_peer_print(const char *a_path, const char *b_path, bool json)
+{
+	struct join_args a = { .json = json, .inner = true };
+
+	a.file[0] = a_path;
+	a.file[1] = b_path;
+	return join_and_print(&a);
 }

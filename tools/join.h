@@ -3,6 +3,15 @@
 #ifndef NETLAT_JOIN_H
 #define NETLAT_JOIN_H
 
+#include <stdbool.h>
+
 int cmd_join(int argc, char **argv);
+/*
+ * "netlat report A --peer B": the join of @a_path (this host, A) and
+ * @b_path (its peer, B) with the defaults, printed to stdout as "netlat
+ * join" prints it, its JSON object (@json) without a newline, the packets
+ * left out. 0, or 1 (the error printed).
+ */
+int join_peer_print(const char *a_path, const char *b_path, bool json);
 
 #endif

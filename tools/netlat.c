@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
@@ -342,16 +343,63 @@ static int read_capture(const char *path, struct filter *flt, struct report *rep
 	return r < 0;
 }
 
+/*
+ * The report and, after it, the join of the capture (A) with its peer's
+ * (B): text one after the other, JSON one object {"report": ..., "join":
+ * ...}. The join reads the whole of both captures: FILTERS select what
+ * the report counts only.
+ */
+static int report_print_peer(struct report *rep, struct netlat_seq *seq, bool json,
+			     const char *path, const char *peer)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int r;
+
+	if (!json) {
+		if (report_print(rep, seq, false, stdout)) {
+			error("out of memory");
+			return 1;
+		}
+		printf("\nJoined with the peer's capture (netlat join %s %s):\n", path, peer);
+		r = join_peer_print(path, peer, false);
+		return r ? r : finish_stdout();
+	}
+	/* the report's object, without its newline, inside the pair */
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		error("out of memory");
+		return 1;
+	}
+	r = report_print(rep, seq, true, mem);
+	if (fclose(mem) || r) {
+		free(buf);
+		error("out of memory");
+		return 1;
+	}
+	while (len && buf[len - 1] == '\n')
+		len--;
+	printf("{\"report\":%.*s,\"join\":", (int)len, buf);
+	free(buf);
+	r = join_peer_print(path, peer, true);
+	if (r)
+		return r;
+	printf("}\n");
+	return finish_stdout();
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-hist", no_argument, NULL, 'H' },
 		{ "html", required_argument, NULL, 'W' },
+		{ "peer", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *html = NULL;
+	const char *html = NULL, *peer = NULL;
 	struct filter flt = { 0 };
 	struct report *rep;
 	bool json = false, hist = true;
@@ -369,6 +417,9 @@ static int cmd_report(int argc, char **argv)
 		case 'W':
 			html = optarg;
 			break;
+		case 'P':
+			peer = optarg;
+			break;
 		case 'h':
 			return command_help();
 		default:
@@ -383,6 +434,10 @@ static int cmd_report(int argc, char **argv)
 		filter_free(&flt);
 		return usage_error("expected one capture FILE");
 	}
+	if (peer && html) {
+		filter_free(&flt);
+		return usage_error("--peer goes with the text or --json report, not --html");
+	}
 	rep = report_new(argv[optind]);
 	if (!rep) {
 		error("out of memory");
@@ -396,7 +451,9 @@ static int cmd_report(int argc, char **argv)
 
 		r = write_output(html, page_write, &job);
 	}
-	if (!r && (json || !html)) {
+	if (!r && peer)
+		r = report_print_peer(rep, rd.seq, json, argv[optind], peer);
+	else if (!r && (json || !html)) {
 		if (report_print(rep, rd.seq, json, stdout)) {
 			error("out of memory");
 			r = 1;
@@ -484,7 +541,7 @@ static const struct command commands[] = {
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
 	  KFILTER_HELP },
-	{ "report", cmd_report, "[--json] [--no-hist] [--html PAGE] [FILTERS] FILE",
+	{ "report", cmd_report, "[--json] [--no-hist] [--html PAGE | --peer PEER] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
 	  "unexplained gaps, markers, and inter-record gap percentiles per CPU;\n"
 	  "with TCP records, per-skb stage latencies, where the time went per\n"
@@ -493,6 +550,9 @@ static const struct command commands[] = {
 	  "      --no-hist        no log2 histograms of the stage latencies\n"
 	  "      --html PAGE      write the report as one self-contained HTML page\n"
 	  "                       (- for stdout) instead of the text summary\n"
+	  "      --peer PEER      then join FILE (this host, A) with PEER, the other\n"
+	  "                       end's capture (B), as `netlat join FILE PEER` does;\n"
+	  "                       with --json one object {\"report\":...,\"join\":...}\n"
 	  FILTER_HELP },
 	{ "export", cmd_export, "--chrome-trace TRACE [FILTERS] FILE",
 	  "Convert a capture to a timeline: Chrome trace-event JSON that\n"

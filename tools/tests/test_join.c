@@ -625,6 +625,46 @@ static void test_cli_join(void)
 	cap_free(&both);
 }
 
+/* report --peer: the report of A, then its join with B; one JSON object. */
+static void test_cli_report_peer(void)
+{
+	struct sim s = { .requests = 300, .gap_ns = 1000000, .offset_ns = 5000000,
+			 .floor_ab = 20000, .floor_ba = 20000 };
+	const char *pa = tmp_path("peer-a.nl"), *pb = tmp_path("peer-b.nl");
+	struct capture a = { 0 }, b = { 0 };
+	const char *rep, *join;
+	struct run r;
+
+	sim_run(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "report", "--peer", pb, pa, NULL);
+	CHECK_U64(r.status, 0);
+	rep = strstr(r.out, "records");
+	join = strstr(r.out, "Joined with the peer's capture (netlat join ");
+	CHECK(rep && join && rep < join);
+	CHECK_HAS(r.out, "A>B: 300 of 300 sent packets joined");
+	CHECK_HAS(r.out, "wire B>A");
+	run_free(&r);
+	netlat(&r, "report", "--json", "--peer", pb, pa, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	CHECK(!strncmp(r.out, "{\"report\":{", 11));
+	CHECK_HAS(r.out, ",\"join\":{\"hosts\":[");
+	CHECK_HAS(r.out, "\"sender\":\"A\",\"receiver\":\"B\",\"sent\":300,");
+	/* the join's summary only: no per-packet array */
+	CHECK(!strstr(r.out, "\"packets\":["));
+	run_free(&r);
+	netlat(&r, "report", "--peer", pb, "--html", tmp_path("peer.html"), pa, NULL);
+	CHECK_U64(r.status, 2);
+	CHECK_HAS(r.err, "--peer goes with the text or --json report");
+	run_free(&r);
+	netlat(&r, "report", "--peer", tmp_path("no-such-peer.nl"), pa, NULL);
+	CHECK_U64(r.status, 1);
+	run_free(&r);
+	cap_free(&a);
+	cap_free(&b);
+}
+
 /* A HOST note and two CLOCK notes 10 s apart, B's 200 ppm fast and stepped. */
 static void cap_host_notes(struct capture *c, const char *name, const char *boot, bool b)
 {

@@ -2036,6 +2036,7 @@ static const struct test tests[] = {
 	{ "netlat join --chrome-trace: both hosts on A's clock", test_join_trace },
 	{ "netlat join --chrome-trace: a lane per overlapping packet", test_join_trace_bulk },
 	{ "netlat join: host notes", test_cli_join_host_notes },
+	{ "netlat report --peer: the report, then the join", test_cli_report_peer },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },
 	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },

@@ -222,11 +222,11 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 	}
 	if (!victim)
 		return NULL;
-	netlat_skt_raw_lock_irqsave(&victim->lock, flags);
+	netlat_skt_lock_ent(victim, &flags);
 	old = victim->sk;
 	if (!old || victim->head != victim->tail ||
 	    (t->type->busy && t->type->busy(victim))) {
-		netlat_skt_raw_unlock_irqrestore(&victim->lock, flags);
+		netlat_skt_unlock(victim, flags);
 		return NULL;
 	}
 	if (t->type->evict)
@@ -236,7 +236,7 @@ netlat_skt_evict(struct netlat_skt *t, const struct sock *sk, u32 h)
 	victim->used = jiffies;
 	/* handlers of the old socket find it no more, or fail to lock it */
 	WRITE_ONCE(victim->sk, sk);
-	netlat_skt_raw_unlock_irqrestore(&victim->lock, flags);
+	netlat_skt_unlock(victim, flags);
 	netlat_hist_count(t->type->evicted, 1);
 	return victim;
 }

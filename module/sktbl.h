@@ -219,12 +219,14 @@ struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
  * raw_spin_lock_irqsave() is a call that counts preemption too, and its
  * unlock another call (UNINLINE_SPIN_UNLOCK on Debian's kernels): about
  * 30 instructions a take, against about 12 for the same queued spinlock
- * taken inline with interrupts off. A kernel that checks its locks
- * (lockdep, DEBUG_SPINLOCK) or makes them sleep (PREEMPT_RT) gets the
- * kernel's calls, so that lockdep still sees every take.
+ * taken inline with interrupts off (on 7.x the unlock stays a static
+ * call). A kernel that checks its locks (lockdep, DEBUG_SPINLOCK) gets
+ * the kernel's calls, so that lockdep still sees every take. An entry's
+ * lock is taken and dropped only through these (netlat_skt_lock(),
+ * netlat_skt_lock_ent(), netlat_skt_unlock()): an inline take paired with
+ * the kernel's unlock would unbalance the preemption count.
  */
-#if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC) || \
-	defined(CONFIG_PREEMPT_RT)
+#if defined(CONFIG_DEBUG_SPINLOCK) || defined(CONFIG_DEBUG_LOCK_ALLOC)
 #define netlat_skt_raw_lock_irqsave(l, flags)	raw_spin_lock_irqsave(l, flags)
 #define netlat_skt_raw_unlock_irqrestore(l, flags) \
 	raw_spin_unlock_irqrestore(l, flags)
@@ -237,14 +239,18 @@ struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
 	do {						\
 		local_irq_save(flags);			\
 		arch_spin_lock(&(l)->raw_lock);		\
+		__acquire(l);				\
 	} while (0)
 #define netlat_skt_raw_unlock_irqrestore(l, flags)	\
 	do {						\
+		__release(l);				\
 		arch_spin_unlock(&(l)->raw_lock);	\
 		local_irq_restore(flags);		\
 	} while (0)
-#define netlat_skt_raw_lock(l)		arch_spin_lock(&(l)->raw_lock)
-#define netlat_skt_raw_unlock(l)	arch_spin_unlock(&(l)->raw_lock)
+#define netlat_skt_raw_lock(l) \
+	do { arch_spin_lock(&(l)->raw_lock); __acquire(l); } while (0)
+#define netlat_skt_raw_unlock(l) \
+	do { __release(l); arch_spin_unlock(&(l)->raw_lock); } while (0)
 #endif
 
 /*
@@ -260,6 +266,13 @@ static __always_inline bool netlat_skt_lock(struct netlat_skt_ent *e,
 		return true;
 	netlat_skt_raw_unlock_irqrestore(&e->lock, *flags);
 	return false;
+}
+
+/* Lock @e whoever holds it (process context: a table's reader). */
+static __always_inline void netlat_skt_lock_ent(struct netlat_skt_ent *e,
+						unsigned long *flags)
+{
+	netlat_skt_raw_lock_irqsave(&e->lock, *flags);
 }
 
 static __always_inline void netlat_skt_unlock(struct netlat_skt_ent *e,

@@ -1271,7 +1271,7 @@ netlat_track_snap(struct netlat_flows_snap *s)
 
 		if (!READ_ONCE(f->e.sk))
 			continue;
-		netlat_skt_raw_lock_irqsave(&f->e.lock, flags);
+		netlat_skt_lock_ent(&f->e, &flags);
 		ident = f->e.sk && f->ident;
 		if (ident)
 			netlat_track_stats(f, &one);

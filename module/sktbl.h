@@ -268,7 +268,7 @@ static __always_inline bool netlat_skt_lock(struct netlat_skt_ent *e,
 	return false;
 }
 
-/* Lock @e whoever holds it (process context: a table's reader). */
+/* Lock @e whoever it belongs to (an eviction, the flows ioctl). */
 static __always_inline void netlat_skt_lock_ent(struct netlat_skt_ent *e,
 						unsigned long *flags)
 {

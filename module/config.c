@@ -18,7 +18,7 @@
 #include "flight.h"
 #include "keys.h"
 #include "probes.h"
-#include "track.h"
+#include "tracktbl.h"
 #include "rxtrack.h"
 #include "sktbl.h"
 

@@ -24,7 +24,7 @@
 #include "filter.h"
 #include "hist.h"
 #include "keys.h"
-#include "track.h"
+#include "tracktbl.h"
 #include "rxtrack.h"
 #include "sktbl.h"
 #include "uarg.h"
@@ -330,12 +330,12 @@ static long netlat_ioc_get_info(void __user *uarg)
 	info.max_record = NETLAT_REC_MAX_SIZE;
 	info.mode = netlat_mode;
 	info.level = READ_ONCE(netlat_track_level);
-	netlat_track_capacity(&info.pkt_flows, &info.pkt_pkts);
+	info.pkt_mem_bytes = netlat_track_capacity(&info.pkt_flows,
+						   &info.pkt_pkts);
 	info.slow_ns = netlat_track_slow_ns();
 	info.sample = netlat_track_sample();
-	info.pkt_mem_bytes = netlat_track_mem_bytes();
-	netlat_rxtrack_capacity(&info.rx_flows, &info.rx_pkts);
-	info.rx_mem_bytes = netlat_rxtrack_mem_bytes();
+	info.rx_mem_bytes = netlat_rxtrack_capacity(&info.rx_flows,
+						    &info.rx_pkts);
 	info.table_bytes = READ_ONCE(netlat_table_bytes);
 	mutex_unlock(&netlat_lock);
 	return netlat_copy_out(uarg, &info, sizeof(info), usize);

@@ -90,14 +90,19 @@ static __always_inline void netlat_hist_add_key(struct netlat_hist_cpu
 		netlat_hist_stage_add(key, stage, ns);
 }
 
-/* The stage from @from to @to, if both points were seen in that order. */
-static __always_inline void netlat_hist_span_key(struct netlat_hist_cpu
-						 __percpu *key,
-						 enum netlat_stage stage,
-						 u64 from, u64 to)
+/*
+ * The stage from @from to @to, if both points were seen in that order:
+ * its length, 0 if not (for a packet end's "was it slow?").
+ */
+static __always_inline u64 netlat_hist_span_key(struct netlat_hist_cpu
+						__percpu *key,
+						enum netlat_stage stage,
+						u64 from, u64 to)
 {
-	if (from && to >= from)
-		netlat_hist_add_key(key, stage, to - from);
+	if (!from || to < from)
+		return 0;
+	netlat_hist_add_key(key, stage, to - from);
+	return to - from;
 }
 
 static __always_inline void netlat_hist_count_key(struct netlat_hist_cpu

@@ -37,6 +37,7 @@
 #include "rxtrack.h"
 #include "rxwait.h"
 #include "track.h"
+#include "tracktbl.h"
 
 /* Reserve an RX record about socket @sk unless the filters keep it out. */
 static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,

@@ -49,7 +49,7 @@
 #include "filter.h"
 #include "probes.h"
 #include "pkt.h"
-#include "track.h"
+#include "tracktbl.h"
 #include "sktbl.h"
 
 #define NETLAT_RXTRACK_PKTS		4096	/* queued per socket */
@@ -447,12 +447,6 @@ unlock:
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_queue);
 
-/* The longest stage of a copied packet, as netlat_hist_span_key() counts. */
-static __always_inline u64 netlat_rxtrack_span(u64 from, u64 to)
-{
-	return from && to >= from ? to - from : 0;
-}
-
 /*
  * A packet's life ended at @end_ns (packet level): histograms, counters,
  * its record. @pid, @tid: the reader that copied it, or 0; @wk: its
@@ -471,40 +465,32 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 
 	if (p->flags & NETLAT_RXP_COPIED) {
 		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);
-		u64 slow_ns = netlat_track_slow_ns(), slow = 0;
+		u64 slow_ns = netlat_track_slow_ns(), slow;
 
-		netlat_hist_span_key(key, e->proto == NETLAT_RX_TCP ?
-				     NETLAT_STAGE_RX_NETIF_TCP :
-				     NETLAT_STAGE_RX_NETIF_UDP,
-				     p->netif_ns, p->transport_ns);
+		/* its longest stage: only the slow ones leave a record */
+		slow = netlat_hist_span_key(key, e->proto == NETLAT_RX_TCP ?
+					    NETLAT_STAGE_RX_NETIF_TCP :
+					    NETLAT_STAGE_RX_NETIF_UDP,
+					    p->netif_ns, p->transport_ns);
 		if (e->proto == NETLAT_RX_TCP)
-			netlat_hist_span_key(key, NETLAT_STAGE_RX_TCP_QUEUE,
-					     p->transport_ns, p->queue_ns);
-		netlat_hist_span_key(key, NETLAT_STAGE_RX_QUEUE_USER,
-				     p->queue_ns, end_ns);
-		netlat_hist_span_key(key, NETLAT_STAGE_RX_NETIF_USER,
-				     p->netif_ns, end_ns);
-		netlat_hist_span_key(key, NETLAT_STAGE_RX_READY_WAKEUP,
-				     wk->ready_ns, wk->wakeup_ns);
-		netlat_hist_span_key(key, NETLAT_STAGE_RX_WAKEUP_RUN,
-				     wk->wakeup_ns, wk->run_ns);
+			slow = max(slow, netlat_hist_span_key(key,
+					NETLAT_STAGE_RX_TCP_QUEUE,
+					p->transport_ns, p->queue_ns));
+		slow = max(slow, netlat_hist_span_key(key,
+				NETLAT_STAGE_RX_QUEUE_USER, p->queue_ns, end_ns));
+		slow = max(slow, netlat_hist_span_key(key,
+				NETLAT_STAGE_RX_NETIF_USER, p->netif_ns, end_ns));
+		slow = max(slow, netlat_hist_span_key(key,
+				NETLAT_STAGE_RX_READY_WAKEUP, wk->ready_ns,
+				wk->wakeup_ns));
+		slow = max(slow, netlat_hist_span_key(key,
+				NETLAT_STAGE_RX_WAKEUP_RUN, wk->wakeup_ns,
+				wk->run_ns));
 		netlat_hist_count_key(key, NETLAT_HC_RX_PACKETS, 1);
 		netlat_hist_count_key(key, NETLAT_HC_RX_BYTES, p->len);
-		/* only the slow ones leave a record (all, with no threshold) */
-		if (slow_ns) {
-			slow = max(slow, netlat_rxtrack_span(p->netif_ns,
-							 p->transport_ns));
-			slow = max(slow, netlat_rxtrack_span(p->transport_ns,
-							 p->queue_ns));
-			slow = max(slow, netlat_rxtrack_span(p->queue_ns, end_ns));
-			slow = max(slow, netlat_rxtrack_span(p->netif_ns, end_ns));
-			slow = max(slow, netlat_rxtrack_span(wk->ready_ns,
-							 wk->wakeup_ns));
-			slow = max(slow, netlat_rxtrack_span(wk->wakeup_ns,
-							 wk->run_ns));
-			if (slow < slow_ns)
-				return;
-		}
+		/* with no threshold, every one */
+		if (slow_ns && slow < slow_ns)
+			return;
 	} else if (p->flags & NETLAT_RXP_DROPPED) {
 		netlat_hist_count(NETLAT_HC_RX_DROPPED, 1);
 	} else if (p->flags & NETLAT_RXP_CLOSED) {
@@ -890,32 +876,11 @@ void netlat_rxtrack_exit(void)
 /* Sockets followed now (a racy count, for reports). */
 u64 netlat_rxtrack_flows(void)
 {
-	struct netlat_skt *tbl;
-	u64 n = 0;
-	u32 i;
-
-	rcu_read_lock_sched();
-	tbl = netlat_rxtrack_tbl_get();
-	for (i = 0; tbl && i < netlat_skt_nr_ents(tbl); i++)
-		n += !!READ_ONCE(netlat_skt_ent(tbl, i)->sk);
-	rcu_read_unlock_sched();
-	return n;
-}
-
-u64 netlat_rxtrack_mem_bytes(void)
-{
-	u32 flows, pkts;
-
-	return netlat_rxtrack_capacity(&flows, &pkts);
+	return netlat_skt_home_flows(&netlat_rxtrack_home);
 }
 
 /* The table's sockets and packet slots, and its memory (0: no table). */
 u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts)
 {
-	u64 n;
-
-	rcu_read_lock_sched();
-	n = netlat_skt_capacity(netlat_rxtrack_tbl_get(), flows, pkts);
-	rcu_read_unlock_sched();
-	return n;
+	return netlat_skt_home_capacity(&netlat_rxtrack_home, flows, pkts);
 }

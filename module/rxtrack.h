@@ -133,7 +133,6 @@ void netlat_rxtrack_commit(u32 level, struct netlat_skt_next *n);
 /* The receive family is gone. */
 void netlat_rxtrack_exit(void);
 u64 netlat_rxtrack_flows(void);
-u64 netlat_rxtrack_mem_bytes(void);
 u64 netlat_rxtrack_capacity(u32 *flows, u32 *pkts);
 
 #endif /* _NETLAT_RXTRACK_H */

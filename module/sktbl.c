@@ -356,12 +356,45 @@ u32 netlat_skt_nr_ents(const struct netlat_skt *t)
 	return 1U << t->ent_bits;
 }
 
-/* What @t holds (0 without a table): entries, packet slots, bytes. */
-u64 netlat_skt_capacity(const struct netlat_skt *t, u32 *ents, u32 *slots)
+/*
+ * What the table in force of @h holds (0 without one): entries, packet
+ * slots, bytes. Process context, no lock: a figure for reports.
+ */
+u64 netlat_skt_home_capacity(struct netlat_skt_home *h, u32 *ents, u32 *slots)
 {
+	const struct netlat_skt *t;
+	u64 bytes;
+
+	rcu_read_lock_sched();
+	t = netlat_skt_home_get(h);
 	*ents = t ? 1U << t->ent_bits : 0;
 	*slots = t ? t->nblk * NETLAT_SKT_BLK_SLOTS : 0;
-	return t ? t->bytes : 0;
+	bytes = t ? t->bytes : 0;
+	rcu_read_unlock_sched();
+	return bytes;
+}
+
+/*
+ * The sockets the table in force of @h follows now (its type's
+ * followed(), else every entry with a socket). Process context, no
+ * lock: a racy count, for reports.
+ */
+u64 netlat_skt_home_flows(struct netlat_skt_home *h)
+{
+	bool (*followed)(const struct netlat_skt_ent *e) = h->type->followed;
+	struct netlat_skt *t;
+	u64 n = 0;
+	u32 i;
+
+	rcu_read_lock_sched();
+	t = netlat_skt_home_get(h);
+	for (i = 0; t && i < netlat_skt_nr_ents(t); i++) {
+		const struct netlat_skt_ent *e = netlat_skt_ent(t, i);
+
+		n += READ_ONCE(e->sk) && (!followed || followed(e));
+	}
+	rcu_read_unlock_sched();
+	return n;
 }
 
 /*

@@ -83,6 +83,11 @@ struct netlat_skt_type {
 	 * packets not followed. May be NULL.
 	 */
 	void (*carry)(struct netlat_skt *old, struct netlat_skt *t, u64 left);
+	/*
+	 * Whether @e, which has a socket, counts as one the table follows
+	 * (read without the lock, for reports). May be NULL (then it does).
+	 */
+	bool (*followed)(const struct netlat_skt_ent *e);
 	/* The type's state of a table, zeroed with it: netlat_skt_priv(). */
 	size_t priv_size;
 	void (*priv_init)(void *priv);		/* may be NULL */
@@ -197,13 +202,14 @@ int netlat_skt_home_prepare(struct netlat_skt_home *h,
 			    struct netlat_skt_next *n);
 int netlat_skt_home_commit(struct netlat_skt_next *n, bool count_left);
 void netlat_skt_home_abort(struct netlat_skt_next *n);
+u64 netlat_skt_home_capacity(struct netlat_skt_home *h, u32 *ents, u32 *slots);
+u64 netlat_skt_home_flows(struct netlat_skt_home *h);
 
 /* Process context. */
 struct netlat_skt *netlat_skt_alloc(const struct netlat_skt_type *type,
 				    u64 bytes);
 void netlat_skt_free(struct netlat_skt *t);
 u32 netlat_skt_nr_ents(const struct netlat_skt *t);
-u64 netlat_skt_capacity(const struct netlat_skt *t, u32 *ents, u32 *slots);
 struct netlat_skt_ent *netlat_skt_ent(struct netlat_skt *t, u32 i);
 
 /* Handlers (any context, preemption off). */

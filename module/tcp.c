@@ -32,6 +32,7 @@
 #include "pkt.h"
 #include "compat.h"
 #include "track.h"
+#include "tracktbl.h"
 #include "tcp.h"
 
 /*

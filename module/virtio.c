@@ -35,6 +35,7 @@
 #include "filter.h"
 #include "pkt.h"
 #include "track.h"
+#include "tracktbl.h"
 #include "virtio.h"
 
 #define NV_MOD	"virtio_net"

@@ -1081,7 +1081,8 @@ int main(int argc, char **argv)
 	printf("bench: insn: guest instructions counted by tests/insn/insn_plugin.so (single-threaded TCG: exact); per data segment of the series' MIB counter; 'added' pairs each mode with the module unloaded in the same round; median [range] over the rounds; tput: throughput over unloaded, median of the rounds' ratios\n");
 	for (i = 0; i < ns; i++) {
 		static const char *const detail[] = {
-			"events", "packets", "keptout", "sampled", "bpftrace",
+			"events", "packets", "slow", "keptout", "sampled",
+			"bpftrace",
 		};
 
 		series_table(series_seen[i]);

@@ -11,6 +11,9 @@
 #   headers its .c and its own header include;
 # - a unit uses only units below it in the units table (the layering).
 #
+# - every tracepoint module/ hooks is one the check VM pins
+#   (tests/qemu/init.sh, pin_tracepoints).
+#
 # It also runs the check on a copy of the tree with one use added that
 # goes upwards, and on one with a use the table does not name, and
 # requires both to fail: a check that cannot fail checks nothing.
@@ -145,6 +148,42 @@ else
 	not_ok "the check fails on a use the table does not name"
 fi
 rm -rf "$dir/mod"
+
+# The check VM pins every tracepoint module/ hooks (tests/qemu/init.sh,
+# pin_tracepoints): one left out has its text rewritten live whenever a
+# test flips netlat's groups, which multi-threaded TCG can crash on
+# ("Oops: int3" in tcp_rcv_established when tcp_probe was not pinned).
+# hooked <module dir>: the tracepoints of the NETLAT_TP* rows
+hooked() {
+	sed -n 's/.*NETLAT_TP[A-Z_]*(\([a-z_0-9]*\),.*/\1/p' "$1"/*.c | sort -u
+}
+# pinned <init.sh>: the events of pin_tracepoints()'s "for ev in" list
+pinned() {
+	awk '/^pin_tracepoints\(\)/ { on = 1 }
+	     on && /for ev in/ { list = 1; sub(/.*for ev in/, "") }
+	     list { line = $0; sub(/; do.*/, "", line); gsub(/\\/, "", line)
+		    n = split(line, w, /[ \t]+/)
+		    for (i = 1; i <= n; i++) if (w[i] != "") { sub(/.*\//, "", w[i]); print w[i] }
+		    if ($0 ~ /; do/) exit }' "$1" | sort -u
+}
+# unpinned <module dir> <init.sh>: hooked tracepoints the VM does not pin
+unpinned() {
+	comm -23 <(hooked "$1") <(pinned "$2")
+}
+init=$repo/tests/qemu/init.sh
+out=$(unpinned "$repo/module" "$init")
+if [[ -z $out && -n $(hooked "$repo/module") ]]; then
+	ok "the check VM pins every tracepoint module/ hooks"
+else
+	echo "# not pinned in tests/qemu/init.sh: $(tr '\n' ' ' <<<"$out")"
+	not_ok "the check VM pins every tracepoint module/ hooks"
+fi
+sed 's|tcp/tcp_probe||' "$init" >"$dir/init.sh"
+if [[ $(unpinned "$repo/module" "$dir/init.sh") == tcp_probe ]]; then
+	ok "the pin check fails on a tracepoint left out"
+else
+	not_ok "the pin check fails on a tracepoint left out"
+fi
 
 echo "$pass passed, $fail failed"
 [[ $fail == 0 ]]

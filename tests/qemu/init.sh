@@ -170,8 +170,9 @@ pin_tracepoints() {
 		echo 4 >"$d/buffer_size_kb"	# nothing is ever written
 		for ev in sched/sched_switch sched/sched_wakeup net/net_dev_queue \
 			net/net_dev_start_xmit net/netif_receive_skb \
-			net/napi_gro_receive_entry skb/kfree_skb \
-			sock/sk_data_ready tcp/tcp_destroy_sock; do
+			net/napi_gro_receive_entry napi/napi_poll \
+			skb/kfree_skb sock/sk_data_ready sock/sock_recv_length \
+			tcp/tcp_destroy_sock tcp/tcp_probe; do
 			[ -e "$d/events/$ev/enable" ] &&
 				echo 1 >"$d/events/$ev/enable"
 		done

@@ -222,7 +222,7 @@ int parse_device_args(int argc, char **argv, const char **path)
 {
 	static const struct option opts[] = {
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	int c, r;

@@ -15,7 +15,11 @@
 
 #define EXIT_USAGE	2
 
-#define DEVICE_OPTION { "device", required_argument, NULL, 'D' }
+/* Rows of a struct option table, for getopt_long() to return @val. */
+#define OPTION_ARG(name, val)	{ name, required_argument, NULL, val }
+#define OPTION_FLAG(name, val)	{ name, no_argument, NULL, val }
+#define HELP_OPTION		OPTION_FLAG("help", 'h')
+#define DEVICE_OPTION		OPTION_ARG("device", 'D')
 
 /* How often a blocked wait wakes up to notice a stop request or deadline. */
 #define TICK_MS		200

@@ -204,18 +204,18 @@ static int apply_config(int fd)
 int cmd_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "ring-bytes", required_argument, NULL, 'r' },
-		{ "watermark", required_argument, NULL, 'w' },
-		{ "flush-ms", required_argument, NULL, 'f' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "slow", required_argument, NULL, 's' },
-		{ "sample", required_argument, NULL, 'S' },
-		{ "table-bytes", required_argument, NULL, 'T' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "keys", required_argument, NULL, 'k' },
+		OPTION_ARG("ring-bytes", 'r'),
+		OPTION_ARG("watermark", 'w'),
+		OPTION_ARG("flush-ms", 'f'),
+		OPTION_ARG("mode", 'm'),
+		OPTION_ARG("level", 'l'),
+		OPTION_ARG("slow", 's'),
+		OPTION_ARG("sample", 'S'),
+		OPTION_ARG("table-bytes", 'T'),
+		OPTION_ARG("by", 'b'),
+		OPTION_ARG("keys", 'k'),
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *path = NETLAT_DEVICE_PATH;
@@ -360,10 +360,10 @@ static void print_group_missed(const struct netlat_probes *pr)
 int cmd_probes(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "enable", required_argument, NULL, 'e' },
-		{ "hooks", no_argument, NULL, 'H' },
+		OPTION_ARG("enable", 'e'),
+		OPTION_FLAG("hooks", 'H'),
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *path = NETLAT_DEVICE_PATH;

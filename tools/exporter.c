@@ -510,10 +510,10 @@ static int check_device(const char *path)
 int exporter_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "timeout", required_argument, NULL, 't' },
+		OPTION_ARG("listen", 'l'),
+		OPTION_ARG("timeout", 't'),
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *listen_spec = EXPORTER_LISTEN_DEFAULT, *device = NULL;

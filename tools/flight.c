@@ -214,11 +214,11 @@ static int frozen_only, keep;
 int cmd_snapshot(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
+		OPTION_ARG("output", 'o'),
 		{ "frozen", no_argument, &frozen_only, 1 },
 		{ "keep", no_argument, &keep, 1 },
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *output = NULL, *path = NETLAT_DEVICE_PATH;
@@ -445,15 +445,15 @@ static int flight_probe(struct flight *f)
 static int flight_parse(struct flight *f, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "trigger", required_argument, NULL, 't' },
-		{ "pre", required_argument, NULL, 'p' },
-		{ "post", required_argument, NULL, 'P' },
-		{ "max-bytes", required_argument, NULL, 'm' },
-		{ "count", required_argument, NULL, 'n' },
+		OPTION_ARG("dir", 'd'),
+		OPTION_ARG("trigger", 't'),
+		OPTION_ARG("pre", 'p'),
+		OPTION_ARG("post", 'P'),
+		OPTION_ARG("max-bytes", 'm'),
+		OPTION_ARG("count", 'n'),
 		KFILTER_OPTION,
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	char errbuf[NETLAT_ERRBUF_SIZE];
@@ -598,7 +598,7 @@ int cmd_filters(int argc, char **argv)
 		{ "clear", no_argument, &clear, 1 },
 		KFILTER_OPTION,
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *path = NETLAT_DEVICE_PATH;
@@ -674,7 +674,7 @@ int cmd_triggers(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "disarm", no_argument, &disarm, 1 },
 		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *path = NETLAT_DEVICE_PATH;

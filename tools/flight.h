@@ -13,7 +13,7 @@
 
 /* getopt_long() value of --filter. */
 #define KFILTER_OPT	0x2000
-#define KFILTER_OPTION	{ "filter", required_argument, NULL, KFILTER_OPT }
+#define KFILTER_OPTION	OPTION_ARG("filter", KFILTER_OPT)
 
 #define KFILTER_HELP \
 	"  --filter SPEC        in-kernel filter rule while this runs (repeatable;\n" \

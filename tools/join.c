@@ -629,19 +629,19 @@ static int join_and_print(struct join_args *a)
 int cmd_join(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-packets", no_argument, NULL, 'N' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "min-owd", required_argument, NULL, 'm' },
-		{ "asym", required_argument, NULL, 'a' },
-		{ "max-drift", required_argument, NULL, 'M' },
-		{ "offset-only", no_argument, NULL, 'O' },
-		{ "a-addr", required_argument, NULL, 'A' },
-		{ "b-addr", required_argument, NULL, 'B' },
-		{ "b-offset", required_argument, NULL, 'o' },
-		{ "b-ppm", required_argument, NULL, 'p' },
-		{ "chrome-trace", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTION_FLAG("json", 'j'),
+		OPTION_FLAG("no-packets", 'N'),
+		OPTION_ARG("window", 'w'),
+		OPTION_ARG("min-owd", 'm'),
+		OPTION_ARG("asym", 'a'),
+		OPTION_ARG("max-drift", 'M'),
+		OPTION_FLAG("offset-only", 'O'),
+		OPTION_ARG("a-addr", 'A'),
+		OPTION_ARG("b-addr", 'B'),
+		OPTION_ARG("b-offset", 'o'),
+		OPTION_ARG("b-ppm", 'p'),
+		OPTION_ARG("chrome-trace", 'c'),
+		HELP_OPTION,
 		{ 0 }
 	};
 	struct join_args a = { .packets = true };

@@ -30,104 +30,65 @@
 
 /* ---- tail ---------------------------------------------------------------- */
 
-static int cmd_tail(int argc, char **argv)
+/* Print the records of @path that pass the filters, until tail's options say. */
+static int tail_records(struct read_args *a, struct reader *rd)
 {
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "ordered", no_argument, NULL, 'O' },
-		KFILTER_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	const struct netlat_rec_hdr *rec;
-	uint64_t count = 0, printed = 0;
-	bool json = false, ordered = false;
-	struct kfilters kf = { .fd = -1 };
-	struct filter flt = { 0 };
-	double duration = 0;
-	struct reader rd;
-	int c, r, status;
+	uint64_t printed = 0;
+	int r;
 
-	while ((c = next_option(argc, argv, "n:d:jOh", filter_options(opts))) != -1) {
-		switch (c) {
-		case 'n':
-			if (!parse_u64(optarg, &count) || !count)
-				return usage_error("bad count '%s'", optarg);
+	for (;;) {
+		/* Flush before a read() may block, so live output is not stuck. */
+		if (netlat_is_live(rd->src) && !netlat_buffered(rd->src))
+			fflush(stdout);
+		r = reader_next(rd, &rec);
+		if (r <= 0)
 			break;
-		case 'd':
-			if (!parse_seconds(optarg, &duration))
-				return usage_error("bad duration '%s'", optarg);
+		if (!filter_match(&a->flt, &rd->stream, rec))
+			continue;
+		print_record(stdout, &rd->stream, rec, a->json);
+		if (rec->type != NETLAT_REC_STREAM && rec->type != NETLAT_REC_NOTE &&
+		    ++printed == a->count)
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'O':
-			ordered = true;
-			break;
-		case KFILTER_OPT:
-			status = kfilters_add(&kf, optarg);
-			if (status >= 0) {
-				filter_free(&flt);
-				return status;
-			}
-			break;
-		case 'h':
-			return command_help();
-		default:
-			status = filter_or_bad_option(&flt, c, argv);
-			if (status >= 0) {
-				filter_free(&flt);
-				return status;
-			}
-		}
 	}
-	if (argc - optind > 1) {
-		filter_free(&flt);
+	return r;
+}
+
+static int tail_run(struct read_args *a, int nargs, char **args)
+{
+	struct reader rd;
+	int r, status;
+
+	if (nargs > 1)
 		return usage_error("too many arguments");
-	}
-	if (kfilters_apply(&kf, argv[optind])) {
-		filter_free(&flt);
+	if (kfilters_apply(&a->kf, args[0]))
 		return 1;
-	}
-	if (reader_open(&rd, argv[optind], ordered, duration)) {
+	if (reader_open(&rd, args[0], a->ordered, a->duration)) {
 		reader_close(&rd);
-		kfilters_restore(&kf);
-		filter_free(&flt);
+		kfilters_restore(&a->kf);
 		return 1;
 	}
 	rd.warn_gaps = true;
 	output_set_drop_names(rd.names);
 	catch_stop_signals();
-
-	for (;;) {
-		/* Flush before a read() may block, so live output is not stuck. */
-		if (netlat_is_live(rd.src) && !netlat_buffered(rd.src))
-			fflush(stdout);
-		r = reader_next(&rd, &rec);
-		if (r <= 0)
-			break;
-		if (!filter_match(&flt, &rd.stream, rec))
-			continue;
-		print_record(stdout, &rd.stream, rec, json);
-		if (rec->type != NETLAT_REC_STREAM && rec->type != NETLAT_REC_NOTE &&
-		    ++printed == count)
-			break;
-	}
+	r = tail_records(a, &rd);
 	status = finish_stdout() || r < 0;
 	/* After an error its message is the one line to read. */
 	if (!status) {
 		fputs("netlat: ", stderr);
 		print_totals(stderr, &rd);
-		if (filter_active(&flt))
-			fprintf(stderr, ", %llu matched", (unsigned long long)flt.matched);
+		if (filter_active(&a->flt))
+			fprintf(stderr, ", %llu matched", (unsigned long long)a->flt.matched);
 		fputc('\n', stderr);
 	}
 	reader_close(&rd);
-	kfilters_restore(&kf);
-	filter_free(&flt);
+	kfilters_restore(&a->kf);
 	return status;
+}
+
+static int cmd_tail(int argc, char **argv)
+{
+	return read_command(argc, argv, "count duration json ordered filter", tail_run);
 }
 
 /* ---- record -------------------------------------------------------------- */
@@ -193,11 +154,11 @@ static int record_clock(int fd, const char *output, uint64_t *bytes)
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "device", required_argument, NULL, 'D' },
+		OPTION_ARG("output", 'o'),
+		OPTION_ARG("duration", 'd'),
+		OPTION_ARG("device", 'D'),
 		KFILTER_OPTION,
-		{ "help", no_argument, NULL, 'h' },
+		HELP_OPTION,
 		{ 0 }
 	};
 	const char *output = NULL, *device = NULL;
@@ -389,72 +350,32 @@ static int report_print_peer(struct report *rep, struct netlat_seq *seq, bool js
 	return finish_stdout();
 }
 
-static int cmd_report(int argc, char **argv)
+static int report_run(struct read_args *a, int nargs, char **args)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-hist", no_argument, NULL, 'H' },
-		{ "html", required_argument, NULL, 'W' },
-		{ "peer", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *html = NULL, *peer = NULL;
-	struct filter flt = { 0 };
 	struct report *rep;
-	bool json = false, hist = true;
 	struct reader rd;
-	int c, r;
+	int r;
 
-	while ((c = next_option(argc, argv, "jh", filter_options(opts))) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'H':
-			hist = false;
-			break;
-		case 'W':
-			html = optarg;
-			break;
-		case 'P':
-			peer = optarg;
-			break;
-		case 'h':
-			return command_help();
-		default:
-			r = filter_or_bad_option(&flt, c, argv);
-			if (r >= 0) {
-				filter_free(&flt);
-				return r;
-			}
-		}
-	}
-	if (argc - optind != 1) {
-		filter_free(&flt);
+	if (nargs != 1)
 		return usage_error("expected one capture FILE");
-	}
-	if (peer && html) {
-		filter_free(&flt);
+	if (a->peer && a->html)
 		return usage_error("--peer goes with the text or --json report, not --html");
-	}
-	rep = report_new(argv[optind]);
+	rep = report_new(args[0]);
 	if (!rep) {
 		error("out of memory");
-		filter_free(&flt);
 		return 1;
 	}
-	report_set_hist(rep, hist);
-	r = read_capture(argv[optind], &flt, rep, NULL, &rd);
-	if (!r && html) {
+	report_set_hist(rep, !a->no_hist);
+	r = read_capture(args[0], &a->flt, rep, NULL, &rd);
+	if (!r && a->html) {
 		struct page_job job = { .rep = rep, .seq = rd.seq };
 
-		r = write_output(html, page_write, &job);
+		r = write_output(a->html, page_write, &job);
 	}
-	if (!r && peer)
-		r = report_print_peer(rep, rd.seq, json, argv[optind], peer);
-	else if (!r && (json || !html)) {
-		if (report_print(rep, rd.seq, json, stdout)) {
+	if (!r && a->peer)
+		r = report_print_peer(rep, rd.seq, a->json, args[0], a->peer);
+	else if (!r && (a->json || !a->html)) {
+		if (report_print(rep, rd.seq, a->json, stdout)) {
 			error("out of memory");
 			r = 1;
 		} else {
@@ -463,61 +384,45 @@ static int cmd_report(int argc, char **argv)
 	}
 	report_free(rep);
 	reader_close(&rd);
-	filter_free(&flt);
 	return r;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	return read_command(argc, argv, "json no-hist html peer", report_run);
 }
 
 /* ---- export -------------------------------------------------------------- */
 
-static int cmd_export(int argc, char **argv)
+static int export_run(struct read_args *a, int nargs, char **args)
 {
-	static const struct option opts[] = {
-		{ "chrome-trace", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct page_job job = { 0 };
-	const char *out = NULL;
-	struct filter flt = { 0 };
 	struct reader rd;
-	int c, r;
+	int r;
 
-	while ((c = next_option(argc, argv, "c:h", filter_options(opts))) != -1) {
-		switch (c) {
-		case 'c':
-			out = optarg;
-			break;
-		case 'h':
-			return command_help();
-		default:
-			r = filter_or_bad_option(&flt, c, argv);
-			if (r >= 0) {
-				filter_free(&flt);
-				return r;
-			}
-		}
-	}
-	if (!out || argc - optind != 1) {
-		filter_free(&flt);
-		return usage_error(out ? "expected one capture FILE"
-				       : "expected --chrome-trace FILE and a capture FILE");
-	}
-	job.rep = report_new(argv[optind]);
+	if (!a->chrome_trace || nargs != 1)
+		return usage_error(a->chrome_trace ? "expected one capture FILE"
+				   : "expected --chrome-trace FILE and a capture FILE");
+	job.rep = report_new(args[0]);
 	job.trace = trace_new();
 	if (!job.rep || !job.trace) {
 		error("out of memory");
 		r = 1;
 	} else {
-		r = read_capture(argv[optind], &flt, job.rep, job.trace, &rd);
+		r = read_capture(args[0], &a->flt, job.rep, job.trace, &rd);
 		job.seq = rd.seq;
 		if (!r)
-			r = write_output(out, trace_job_write, &job);
+			r = write_output(a->chrome_trace, trace_job_write, &job);
 		reader_close(&rd);
 	}
 	trace_free(job.trace);
 	report_free(job.rep);
-	filter_free(&flt);
 	return r;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	return read_command(argc, argv, "chrome-trace", export_run);
 }
 
 /* ---- main ---------------------------------------------------------------- */

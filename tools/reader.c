@@ -11,21 +11,179 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "pktstat.h"
 #include "reader.h"
 
 /* Unexplained gaps printed one by one before they are only counted. */
 #define MAX_GAP_WARNINGS 10
 
-/* A filter option (filter.h), or a bad one: -1 taken, else the exit status. */
-int filter_or_bad_option(struct filter *flt, int c, char **argv)
-{
-	int r = filter_parse(flt, c, optarg);
+/* getopt_long() values of the options without a short form. */
+enum { OPT_NO_HIST = 0x100, OPT_HTML, OPT_PEER };
 
+/* Every option of the commands that read records; each names its own. */
+static const struct option read_options[] = {
+	OPTION_ARG("count", 'n'),
+	OPTION_ARG("duration", 'd'),
+	OPTION_ARG("interval", 'i'),
+	OPTION_FLAG("json", 'j'),
+	OPTION_FLAG("ordered", 'O'),
+	OPTION_FLAG("hist", 'H'),
+	OPTION_FLAG("no-hist", OPT_NO_HIST),
+	OPTION_ARG("html", OPT_HTML),
+	OPTION_ARG("peer", OPT_PEER),
+	OPTION_FLAG("flows", 'L'),
+	OPTION_ARG("by", 'b'),
+	OPTION_ARG("chrome-trace", 'c'),
+	OPTION_ARG("prometheus", 'P'),
+	DEVICE_OPTION,
+	KFILTER_OPTION,
+	HELP_OPTION,
+};
+
+#define NR_READ_OPTIONS (sizeof(read_options) / sizeof(read_options[0]))
+
+/* Is @name one of the space-separated words of @names? */
+static bool named(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = strstr(names, name); p; p = strstr(p + len, name))
+		if ((p == names || p[-1] == ' ') && (!p[len] || p[len] == ' '))
+			return true;
+	return false;
+}
+
+/*
+ * The long options @names, --help and FILTERS, and into @shortopts the
+ * short forms: static storage, until the next call.
+ */
+static const struct option *pick_options(const char *names, char *shortopts)
+{
+	static struct option opts[NR_READ_OPTIONS + 1];
+	const struct option *o;
+	size_t n = 0;
+
+	for (o = read_options; o < read_options + NR_READ_OPTIONS; o++) {
+		if (o->val != 'h' && !named(names, o->name))
+			continue;
+		opts[n++] = *o;
+		if (o->val >= OPT_NO_HIST)
+			continue;
+		*shortopts++ = (char)o->val;
+		if (o->has_arg)
+			*shortopts++ = ':';
+	}
+	*shortopts = '\0';
+	opts[n] = (struct option){ 0 };
+	return filter_options(opts);
+}
+
+/* The flag that the option @c sets, if it only sets one. */
+static bool *flag_of(struct read_args *a, int c)
+{
+	switch (c) {
+	case 'j': return &a->json;
+	case 'O': return &a->ordered;
+	case 'H': return &a->hist;
+	case OPT_NO_HIST: return &a->no_hist;
+	case 'L': return &a->flows;
+	}
+	return NULL;
+}
+
+/* Where the option @c keeps its argument, if it only keeps it. */
+static const char **text_of(struct read_args *a, int c)
+{
+	switch (c) {
+	case OPT_HTML: return &a->html;
+	case OPT_PEER: return &a->peer;
+	case 'c': return &a->chrome_trace;
+	case 'P': return &a->prometheus;
+	}
+	return NULL;
+}
+
+/* Take option @c of getopt_long(): -1 taken, else the exit status. */
+static int take_option(struct read_args *a, int c, char **argv)
+{
+	const char **text;
+	bool *flag;
+	int r;
+
+	switch (c) {
+	case 'n':
+		if (!parse_u64(optarg, &a->count) || !a->count)
+			return usage_error("bad count '%s'", optarg);
+		return -1;
+	case 'd':
+		if (!parse_seconds(optarg, &a->duration))
+			return usage_error("bad duration '%s'", optarg);
+		return -1;
+	case 'i':
+		if (!parse_seconds(optarg, &a->interval) || a->interval < 0.001)
+			return usage_error("bad interval '%s'", optarg);
+		return -1;
+	case 'b':
+		if (pktstat_parse_by(optarg, &a->by))
+			return usage_error("bad --by '%s': port, netns, cgroup (comma-separated)",
+					   optarg);
+		a->keyed = true;
+		return -1;
+	case 'D':
+		a->device = optarg;
+		return -1;
+	case KFILTER_OPT:
+		return kfilters_add(&a->kf, optarg);
+	case 'h':
+		return command_help();
+	}
+	flag = flag_of(a, c);
+	text = text_of(a, c);
+	if (flag)
+		*flag = true;
+	else if (text)
+		*text = optarg;
+	if (flag || text)
+		return -1;
+	r = filter_parse(&a->flt, c, optarg);
 	if (r > 0)
 		return -1;
 	if (r < 0)
-		return usage_error("%s", flt->err);
+		return usage_error("%s", a->flt.err);
 	return bad_option(argv);
+}
+
+/* -1 to go on (then free @a's filter), else the exit status. */
+static int read_args_parse(struct read_args *a, int argc, char **argv, const char *names)
+{
+	char shortopts[2 * NR_READ_OPTIONS + 1];
+	const struct option *longopts = pick_options(names, shortopts);
+	int c, r;
+
+	memset(a, 0, sizeof(*a));
+	a->kf.fd = -1;
+	while ((c = next_option(argc, argv, shortopts, longopts)) != -1) {
+		r = take_option(a, c, argv);
+		if (r >= 0) {
+			filter_free(&a->flt);
+			return r;
+		}
+	}
+	return -1;
+}
+
+int read_command(int argc, char **argv, const char *names,
+		 int (*run)(struct read_args *a, int nargs, char **args))
+{
+	struct read_args a;
+	int r = read_args_parse(&a, argc, argv, names);
+
+	if (r >= 0)
+		return r;
+	r = run(&a, argc - optind, argv + optind);
+	filter_free(&a.flt);
+	return r;
 }
 
 int reader_open(struct reader *rd, const char *path, bool ordered, double duration)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "libnetlat.h"
 #include "filter.h"
+#include "flight.h"
 
 struct reader {
 	struct netlat_source *src;
@@ -27,8 +28,27 @@ struct reader {
 	uint64_t gap_warnings;
 };
 
-/* A filter option (filter.h), or a bad one: -1 taken, else the exit status. */
-int filter_or_bad_option(struct filter *flt, int c, char **argv);
+/*
+ * What the options of the commands that read records (tail, report,
+ * export, stat) give: each option is parsed in one place for all of them.
+ */
+struct read_args {
+	struct filter flt;		/* FILTERS */
+	struct kfilters kf;		/* --filter */
+	uint64_t count;
+	double duration, interval;
+	const char *html, *peer, *chrome_trace, *prometheus, *device;
+	uint32_t by;			/* --by, if keyed */
+	bool json, ordered, hist, no_hist, flows, keyed;
+};
+
+/*
+ * A command that reads records: parse --help, FILTERS and the options
+ * @names (space-separated long names, each known to reader.c), then @run
+ * with them and the @nargs arguments left at @args. The exit status.
+ */
+int read_command(int argc, char **argv, const char *names,
+		 int (*run)(struct read_args *a, int nargs, char **args));
 
 /*
  * Open @path (the device, a capture, - for stdin), @ordered: merge the

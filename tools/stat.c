@@ -55,141 +55,69 @@ static int window_add(struct window *w, struct filter *flt,
 	return report_add(w->rep, stream, rec);
 }
 
-int cmd_stat(int argc, char **argv)
+/*
+ * The views that read no records: the kernel's histograms or per-socket
+ * counters, or Prometheus metrics. -1 when the records are to be read.
+ */
+static int stat_kernel_views(const struct read_args *a, const char *name)
 {
-	static const struct option opts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "hist", no_argument, NULL, 'H' },
-		{ "flows", no_argument, NULL, 'L' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "prometheus", required_argument, NULL, 'P' },
-		DEVICE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *device = NULL, *name, *prom_file = NULL;
+	if (a->prometheus && a->keyed)
+		return usage_error("--by goes with --hist: --prometheus writes every key the kernel keeps");
+	if (a->prometheus) {
+		if (a->json)
+			return usage_error("--prometheus writes no JSON");
+		return prom_textfile_run(name, a->prometheus, a->interval, a->duration);
+	}
+	if (a->hist && a->flows)
+		return usage_error("--hist and --flows are two views: one at a time");
+	if (a->keyed && !a->hist)
+		return usage_error("--by goes with --hist");
+	if (a->keyed)
+		return pktstat_keys_run(name, a->interval, a->duration, a->json, a->by);
+	if (a->hist || a->flows)
+		return (a->flows ? pktstat_flows_run : pktstat_run)(name, a->interval,
+								    a->duration, a->json);
+	return -1;
+}
+
+/* The records' report at the end, or one per interval: <0 on error. */
+static int stat_windows(struct read_args *a, const char *name, struct reader *rd)
+{
 	const struct netlat_rec_hdr *rec;
-	double duration = 0, interval = 0;
-	struct filter flt = { 0 };
 	struct window w = { 0 };
 	uint64_t interval_ns = 0, windows = 0;
-	bool json = false, hist = false, flows = false, keyed = false;
-	uint32_t by = 0;
-	struct reader rd;
-	int c, r;
+	int r;
 
-	while ((c = next_option(argc, argv, "d:i:jHLb:P:D:h", filter_options(opts))) != -1) {
-		switch (c) {
-		case 'd':
-			if (!parse_seconds(optarg, &duration))
-				return usage_error("bad duration '%s'", optarg);
-			break;
-		case 'i':
-			if (!parse_seconds(optarg, &interval) || interval < 0.001)
-				return usage_error("bad interval '%s'", optarg);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'H':
-			hist = true;
-			break;
-		case 'L':
-			flows = true;
-			break;
-		case 'b':
-			if (pktstat_parse_by(optarg, &by))
-				return usage_error("bad --by '%s': port, netns, cgroup (comma-separated)",
-						   optarg);
-			keyed = true;
-			break;
-		case 'P':
-			prom_file = optarg;
-			break;
-		case 'D':
-			device = optarg;
-			break;
-		case 'h':
-			return command_help();
-		default:
-			r = filter_or_bad_option(&flt, c, argv);
-			if (r >= 0) {
-				filter_free(&flt);
-				return r;
-			}
-		}
+	if (a->interval > 0) {
+		interval_ns = (uint64_t)(a->interval * 1e9);
+		rd->tick_ns = monotonic_ns() + interval_ns;
 	}
-	if (optind < argc) {
-		filter_free(&flt);
-		return usage_error("too many arguments");
-	}
-	name = device ? device : NETLAT_DEVICE_PATH;
-	if (prom_file && keyed) {
-		filter_free(&flt);
-		return usage_error("--by goes with --hist: --prometheus writes every key the kernel keeps");
-	}
-	if (prom_file) {
-		filter_free(&flt);
-		if (json)
-			return usage_error("--prometheus writes no JSON");
-		return prom_textfile_run(name, prom_file, interval, duration);
-	}
-	if (hist && flows) {
-		filter_free(&flt);
-		return usage_error("--hist and --flows are two views: one at a time");
-	}
-	if (keyed && !hist) {
-		filter_free(&flt);
-		return usage_error("--by goes with --hist");
-	}
-	if (keyed) {
-		filter_free(&flt);
-		return pktstat_keys_run(name, interval, duration, json, by);
-	}
-	if (hist || flows) {
-		filter_free(&flt);
-		return (flows ? pktstat_flows_run : pktstat_run)(name, interval,
-								  duration, json);
-	}
-	if (reader_open(&rd, device, false, duration)) {
-		reader_close(&rd);
-		filter_free(&flt);
-		return 1;
-	}
-	rd.warn_gaps = true;
-	catch_stop_signals();
-	if (interval > 0) {
-		interval_ns = (uint64_t)(interval * 1e9);
-		rd.tick_ns = monotonic_ns() + interval_ns;
-	}
-	r = window_start(&w, name, &rd.stream, rd.names) ? -2 : 1;
-	while (r > 0 && (r = reader_next(&rd, &rec)) > 0) {
+	r = window_start(&w, name, &rd->stream, rd->names) ? -2 : 1;
+	while (r > 0 && (r = reader_next(rd, &rec)) > 0) {
 		if (r == 1) {
-			if (window_add(&w, &flt, &rd.stream, rec))
+			if (window_add(&w, &a->flt, &rd->stream, rec))
 				r = -2;
 			continue;
 		}
 		/* r == 2: the interval is over. */
-		if (!json && windows++)
+		if (!a->json && windows++)
 			putchar('\n');
-		if (report_print(w.rep, w.seq, json, stdout))
+		if (report_print(w.rep, w.seq, a->json, stdout))
 			r = -2;
 		fflush(stdout);
 		window_free(&w);
-		rd.tick_ns += interval_ns;
-		if (rd.tick_ns <= monotonic_ns())
-			rd.tick_ns = monotonic_ns() + interval_ns;
-		if (window_start(&w, name, &rd.stream, rd.names))
+		rd->tick_ns += interval_ns;
+		if (rd->tick_ns <= monotonic_ns())
+			rd->tick_ns = monotonic_ns() + interval_ns;
+		if (window_start(&w, name, &rd->stream, rd->names))
 			r = -2;
 	}
 	if (r == -2)
 		error("out of memory");
 	if (r == 0) {
-		if (!json && windows)
+		if (!a->json && windows)
 			putchar('\n');
-		if (report_print(w.rep, w.seq, json, stdout)) {
+		if (report_print(w.rep, w.seq, a->json, stdout)) {
 			error("out of memory");
 			r = -1;
 		} else {
@@ -197,7 +125,34 @@ int cmd_stat(int argc, char **argv)
 		}
 	}
 	window_free(&w);
+	return r;
+}
+
+static int stat_run(struct read_args *a, int nargs, char **args)
+{
+	const char *name = a->device ? a->device : NETLAT_DEVICE_PATH;
+	struct reader rd;
+	int r;
+
+	(void)args;
+	if (nargs)
+		return usage_error("too many arguments");
+	r = stat_kernel_views(a, name);
+	if (r >= 0)
+		return r;
+	if (reader_open(&rd, a->device, false, a->duration)) {
+		reader_close(&rd);
+		return 1;
+	}
+	rd.warn_gaps = true;
+	catch_stop_signals();
+	r = stat_windows(a, name, &rd);
 	reader_close(&rd);
-	filter_free(&flt);
 	return r < 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	return read_command(argc, argv, "duration interval json hist flows by prometheus device",
+			    stat_run);
 }

@@ -360,18 +360,35 @@ static void key_metrics(const struct fmt *o, const struct prom_sample *s)
 	      "Memory of the histograms by key.", (double)h->keys_mem_bytes);
 }
 
-/* Per-CPU ring counters; @off is the field's offset in netlat_cpu_stats. */
+/* The per-CPU ring counters: a metric each, from a field of netlat_cpu_stats. */
+static const struct ring_counter {
+	const char *name;
+	size_t field;
+	const char *help;
+} ring_counters[] = {
+	{ "netlat_ring_records_written", offsetof(struct netlat_cpu_stats, written),
+	  "Records stored in the CPU's ring, LOST records included." },
+	{ "netlat_ring_records_dropped", offsetof(struct netlat_cpu_stats, dropped),
+	  "Records dropped: the ring was full, or a probe hit inside another write." },
+	{ "netlat_ring_records_filtered", offsetof(struct netlat_cpu_stats, filtered),
+	  "Probe hits the in-kernel filters kept out of the ring." },
+	{ "netlat_ring_records_overwritten", offsetof(struct netlat_cpu_stats, overwritten),
+	  "Records overwritten to make room (overwrite mode)." },
+	{ "netlat_ring_resyncs", offsetof(struct netlat_cpu_stats, resyncs),
+	  "Times a reader found a bad consumer index or record and skipped the CPU's unread data." },
+};
+
 static void cpu_counter(const struct fmt *o, const struct prom_sample *s,
-			const char *name, const char *help, size_t off)
+			const struct ring_counter *c)
 {
 	unsigned int i;
 
-	family(o, name, "counter", NULL, help);
+	family(o, c->name, "counter", NULL, c->help);
 	for (i = 0; i < s->nr_cpus; i++) {
 		uint64_t v;
 
-		memcpy(&v, (const char *)&s->cpu[i] + off, sizeof(v));
-		fprintf(o->f, "%s_total{cpu=\"%u\"} %llu\n", name, s->cpu[i].cpu, ull(v));
+		memcpy(&v, (const char *)&s->cpu[i] + c->field, sizeof(v));
+		fprintf(o->f, "%s_total{cpu=\"%u\"} %llu\n", c->name, s->cpu[i].cpu, ull(v));
 	}
 }
 
@@ -445,21 +462,8 @@ void prom_format(FILE *f, const struct prom_sample *s, bool openmetrics)
 		fprintf(f, "netlat_tcp_retransmitted_segments_total{kind=\"%s\"} %llu\n",
 			netlat_retrans_kind_name(k), ull(h->retrans_segs[k]));
 
-	cpu_counter(&o, s, "netlat_ring_records_written",
-		    "Records stored in the CPU's ring, LOST records included.",
-		    offsetof(struct netlat_cpu_stats, written));
-	cpu_counter(&o, s, "netlat_ring_records_dropped",
-		    "Records dropped: the ring was full, or a probe hit inside another write.",
-		    offsetof(struct netlat_cpu_stats, dropped));
-	cpu_counter(&o, s, "netlat_ring_records_filtered",
-		    "Probe hits the in-kernel filters kept out of the ring.",
-		    offsetof(struct netlat_cpu_stats, filtered));
-	cpu_counter(&o, s, "netlat_ring_records_overwritten",
-		    "Records overwritten to make room (overwrite mode).",
-		    offsetof(struct netlat_cpu_stats, overwritten));
-	cpu_counter(&o, s, "netlat_ring_resyncs",
-		    "Times a reader found a bad consumer index or record and skipped the CPU's unread data.",
-		    offsetof(struct netlat_cpu_stats, resyncs));
+	for (k = 0; k < sizeof(ring_counters) / sizeof(ring_counters[0]); k++)
+		cpu_counter(&o, s, &ring_counters[k]);
 	counter(&o, "netlat_kprobe_missed", NULL,
 		"Probe hits skipped (nested in the same context or in a kprobe's handler, no return instance): "
 		"events lost without a LOST record.", s->probes.nmissed);

@@ -37,23 +37,49 @@ void print_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void print_field_u(FILE *f, bool json, const char *name, unsigned long long v)
+{
+	fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu", name, v);
+}
+
+void print_field_s(FILE *f, bool json, const char *name, long long v)
+{
+	fprintf(f, json ? ",\"%s\":%lld" : " %s=%lld", name, v);
+}
+
+void print_field_str(FILE *f, bool json, const char *name, const char *v)
+{
+	fprintf(f, json ? ",\"%s\":\"%s\"" : " %s=%s", name, v);
+}
+
 static const char *tracing_state(const struct netlat_rec_stream *s)
 {
 	return s->flags & NETLAT_STREAM_RUNNING ? "running" : "stopped";
 }
 
-/* ---- text ---------------------------------------------------------------- */
+/* ---- STREAM, MARKER and NOTE records -------------------------------------- */
 
-static void text_stream(FILE *f, const struct netlat_rec_stream *s)
+static void stream_fields(FILE *f, const struct netlat_rec_stream *s, bool json)
 {
-	fprintf(f, "STREAM abi=%u nr_cpus=%u clock=%u tracing=%s ring_bytes=%llu probe_groups=0x%llx",
-		s->abi_version, s->nr_cpus, s->clock_id, tracing_state(s),
-		ull(s->ring_bytes), ull(s->probe_groups));
+	if (json)
+		fprintf(f, ",\"abi_version\":%u,\"nr_cpus\":%u,\"clock_id\":%u,\"flags\":%u,"
+			"\"tracing\":\"%s\",\"ring_bytes\":%llu,\"realtime_ns\":%llu,"
+			"\"mono_ns\":%llu,\"probe_groups\":%llu",
+			s->abi_version, s->nr_cpus, s->clock_id, s->flags, tracing_state(s),
+			ull(s->ring_bytes), ull(s->realtime_ns), ull(s->mono_ns),
+			ull(s->probe_groups));
+	else
+		fprintf(f, "STREAM abi=%u nr_cpus=%u clock=%u tracing=%s ring_bytes=%llu probe_groups=0x%llx",
+			s->abi_version, s->nr_cpus, s->clock_id, tracing_state(s),
+			ull(s->ring_bytes), ull(s->probe_groups));
 }
 
-static void text_lost(FILE *f, const struct netlat_rec_lost *l)
+static void marker_fields(FILE *f, const struct netlat_rec_marker *m, bool json)
 {
-	fprintf(f, "LOST count=%llu first_seq=%llu", ull(l->count), ull(l->first_seq));
+	fprintf(f, json ? ",\"pid\":%u,\"tid\":%u,\"len\":%u,\"data\":\""
+			: "MARKER pid=%u tid=%u len=%u \"", m->pid, m->tid, m->len);
+	print_escaped(f, m->data, m->len, json);
+	fputc('"', f);
 }
 
 static const char *note_kind(unsigned int kind)
@@ -79,14 +105,6 @@ static void note_fields(FILE *f, const struct netlat_rec_note *n, bool json)
 	print_escaped(f, n->text, n->len, json);
 	fputc('"', f);
 }
-
-static void text_marker(FILE *f, const struct netlat_rec_marker *m)
-{
-	fprintf(f, "MARKER pid=%u tid=%u len=%u \"", m->pid, m->tid, m->len);
-	print_escaped(f, m->data, m->len, false);
-	fputc('"', f);
-}
-
 
 /* ---- TCP records ---------------------------------------------------------- */
 
@@ -186,6 +204,11 @@ static const char *push_func(unsigned int func)
 	return "?";
 }
 
+static const char *rx_proto(unsigned int proto)
+{
+	return proto == NETLAT_RX_UDP ? "udp" : "tcp";
+}
+
 static const char *rx_where(unsigned int where)
 {
 	switch (where) {
@@ -223,241 +246,174 @@ static void drop_reason(FILE *f, uint32_t reason, bool json)
 	}
 }
 
+/* Each stage's duration, as the kernel's histograms got it: @r a TCP_PKT or RX_PKT. */
+static void stage_fields(FILE *f, bool json, const void *r, bool rx)
+{
+	uint64_t from, to;
+	unsigned int s;
+
+	for (s = 0; s < NETLAT_NR_STAGES; s++)
+		if (rx ? netlat_rx_pkt_stage(r, s, &from, &to) : netlat_pkt_stage(r, s, &from, &to))
+			fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu",
+				netlat_stage_name(s), ull(to - from));
+}
+
 /* The receive records' fields, as tcp_fields() prints the others. */
 static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
-#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
-#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
 	switch (h->type) {
 	case NETLAT_REC_RX_NETIF: {
 		const struct netlat_rec_rx_netif *r = (const void *)h;
 
-		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
-		F("ifindex", "%d", r->ifindex);
-		F("seq", "%u", r->seq);
-		F("len", "%u", r->len);
-		F("segs", "%u", r->segs);
-		F("tcp_flags", "%u", r->tcp_flags);
-		F("tstamp_ns", "%llu", ull(r->tstamp_ns));
-		F("tstamp_mono_ns", "%llu", ull(r->tstamp_mono_ns));
-		F("skb", "%llu", ull(r->skb_id));
+		FIELD_STR("proto", rx_proto(r->proto));
+		FIELDS(ifindex, seq, len, segs, tcp_flags, tstamp_ns, tstamp_mono_ns);
+		FIELD_AS(skb, skb_id);
 		break;
 	}
 	case NETLAT_REC_RX_TRANSPORT:
 	case NETLAT_REC_RX_QUEUE: {
 		const struct netlat_rec_rx_skb *r = (const void *)h;
 
-		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
-		FS("where", rx_where(r->where));
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("len", "%u", r->len);
-		F("rcv_nxt", "%u", r->rcv_nxt);
-		F("tstamp_ns", "%llu", ull(r->tstamp_ns));
-		F("skb", "%llu", ull(r->skb_id));
+		FIELD_STR("proto", rx_proto(r->proto));
+		FIELD_STR("where", rx_where(r->where));
+		FIELDS(seq, end_seq, len, rcv_nxt, tstamp_ns);
+		FIELD_AS(skb, skb_id);
 		break;
 	}
 	case NETLAT_REC_RX_COPY: {
 		const struct netlat_rec_rx_copy *r = (const void *)h;
 
-		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
-		F("bytes", "%u", r->bytes);
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("pid", "%u", r->pid);
-		F("tid", "%u", r->tid);
-		F("peek", "%u", r->flags & NETLAT_RX_PEEK ? 1 : 0);
-		F("start_ns", "%llu", ull(r->start_ns));
-		F("skb", "%llu", ull(r->skb_id));
+		FIELD_STR("proto", rx_proto(r->proto));
+		FIELDS(bytes, seq, end_seq, pid, tid);
+		FIELD_BIT(peek, NETLAT_RX_PEEK);
+		FIELD(start_ns);
+		FIELD_AS(skb, skb_id);
 		if (NETLAT_REC_HAS(h, struct netlat_rec_rx_copy, wait_ns))
-			F("wait_ns", "%llu", ull(r->wait_ns));
+			FIELD(wait_ns);
 		break;
 	}
 	case NETLAT_REC_RX_PKT: {
 		const struct netlat_rec_rx_pkt *r = (const void *)h;
-		uint64_t from, to;
-		unsigned int s;
 
-		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
-		FS("where", rx_where(r->where));
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("len", "%u", r->len);
-		F("segs", "%u", r->segs);
-		F("pid", "%u", r->pid);
-		F("tid", "%u", r->tid);
-		F("ofo", "%u", r->flags & NETLAT_RXP_OFO ? 1 : 0);
-		F("backlog", "%u", r->flags & NETLAT_RXP_BACKLOG ? 1 : 0);
-		F("peeked", "%u", r->flags & NETLAT_RXP_PEEKED ? 1 : 0);
-		F("rmem", "%u", r->rmem);
-		F("rcvbuf", "%u", r->rcvbuf);
-		FS("end", r->flags & NETLAT_RXP_COPIED ? "copy" :
-			  r->flags & NETLAT_RXP_DROPPED ? "drop" :
-			  r->flags & NETLAT_RXP_CLOSED ? "close" : "?");
+		FIELD_STR("proto", rx_proto(r->proto));
+		FIELD_STR("where", rx_where(r->where));
+		FIELDS(seq, end_seq, len, segs, pid, tid);
+		FIELD_BIT(ofo, NETLAT_RXP_OFO);
+		FIELD_BIT(backlog, NETLAT_RXP_BACKLOG);
+		FIELD_BIT(peeked, NETLAT_RXP_PEEKED);
+		FIELDS(rmem, rcvbuf);
+		FIELD_STR("end", r->flags & NETLAT_RXP_COPIED ? "copy" :
+				 r->flags & NETLAT_RXP_DROPPED ? "drop" :
+				 r->flags & NETLAT_RXP_CLOSED ? "close" : "?");
 		if (r->flags & NETLAT_RXP_DROPPED)
 			drop_reason(f, r->drop_reason, json);
-		/* each stage's duration, as the kernel's histograms got it */
-		for (s = 0; s < NETLAT_NR_STAGES; s++) {
-			if (!netlat_rx_pkt_stage(r, s, &from, &to))
-				continue;
-			fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu",
-				netlat_stage_name(s), ull(to - from));
-		}
+		stage_fields(f, json, r, true);
 		break;
 	}
 	case NETLAT_REC_RX_DROP: {
 		const struct netlat_rec_rx_drop *r = (const void *)h;
 
-		FS("proto", r->proto == NETLAT_RX_UDP ? "udp" : "tcp");
+		FIELD_STR("proto", rx_proto(r->proto));
 		drop_reason(f, r->reason, json);
-		F("ifindex", "%d", r->ifindex);
-		F("seq", "%u", r->seq);
-		F("len", "%u", r->len);
-		F("skb", "%llu", ull(r->skb_id));
+		FIELDS(ifindex, seq, len);
+		FIELD_AS(skb, skb_id);
 		break;
 	}
 	case NETLAT_REC_RX_WAKE: {
 		const struct netlat_rec_rx_wake *r = (const void *)h;
 		static const char *const ev[] = { "?", "block", "ready", "wakeup", "run" };
 
-		FS("event", r->event < 5 ? ev[r->event] : "?");
-		F("pid", "%u", r->pid);
-		F("tid", "%u", r->tid);
-		F("on_cpu", "%u", r->on_cpu);
+		FIELD_STR("event", r->event < 5 ? ev[r->event] : "?");
+		FIELDS(pid, tid, on_cpu);
 		break;
 	}
 	}
-#undef F
-#undef FS
 }
 
 /* One type's fields; text (" k=v") or JSON (",\"k\":v"). */
 static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
-#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
-#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
 		const struct netlat_rec_tcp_sendmsg *r = (const void *)h;
 
-		F("id", "%u", r->sendmsg_id);
-		F("size", "%llu", ull(r->size));
-		F("ret", "%lld", (long long)r->ret);
-		F("end_seq", "%u", r->end_seq);
-		F("msg_flags", "%u", r->msg_flags);
-		F("pid", "%u", r->pid);
-		F("tid", "%u", r->tid);
-		F("dur_ns", "%llu", ull(r->hdr.ts_ns - r->start_ns));
+		FIELD_AS(id, sendmsg_id);
+		FIELDS(size, ret, end_seq, msg_flags, pid, tid);
+		FIELD_NUM("dur_ns", r->hdr.ts_ns - r->start_ns);
 		break;
 	}
 	case NETLAT_REC_TCP_PUSH: {
 		const struct netlat_rec_tcp_push *r = (const void *)h;
 
-		FS("func", push_func(r->func));
+		FIELD_STR("func", push_func(r->func));
 		if (r->flags & NETLAT_TCP_ID_VALID)
-			F("id", "%u", r->sendmsg_id);
-		F("mss", "%u", r->mss);
-		F("nonagle", "%u", r->nonagle);
-		F("snd_nxt", "%u", r->snd_nxt);
-		F("write_seq", "%u", r->write_seq);
+			FIELD_AS(id, sendmsg_id);
+		FIELDS(mss, nonagle, snd_nxt, write_seq);
 		break;
 	}
 	case NETLAT_REC_TCP_SKB: {
 		const struct netlat_rec_tcp_skb *r = (const void *)h;
 
-		F("skb", "%llu", ull(r->skb_id));
-		F("seq", "%u", r->seq);
+		FIELD_AS(skb, skb_id);
+		FIELD(seq);
 		if (r->flags & NETLAT_TCP_ID_VALID)
-			F("id", "%u", r->sendmsg_id);
+			FIELD_AS(id, sendmsg_id);
 		break;
 	}
 	case NETLAT_REC_TCP_XMIT: {
 		const struct netlat_rec_tcp_xmit *r = (const void *)h;
 
-		F("skb", "%llu", ull(r->skb_id));
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("len", "%u", r->len);
-		F("segs", "%u", r->segs);
-		F("tcp_flags", "%u", r->tcp_flags);
-		F("retrans", "%u", !!(r->flags & NETLAT_TCP_RETRANSMIT));
-		F("snd_una", "%u", r->snd_una);
+		FIELD_AS(skb, skb_id);
+		FIELDS(seq, end_seq, len, segs, tcp_flags);
+		FIELD_BIT(retrans, NETLAT_TCP_RETRANSMIT);
+		FIELD(snd_una);
 		break;
 	}
 	case NETLAT_REC_TCP_RETRANS: {
 		const struct netlat_rec_tcp_retrans *r = (const void *)h;
 
-		FS("kind", netlat_retrans_kind_name(r->kind));
-		F("ret", "%d", r->ret);
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("segs", "%u", r->segs);
-		F("segs_req", "%u", r->segs_req);
-		F("counted", "%u", !!(r->flags & NETLAT_TCP_COUNTED));
-		F("ca_state", "%u", r->ca_state);
-		F("retransmits", "%u", r->retransmits);
-		F("skb", "%llu", ull(r->skb_id));
+		FIELD_STR("kind", netlat_retrans_kind_name(r->kind));
+		FIELDS(ret, seq, end_seq, segs, segs_req);
+		FIELD_BIT(counted, NETLAT_TCP_COUNTED);
+		FIELDS(ca_state, retransmits);
+		FIELD_AS(skb, skb_id);
 		break;
 	}
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *r = (const void *)h;
 
-		F("snd_una", "%u", r->snd_una);
-		F("acked", "%u", r->acked);
-		F("snd_nxt", "%u", r->snd_nxt);
+		FIELDS(snd_una, acked, snd_nxt);
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns)) {
-			F("xmit_ack_ns", "%llu", ull(r->xmit_ack_ns));
+			FIELD(xmit_ack_ns);
 			/* Karn: this xmit_ack_ns is no round trip */
 			if (r->flags & NETLAT_TCP_RETRANSMIT)
-				F("retransmitted", "%u", 1);
+				FIELD_NUM("retransmitted", 1);
 		}
 		break;
 	}
 	case NETLAT_REC_TCP_DEV: {
 		const struct netlat_rec_tcp_dev *r = (const void *)h;
 
-		FS("stage", r->stage == NETLAT_DEV_QDISC ? "qdisc" :
-			    r->stage == NETLAT_DEV_DRIVER ? "driver" : "?");
-		F("ifindex", "%d", r->ifindex);
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("len", "%u", r->len);
-		F("segs", "%u", r->segs);
-		F("tcp_flags", "%u", r->tcp_flags);
-		F("skb", "%llu", ull(r->skb_id));
+		FIELD_STR("stage", r->stage == NETLAT_DEV_QDISC ? "qdisc" :
+				   r->stage == NETLAT_DEV_DRIVER ? "driver" : "?");
+		FIELDS(ifindex, seq, end_seq, len, segs, tcp_flags);
+		FIELD_AS(skb, skb_id);
 		break;
 	}
 	case NETLAT_REC_TCP_PKT: {
 		struct netlat_rec_tcp_pkt buf;
 		const struct netlat_rec_tcp_pkt *r = netlat_pkt_rec(h, &buf);
-		uint64_t from, to;
-		unsigned int s;
 
 		if (!r)
 			break;
-		F("seq", "%u", r->seq);
-		F("end_seq", "%u", r->end_seq);
-		F("segs", "%u", r->segs);
-		F("retrans", "%u", r->retrans);
-		F("retrans_fail", "%u", r->retrans_fail);
-		FS("end", r->flags & NETLAT_PKT_ACKED ? "ack" :
-			  r->flags & NETLAT_PKT_CLOSED ? "close" : "?");
-		if (r->flags & NETLAT_PKT_VQ) {
-			F("vq_queue", "%u", r->vq_queue);
-			F("vq_free", "%u", r->vq_free);
-			F("vq_size", "%u", r->vq_size);
-		}
-		if (r->flags & NETLAT_PKT_MERGED) {
-			F("merged", "%u", r->merged);
-			F("range_end", "%u", r->range_end);
-		}
-		/* each stage's duration, as the kernel's histograms got it */
-		for (s = 0; s < NETLAT_NR_STAGES; s++) {
-			if (!netlat_pkt_stage(r, s, &from, &to))
-				continue;
-			fprintf(f, json ? ",\"%s\":%llu" : " %s=%llu",
-				netlat_stage_name(s), ull(to - from));
-		}
+		FIELDS(seq, end_seq, segs, retrans, retrans_fail);
+		FIELD_STR("end", r->flags & NETLAT_PKT_ACKED ? "ack" :
+				 r->flags & NETLAT_PKT_CLOSED ? "close" : "?");
+		if (r->flags & NETLAT_PKT_VQ)
+			FIELDS(vq_queue, vq_free, vq_size);
+		if (r->flags & NETLAT_PKT_MERGED)
+			FIELDS(merged, range_end);
+		stage_fields(f, json, r, false);
 		break;
 	}
 	case NETLAT_REC_RX_NETIF:
@@ -470,8 +426,6 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		rx_fields(f, h, json);	/* the reader checked their size */
 		break;
 	}
-#undef F
-#undef FS
 }
 
 /* ---- snapshots ------------------------------------------------------------ */
@@ -525,34 +479,21 @@ void describe_snapshot(FILE *f, const struct netlat_rec_stream *stream,
 /* SNAPSHOT and SNAP_CPU fields; text (" k=v") or JSON (",\"k\":v"). */
 static void snap_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
-#define F(name, fmt, val) fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
-#define FS(name, val) fprintf(f, json ? ",\"" name "\":\"%s\"" : " " name "=%s", val)
 	if (h->type == NETLAT_REC_SNAPSHOT) {
-		const struct netlat_rec_snapshot *s = (const void *)h;
+		const struct netlat_rec_snapshot *r = (const void *)h;
 
-		F("id", "%llu", ull(s->id));
-		FS("reason", snap_reason_name(s->reason));
-		FS("trigger", trigger_name(s->trigger));
-		FS("trig_type", s->trig_type ? type_name(s->trig_type) : "none");
-		F("trig_cpu", "%u", s->trig_cpu);
-		F("trig_seq", "%llu", ull(s->trig_seq));
-		F("trig_ts_ns", "%llu", ull(s->trig_ts_ns));
-		F("start_ns", "%llu", ull(s->start_ns));
-		FS("mode", ring_mode_name(s->mode));
-		F("bytes", "%llu", ull(s->bytes));
+		FIELD(id);
+		FIELD_STR("reason", snap_reason_name(r->reason));
+		FIELD_STR("trigger", trigger_name(r->trigger));
+		FIELD_STR("trig_type", r->trig_type ? type_name(r->trig_type) : "none");
+		FIELDS(trig_cpu, trig_seq, trig_ts_ns, start_ns);
+		FIELD_STR("mode", ring_mode_name(r->mode));
+		FIELD(bytes);
 	} else {
-		const struct netlat_rec_snap_cpu *c = (const void *)h;
+		const struct netlat_rec_snap_cpu *r = (const void *)h;
 
-		F("written", "%llu", ull(c->written));
-		F("overwritten", "%llu", ull(c->overwritten));
-		F("dropped", "%llu", ull(c->dropped));
-		F("records", "%llu", ull(c->records));
-		F("bytes", "%llu", ull(c->bytes));
-		F("skipped", "%llu", ull(c->skipped));
-		F("first_seq", "%llu", ull(c->first_seq));
+		FIELDS(written, overwritten, dropped, records, bytes, skipped, first_seq);
 	}
-#undef F
-#undef FS
 }
 
 static bool is_snap(const struct netlat_rec_hdr *h)
@@ -569,17 +510,47 @@ static bool is_tcp(const struct netlat_rec_hdr *h)
 	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
 }
 
-static void text_tcp(FILE *f, const struct netlat_rec_hdr *h)
+/* A record of a flow: as text its type first, then the flow and its fields. */
+static void flow_record(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
-	fprintf(f, "%s ", netlat_type_name(h->type));
-	text_flow(f, (const void *)(h + 1));
-	tcp_fields(f, h, false);
+	if (!json)
+		fprintf(f, "%s ", netlat_type_name(h->type));
+	print_flow(f, (const void *)(h + 1), json);
+	tcp_fields(f, h, json);
 }
 
-static void json_tcp(FILE *f, const struct netlat_rec_hdr *h)
+/* What follows the fields every record has: its own, text or JSON. */
+static void record_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
-	json_flow(f, (const void *)(h + 1));
-	tcp_fields(f, h, true);
+	switch (h->type) {
+	case NETLAT_REC_STREAM:
+		stream_fields(f, (const void *)h, json);
+		break;
+	case NETLAT_REC_LOST: {
+		const struct netlat_rec_lost *r = (const void *)h;
+
+		if (!json)
+			fputs("LOST", f);
+		FIELDS(count, first_seq);
+		break;
+	}
+	case NETLAT_REC_MARKER:
+		marker_fields(f, (const void *)h, json);
+		break;
+	case NETLAT_REC_NOTE:
+		note_fields(f, (const void *)h, json);
+		break;
+	default:
+		if (is_snap(h)) {
+			if (!json)
+				fputs(netlat_type_name(h->type), f);
+			snap_fields(f, h, json);
+		} else if (is_tcp(h)) {
+			flow_record(f, h, json);
+		} else if (!virtio_print_fields(f, h, json) && !json) {
+			fprintf(f, "type=%u size=%u", h->type, h->size);
+		}
+	}
 }
 
 static void print_text(FILE *f, const struct netlat_rec_stream *stream,
@@ -589,54 +560,8 @@ static void print_text(FILE *f, const struct netlat_rec_stream *stream,
 
 	netlat_format_time(when, sizeof(when), netlat_wall_ns(stream, h->ts_ns), 0);
 	fprintf(f, "%s cpu%u seq=%llu ", when, h->cpu, ull(h->seq));
-	switch (h->type) {
-	case NETLAT_REC_STREAM:
-		text_stream(f, (const void *)h);
-		break;
-	case NETLAT_REC_LOST:
-		text_lost(f, (const void *)h);
-		break;
-	case NETLAT_REC_MARKER:
-		text_marker(f, (const void *)h);
-		break;
-	case NETLAT_REC_NOTE:
-		note_fields(f, (const void *)h, false);
-		break;
-	default:
-		if (is_snap(h)) {
-			fputs(netlat_type_name(h->type), f);
-			snap_fields(f, h, false);
-		} else if (is_tcp(h)) {
-			text_tcp(f, h);
-		} else if (!virtio_print_fields(f, h, false)) {
-			fprintf(f, "type=%u size=%u", h->type, h->size);
-		}
-	}
+	record_fields(f, h, false);
 	fputc('\n', f);
-}
-
-/* ---- JSON ---------------------------------------------------------------- */
-
-static void json_stream(FILE *f, const struct netlat_rec_stream *s)
-{
-	fprintf(f, ",\"abi_version\":%u,\"nr_cpus\":%u,\"clock_id\":%u,\"flags\":%u,"
-		"\"tracing\":\"%s\",\"ring_bytes\":%llu,\"realtime_ns\":%llu,"
-		"\"mono_ns\":%llu,\"probe_groups\":%llu",
-		s->abi_version, s->nr_cpus, s->clock_id, s->flags, tracing_state(s),
-		ull(s->ring_bytes), ull(s->realtime_ns), ull(s->mono_ns),
-		ull(s->probe_groups));
-}
-
-static void json_lost(FILE *f, const struct netlat_rec_lost *l)
-{
-	fprintf(f, ",\"count\":%llu,\"first_seq\":%llu", ull(l->count), ull(l->first_seq));
-}
-
-static void json_marker(FILE *f, const struct netlat_rec_marker *m)
-{
-	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"len\":%u,\"data\":\"", m->pid, m->tid, m->len);
-	print_escaped(f, m->data, m->len, true);
-	fputc('"', f);
 }
 
 static void print_json(FILE *f, const struct netlat_rec_stream *stream,
@@ -648,27 +573,7 @@ static void print_json(FILE *f, const struct netlat_rec_stream *stream,
 		"\"ts_ns\":%llu,\"wall_ns\":%llu",
 		name ? name : "unknown", h->type, h->size, h->cpu, ull(h->seq),
 		ull(h->ts_ns), ull(netlat_wall_ns(stream, h->ts_ns)));
-	switch (h->type) {
-	case NETLAT_REC_STREAM:
-		json_stream(f, (const void *)h);
-		break;
-	case NETLAT_REC_LOST:
-		json_lost(f, (const void *)h);
-		break;
-	case NETLAT_REC_MARKER:
-		json_marker(f, (const void *)h);
-		break;
-	case NETLAT_REC_NOTE:
-		note_fields(f, (const void *)h, true);
-		break;
-	default:
-		if (is_snap(h))
-			snap_fields(f, h, true);
-		else if (is_tcp(h))
-			json_tcp(f, h);
-		else
-			virtio_print_fields(f, h, true);
-	}
+	record_fields(f, h, true);
 	fputs("}\n", f);
 }
 

@@ -26,6 +26,40 @@ void print_escaped(FILE *f, const void *data, size_t len, bool json);
 void print_json_string(FILE *f, const char *s);
 
 /*
+ * A field of a record: " name=VALUE" as text, ",\"name\":VALUE" in JSON.
+ * The macros are for a function with FILE *f, bool json and the record r:
+ * FIELD_NUM() prints a number as its type says (signed or not), FIELD()
+ * r's member of that name, FIELD_AS() one of r's members by another name,
+ * FIELD_BIT() whether r's flag @mask is set (0 or 1).
+ */
+void print_field_u(FILE *f, bool json, const char *name, unsigned long long v);
+void print_field_s(FILE *f, bool json, const char *name, long long v);
+void print_field_str(FILE *f, bool json, const char *name, const char *v);
+
+#define FIELD_STR(name, v)	print_field_str(f, json, name, v)
+#define FIELD_NUM(name, v)						\
+	_Generic((v), int: print_field_s, long: print_field_s,		\
+		 long long: print_field_s, default: print_field_u)(f, json, name, v)
+#define FIELD(member)		FIELD_NUM(#member, r->member)
+#define FIELD_AS(name, member)	FIELD_NUM(#name, r->member)
+#define FIELD_BIT(name, mask)	FIELD_NUM(#name, !!(r->flags & (mask)))
+
+/* FIELD() of each member named, up to eight: FIELDS(seq, end_seq, len). */
+#define FIELDS(...)							\
+	do {								\
+		FIELDS_PICK(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1)(__VA_ARGS__); \
+	} while (0)
+#define FIELDS_PICK(_1, _2, _3, _4, _5, _6, _7, _8, n, ...)	FIELDS_##n
+#define FIELDS_1(m)		FIELD(m)
+#define FIELDS_2(m, ...)	FIELD(m); FIELDS_1(__VA_ARGS__)
+#define FIELDS_3(m, ...)	FIELD(m); FIELDS_2(__VA_ARGS__)
+#define FIELDS_4(m, ...)	FIELD(m); FIELDS_3(__VA_ARGS__)
+#define FIELDS_5(m, ...)	FIELD(m); FIELDS_4(__VA_ARGS__)
+#define FIELDS_6(m, ...)	FIELD(m); FIELDS_5(__VA_ARGS__)
+#define FIELDS_7(m, ...)	FIELD(m); FIELDS_6(__VA_ARGS__)
+#define FIELDS_8(m, ...)	FIELD(m); FIELDS_7(__VA_ARGS__)
+
+/*
  * One line for @rec: text such as
  *   12:00:01.123456789 cpu1 seq=42 MARKER pid=100 tid=100 len=5 "hello"
  * or a JSON object. @stream is the header in force, for wall-clock time.

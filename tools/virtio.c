@@ -42,15 +42,13 @@ bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 
 	if (h->type != NETLAT_REC_VIRTIO || h->size < sizeof(*r))
 		return false;
-#define F(name, fmt, val) \
-	fprintf(f, json ? ",\"" name "\":" fmt : " " name "=" fmt, val)
 	if (json)
 		fprintf(f, ",\"event\":\"%s\"", virtio_event_name(r->event));
 	else
 		fprintf(f, "VIRTIO %s", virtio_event_name(r->event));
-	F("ifindex", "%d", r->ifindex);
+	FIELD(ifindex);
 	if (r->flags & NETLAT_VIRTIO_QUEUE_VALID)
-		F("queue", "%u", r->queue);
+		FIELD(queue);
 	if (r->flags & NETLAT_VIRTIO_VQ_VALID) {
 		if (json)
 			fprintf(f, ",\"vq\":\"%s.%u\"", r->vq_index & 1 ?
@@ -58,14 +56,9 @@ bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		else
 			fprintf(f, " vq=%s.%u", r->vq_index & 1 ?
 				"output" : "input", r->vq_index / 2);
-		F("vq_index", "%u", r->vq_index);
-		F("num_free", "%u", r->num_free);
-		F("ring_size", "%u", r->ring_size);
-		F("num_max", "%u", r->num_max);
-		if (r->flags & NETLAT_VIRTIO_SPLIT_VALID) {
-			F("avail_idx", "%u", r->avail_idx);
-			F("used_idx", "%u", r->used_idx);
-		}
+		FIELDS(vq_index, num_free, ring_size, num_max);
+		if (r->flags & NETLAT_VIRTIO_SPLIT_VALID)
+			FIELDS(avail_idx, used_idx);
 		if (json)
 			fprintf(f, ",\"packed\":%s,\"broken\":%s",
 				r->flags & NETLAT_VIRTIO_PACKED ? "true" : "false",
@@ -79,18 +72,17 @@ bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 	case NETLAT_VIRTIO_XMIT:
 	case NETLAT_VIRTIO_RECV:
 	case NETLAT_VIRTIO_GRO:
-		F("len", "%u", r->len);
+		FIELD(len);
 		break;
 	case NETLAT_VIRTIO_POLL:
-		F("budget", "%d", r->budget);
-		F("work", "%d", r->work);
+		FIELDS(budget, work);
 		break;
 	}
 	if (r->skb_id) {
 		if (json)
-			F("skb_id", "%llu", ull(r->skb_id));
+			FIELD(skb_id);
 		else
-			F("skb", "%016llx", ull(r->skb_id));
+			fprintf(f, " skb=%016llx", ull(r->skb_id));
 	}
 	if (r->flags & NETLAT_VIRTIO_FLOW_VALID) {
 		print_addr(f, &r->flow, true, s, sizeof(s));
@@ -104,12 +96,10 @@ bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 			fprintf(f, " tcp=%s:%u>%s:%u ck=%016llx", s,
 				r->flow.sport, d, r->flow.dport,
 				ull(r->flow.cookie));
-		F("seq", "%u", r->seq);
-		F("tcp_len", "%u", r->tcp_len);
+		FIELDS(seq, tcp_len);
 	}
 	if (json)
-		F("flags", "%u", r->flags);
-#undef F
+		FIELD(flags);
 	return true;
 }
 

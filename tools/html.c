@@ -146,16 +146,8 @@ static void header(FILE *f, const struct report *rep)
 
 static void directions(FILE *f, const struct stages *st)
 {
-	size_t i;
-
 	fputs("<section id=\"summary\"><h2>Where the time went</h2><ul class=\"dirs\">", f);
-	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
-		fputs("<li class=\"dir\">", f);
-		print_direction(f, &st->dirs[i], true);
-		fputs("</li>", f);
-	}
-	if (st->nr_dirs > DIRS_SHOWN)
-		fprintf(f, "<li>... %zu more directions</li>", st->nr_dirs - DIRS_SHOWN);
+	print_directions(f, st, true);
 	fprintf(f, "</ul><p class=\"note\">%zu first transmissions joined by socket and "
 		"sequence; the median packet is the one whose end-to-end time (first to "
 		"last joined point) is the direction's p50. \"stack\": transmit to the "
@@ -164,31 +156,19 @@ static void directions(FILE *f, const struct stages *st)
 
 static void services(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
-	size_t i, n = rx_report_nr_services(rx);
+	size_t n = rx_report_nr_services(rx);
 
 	if (!(st && st->nr_svcs) && !n)
 		return;
 	fputs("<section id=\"services\"><h2>Per service port</h2>", f);
 	if (st && st->nr_svcs) {
 		fputs("<h3>Send stages</h3><ul class=\"dirs\">", f);
-		for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
-			fputs("<li class=\"dir\">", f);
-			print_service(f, &st->svcs[i], true);
-			fputs("</li>", f);
-		}
-		if (st->nr_svcs > SERVICES_SHOWN)
-			fprintf(f, "<li>... %zu more ports</li>", st->nr_svcs - SERVICES_SHOWN);
+		print_services(f, st, true);
 		fputs("</ul>", f);
 	}
 	if (n) {
 		fputs("<h3>Receive stages</h3><ul class=\"dirs\">", f);
-		for (i = 0; i < n && i < RX_SERVICES_SHOWN; i++) {
-			fputs("<li class=\"dir\">", f);
-			rx_report_service(rx, i, f, true);
-			fputs("</li>", f);
-		}
-		if (n > RX_SERVICES_SHOWN)
-			fprintf(f, "<li>... %zu more ports</li>", n - RX_SERVICES_SHOWN);
+		print_rx_services(f, rx, true);
 		fputs("</ul>", f);
 	}
 	fputs("<p class=\"note\">A socket's packets count for its own port, or for its "

@@ -186,6 +186,22 @@ void print_stage_summary(FILE *f, const char *name, const struct netlat_dist *d,
 	print_duration(f, d->max, html);
 }
 
+void print_items(FILE *f, bool html, const void *list, size_t n, size_t shown,
+		 void (*item)(FILE *f, const void *list, size_t i, bool html),
+		 const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < shown; i++) {
+		fputs(html ? "<li class=\"dir\">" : "  ", f);
+		item(f, list, i, html);
+		fputs(html ? "</li>" : "\n", f);
+	}
+	if (n > shown)
+		fprintf(f, html ? "<li>... %zu more %s</li>" : "  ... %zu more %s\n",
+			n - shown, what);
+}
+
 void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json)
 {
 	if (json)

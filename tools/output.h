@@ -88,6 +88,14 @@ void print_duration(FILE *f, uint64_t ns, bool html);
 /* "; NAME p50 X, p99 Y, max Z" of @d, as HTML if @html. */
 void print_stage_summary(FILE *f, const char *name, const struct netlat_dist *d, bool html);
 
+/*
+ * The first @shown of the @n items of @list, each by @item as an indented
+ * line (text) or an HTML list item, then how many more @what there are.
+ */
+void print_items(FILE *f, bool html, const void *list, size_t n, size_t shown,
+		 void (*item)(FILE *f, const void *list, size_t i, bool html),
+		 const char *what);
+
 /* @d as a JSON object: count, min, p50, p90, p99, p99_9, max, mean. */
 void print_dist_json(FILE *f, const struct netlat_dist *d);
 

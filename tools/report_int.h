@@ -179,17 +179,20 @@ int packet_next_point(const struct packet *pkt, int from);
 void segment_name(char *buf, size_t len, int a, int b);
 
 /*
- * "192.0.2.1 -> 192.0.2.2: 12 packets; median packet: 1.8 ms queued behind
- * sendmsg, 28 us stack, 9 ms until ACK, 11 ms end to end", no newline.
- * With @html, as HTML: each time a <span> whose title is its nanoseconds.
+ * The first DIRS_SHOWN directions, a line each ("192.0.2.1 -> 192.0.2.2:
+ * 12 packets; median packet: 1.8 ms queued behind sendmsg, 28 us stack,
+ * 9 ms until ACK, 11 ms end to end"), then how many more; as print_items().
+ * In HTML each time is a <span> whose title is its nanoseconds.
  */
-void print_direction(FILE *f, const struct direction *dir, bool html);
+void print_directions(FILE *f, const struct stages *st, bool html);
 
 /*
- * "port 6379: 12 packets; driver>ack p50 20 ms, p99 21 ms, max 22 ms; ...",
- * no newline; with @html, as print_direction().
+ * Likewise the send stages per service port ("port 6379: 12 packets;
+ * driver>ack p50 20 ms, p99 21 ms, max 22 ms; ..."), and the receive
+ * stages' of @rx.
  */
-void print_service(FILE *f, const struct service *svc, bool html);
+void print_services(FILE *f, const struct stages *st, bool html);
+void print_rx_services(FILE *f, const struct rx_report *rx, bool html);
 
 /* Whether @svc's stage @k has samples to show. */
 bool service_stage_shown(const struct service *svc, int k);

@@ -705,7 +705,7 @@ void tx_free(struct stages *st)
 	free(st);
 }
 
-void print_direction(FILE *f, const struct direction *dir, bool html)
+static void print_direction(FILE *f, const struct direction *dir, bool html)
 {
 	const struct packet *p = dir->median;
 	char s[64], d[64];
@@ -739,23 +739,25 @@ void print_direction(FILE *f, const struct direction *dir, bool html)
 	fputs(" end to end", f);
 }
 
+static void direction_item(FILE *f, const void *st, size_t i, bool html)
+{
+	print_direction(f, &((const struct stages *)st)->dirs[i], html);
+}
+
+void print_directions(FILE *f, const struct stages *st, bool html)
+{
+	print_items(f, html, st, st->nr_dirs, DIRS_SHOWN, direction_item, "directions");
+}
+
 void tx_text_directions(FILE *f, const struct stages *st)
 {
-	size_t i;
-
 	if (!st->nr_dirs)
 		return;
 	fputs("\nwhere the time went, per direction\n", f);
-	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
-		fputs("  ", f);
-		print_direction(f, &st->dirs[i], false);
-		fputc('\n', f);
-	}
-	if (st->nr_dirs > DIRS_SHOWN)
-		fprintf(f, "  ... %zu more directions\n", st->nr_dirs - DIRS_SHOWN);
+	print_directions(f, st, false);
 }
 
-void print_service(FILE *f, const struct service *svc, bool html)
+static void print_service(FILE *f, const struct service *svc, bool html)
 {
 	int k;
 
@@ -766,31 +768,38 @@ void print_service(FILE *f, const struct service *svc, bool html)
 			print_stage_summary(f, stage_names[k], &svc->dist[k], html);
 }
 
+static void service_item(FILE *f, const void *st, size_t i, bool html)
+{
+	print_service(f, &((const struct stages *)st)->svcs[i], html);
+}
+
+void print_services(FILE *f, const struct stages *st, bool html)
+{
+	print_items(f, html, st, st->nr_svcs, SERVICES_SHOWN, service_item, "ports");
+}
+
+static void rx_service_item(FILE *f, const void *rx, size_t i, bool html)
+{
+	rx_report_service(rx, i, f, html);
+}
+
+void print_rx_services(FILE *f, const struct rx_report *rx, bool html)
+{
+	print_items(f, html, rx, rx_report_nr_services(rx), RX_SERVICES_SHOWN,
+		    rx_service_item, "ports");
+}
+
 /* Per service port: the send stages (@st), the receive stages (@rx). */
 void tx_text_services(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
-	size_t i, n = rx_report_nr_services(rx);
-
 	if (st && st->nr_svcs) {
 		fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
-		for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
-			fputs("  ", f);
-			print_service(f, &st->svcs[i], false);
-			fputc('\n', f);
-		}
-		if (st->nr_svcs > SERVICES_SHOWN)
-			fprintf(f, "  ... %zu more ports\n", st->nr_svcs - SERVICES_SHOWN);
+		print_services(f, st, false);
 	}
-	if (!n)
+	if (!rx_report_nr_services(rx))
 		return;
 	fputs("\nper service port, receive stages\n", f);
-	for (i = 0; i < n && i < RX_SERVICES_SHOWN; i++) {
-		fputs("  ", f);
-		rx_report_service(rx, i, f, false);
-		fputc('\n', f);
-	}
-	if (n > RX_SERVICES_SHOWN)
-		fprintf(f, "  ... %zu more ports\n", n - RX_SERVICES_SHOWN);
+	print_rx_services(f, rx, false);
 }
 
 /* A histogram per stage with samples. */

@@ -445,21 +445,17 @@ static int cmp_ts(const void *a, const void *b)
 	return x->key != y->key ? CMP(x->key, y->key) : CMP(x->ts, y->ts);
 }
 
+static bool seq_before(const void *elem, const void *key)
+{
+	return cmp_seq(elem, key) < 0;
+}
+
 /* Index of the first record >= (@key, @seq, @ts) in @a sorted by cmp_seq. */
 static size_t lower_seq(const struct rx_vec *a, uint64_t key, uint32_t seq, uint64_t ts)
 {
 	struct rx_rec k = { .key = key, .seq = seq, .ts = ts };
-	size_t l = 0, h = a->n;
 
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (cmp_seq(&a->v[m], &k) < 0)
-			l = m + 1;
-		else
-			h = m;
-	}
-	return l;
+	return vec_search(a->v, a->n, sizeof(*a->v), &k, seq_before);
 }
 
 /* The latest record of (@key, @seq) at or before @ts, or NULL. */
@@ -484,21 +480,21 @@ static const struct rx_rec *after_seq(const struct rx_vec *a, uint64_t key,
 	return NULL;
 }
 
+/* Before the copy of socket k->key that holds byte k->seq, or of a later socket. */
+static bool copy_before(const void *elem, const void *key)
+{
+	const struct rx_rec *x = elem, *k = key;
+
+	/* a socket's copies follow each other in time and sequence */
+	return x->key < k->key || (x->key == k->key && (int32_t)(x->end - k->seq) <= 0);
+}
+
 /* The TCP copy of socket @key whose [seq, end) holds @byte, or NULL. */
 static const struct rx_rec *copy_of(const struct rx_vec *a, uint64_t key, uint32_t byte)
 {
-	size_t l = 0, h = a->n;
+	struct rx_rec k = { .key = key, .seq = byte };
+	size_t l = vec_search(a->v, a->n, sizeof(*a->v), &k, copy_before);
 
-	/* a socket's copies follow each other in time and sequence */
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (a->v[m].key < key ||
-		    (a->v[m].key == key && (int32_t)(a->v[m].end - byte) <= 0))
-			l = m + 1;
-		else
-			h = m;
-	}
 	if (l < a->n && a->v[l].key == key && (int32_t)(byte - a->v[l].seq) >= 0)
 		return &a->v[l];
 	return NULL;
@@ -542,35 +538,33 @@ static void join_udp(struct rx_report *rr, const struct rx_rec *t)
 		add(rr, RS_NETIF_USER, n->ts, u->ts);
 }
 
+static bool ts_at_or_before(const void *elem, const void *key)
+{
+	const struct rx_rec *x = elem, *k = key;
+
+	return x->key < k->key || (x->key == k->key && x->ts <= k->ts);
+}
+
+static bool ts_before(const void *elem, const void *key)
+{
+	return cmp_ts(elem, key) < 0;
+}
+
 /* The latest record of @key at or before @ts in @a sorted by cmp_ts. */
 static const struct rx_rec *latest(const struct rx_vec *a, uint64_t key, uint64_t ts)
 {
-	size_t l = 0, h = a->n;
+	struct rx_rec k = { .key = key, .ts = ts };
+	size_t l = vec_search(a->v, a->n, sizeof(*a->v), &k, ts_at_or_before);
 
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts <= ts))
-			l = m + 1;
-		else
-			h = m;
-	}
 	return l && a->v[l - 1].key == key ? &a->v[l - 1] : NULL;
 }
 
 /* The first record of @key at or after @ts in @a sorted by cmp_ts. */
 static const struct rx_rec *first(const struct rx_vec *a, uint64_t key, uint64_t ts)
 {
-	size_t l = 0, h = a->n;
+	struct rx_rec k = { .key = key, .ts = ts };
+	size_t l = vec_search(a->v, a->n, sizeof(*a->v), &k, ts_before);
 
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (a->v[m].key < key || (a->v[m].key == key && a->v[m].ts < ts))
-			l = m + 1;
-		else
-			h = m;
-	}
 	return l < a->n && a->v[l].key == key ? &a->v[l] : NULL;
 }
 

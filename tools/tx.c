@@ -216,23 +216,26 @@ static int cmp_dev(const void *a, const void *b)
 	return CMP(x->ts, y->ts);
 }
 
+static bool cookie_before(const void *elem, const void *key)
+{
+	return ((const struct j_rec *)elem)->cookie < ((const struct j_rec *)key)->cookie;
+}
+
 /* [lo, hi): the records of @cookie in @a (sorted by cookie first). */
 static void cookie_range(const struct j_vec *a, uint64_t cookie, size_t *lo, size_t *hi)
 {
-	size_t l = 0, h = a->n;
+	struct j_rec key = { .cookie = cookie };
+	size_t h;
 
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (a->v[m].cookie < cookie)
-			l = m + 1;
-		else
-			h = m;
-	}
-	*lo = l;
-	for (h = l; h < a->n && a->v[h].cookie == cookie; h++)
+	*lo = vec_search(a->v, a->n, sizeof(*a->v), &key, cookie_before);
+	for (h = *lo; h < a->n && a->v[h].cookie == cookie; h++)
 		;
 	*hi = h;
+}
+
+static bool dev_before(const void *elem, const void *key)
+{
+	return cmp_dev(elem, key) < 0;
 }
 
 /* The DEV record of @stage with @seq at or after @ts, or NULL. */
@@ -240,16 +243,8 @@ static const struct j_rec *find_dev(const struct j_vec *a, uint64_t cookie, uint
 				    uint32_t seq, uint64_t ts)
 {
 	struct j_rec key = { .cookie = cookie, .stage = stage, .seq = seq, .ts = ts };
-	size_t l = 0, h = a->n;
+	size_t l = vec_search(a->v, a->n, sizeof(*a->v), &key, dev_before);
 
-	while (l < h) {
-		size_t m = (l + h) / 2;
-
-		if (cmp_dev(&a->v[m], &key) < 0)
-			l = m + 1;
-		else
-			h = m;
-	}
 	if (l < a->n && a->v[l].cookie == cookie && a->v[l].stage == stage &&
 	    a->v[l].seq == seq)
 		return &a->v[l];

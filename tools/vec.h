@@ -3,6 +3,7 @@
 #ifndef NETLAT_VEC_H
 #define NETLAT_VEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -12,5 +13,13 @@
  * *@cap are as they were).
  */
 void *vec_room(void *v, size_t *cap, size_t n, size_t size, size_t first);
+
+/*
+ * Binary search of the @n elements of @size bytes at @base, ordered so
+ * that @before(element, @key) holds for a first part of them only: the
+ * index of the first element it does not hold for, @n if none.
+ */
+size_t vec_search(const void *base, size_t n, size_t size, const void *key,
+		  bool (*before)(const void *elem, const void *key));
 
 #endif /* NETLAT_VEC_H */

@@ -560,6 +560,23 @@ int cmd_flight(int argc, char **argv)
 	return f.status;
 }
 
+/*
+ * The end of "netlat filters" and "triggers": @r, what the change asked
+ * for gave (0, or the -errno of ioctl @what), then @show the state. @fd
+ * is closed. The exit status.
+ */
+static int show_after(int fd, const char *path, int r, const char *what,
+		      unsigned long request, int (*show)(int fd, const char *path))
+{
+	if (r) {
+		close(fd);
+		return ioctl_failed_req(path, what, request, -r);
+	}
+	r = show(fd, path);
+	close(fd);
+	return r;
+}
+
 /* ---- netlat filters ------------------------------------------------------------ */
 
 static int show_filters(int fd, const char *path)
@@ -618,13 +635,7 @@ int cmd_filters(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	r = clear || kf.nr ? netlat_set_filters(fd, kf.rules, kf.nr) : 0;
-	if (r) {
-		close(fd);
-		return ioctl_failed_req(path, "FILTERS", NETLAT_IOC_FILTERS, -r);
-	}
-	r = show_filters(fd, path);
-	close(fd);
-	return r;
+	return show_after(fd, path, r, "FILTERS", NETLAT_IOC_FILTERS, show_filters);
 }
 
 /* ---- netlat triggers ----------------------------------------------------------- */
@@ -689,11 +700,5 @@ int cmd_triggers(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	r = disarm ? netlat_set_triggers(fd, &none) : 0;
-	if (r) {
-		close(fd);
-		return ioctl_failed_req(path, "TRIGGERS disarm", NETLAT_IOC_TRIGGERS, -r);
-	}
-	r = show_triggers(fd, path);
-	close(fd);
-	return r;
+	return show_after(fd, path, r, "TRIGGERS disarm", NETLAT_IOC_TRIGGERS, show_triggers);
 }

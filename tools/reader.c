@@ -2,7 +2,7 @@
 /*
  * Reading a capture or the device for the commands that read records
  * (tail, report, export, stat): stop requests, deadlines, ordering by
- * time, loss accounting, and their FILTERS options.
+ * time, loss accounting, and their options (FILTERS among them).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -17,8 +17,8 @@
 /* Unexplained gaps printed one by one before they are only counted. */
 #define MAX_GAP_WARNINGS 10
 
-/* getopt_long() values of the options without a short form. */
-enum { OPT_NO_HIST = 0x100, OPT_HTML, OPT_PEER };
+/* getopt_long() values of the options without a short form: past a char's. */
+enum { OPT_LONG_ONLY = 0x100, OPT_NO_HIST = OPT_LONG_ONLY, OPT_HTML, OPT_PEER };
 
 /* Every option of the commands that read records; each names its own. */
 static const struct option read_options[] = {
@@ -68,7 +68,7 @@ static const struct option *pick_options(const char *names, char *shortopts)
 		if (o->val != 'h' && !named(names, o->name))
 			continue;
 		opts[n++] = *o;
-		if (o->val >= OPT_NO_HIST)
+		if (o->val >= OPT_LONG_ONLY)
 			continue;
 		*shortopts++ = (char)o->val;
 		if (o->has_arg)

@@ -93,7 +93,7 @@ static int cmp_id(const void *a, const void *b)
 {
 	const struct cg_ent *x = a, *y = b;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	return CMP(x->id, y->id);
 }
 
 /* cg_tbl is sorted by id between walks */

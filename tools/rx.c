@@ -423,8 +423,6 @@ int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 	return 0;
 }
 
-#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
-
 /* key, seq, time */
 static int cmp_seq(const void *a, const void *b)
 {

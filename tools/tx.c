@@ -192,8 +192,6 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 	return 0;
 }
 
-#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
-
 /* cookie, then time */
 static int cmp_ts(const void *a, const void *b)
 {

@@ -14,6 +14,9 @@
  */
 void *vec_room(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
+/* The order of @a and @b, -1, 0 or 1, for qsort() and vec_search() orders. */
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
 /*
  * Binary search of the @n elements of @size bytes at @base, ordered so
  * that @before(element, @key) holds for a first part of them only: the

@@ -29,6 +29,7 @@
 #include <linux/timekeeping.h>
 #include <linux/error-injection.h>
 #include "ring.h"
+#include "snapcpu.h"
 #include "flight.h"
 #include "probes.h"
 #include "uarg.h"
@@ -278,8 +279,8 @@ static int netlat_snap_take(const struct netlat_trig_hit *hit)
 			err = -ENOSPC;
 			break;
 		}
-		off += netlat_ring_snap(rs, cpu, sb->va + off, cap - off,
-					start_ns);
+		off += netlat_snapcpu_copy(rs, cpu, sb->va + off, cap - off,
+					   start_ns);
 		cond_resched();
 	}
 	cpus_read_unlock();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU record rings: allocation, the write path, the readers' copies
- * and their wakeups (locking rules in Documentation/design.rst).
+ * and their wakeups, a snapshot's marks (the copy is snapcpu.c's;
+ * locking rules in Documentation/design.rst).
  *
  * A ring is a power-of-two data area with free-running byte indices: the
  * producer index lives in a page userspace may only read, the consumer
@@ -673,43 +674,22 @@ int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 	return -EINVAL;
 }
 
-#define NETLAT_SNAP_CHUNK	(64 * 1024)	/* copied between resched points */
+/* ---- snapshots: the ring's side (snapcpu.c copies) ---- */
+
 /* copied with interrupts off (tens of microseconds), or in chunks */
 #define NETLAT_SNAP_IRQ_BYTES	(256 * 1024)
-#define NETLAT_SNAP_WALK	1024		/* records between resched points */
-
-/*
- * A snapshot of one ring in three steps, so that interrupts are off only
- * for a few loads and at most NETLAT_SNAP_IRQ_BYTES of copy: netlat_ring_mark(), on the ring's CPU, notes its bounds
- * and counters; the copy runs in process context while writers go on;
- * netlat_ring_mark_end(), on the CPU again, notes how far the writers
- * overwrote (or a consumer consumed) the oldest records meanwhile, which
- * the copy then leaves out.
- */
-struct netlat_ring_mark {
-	struct netlat_rings *rs;
-	unsigned int cpu;
-	void *copy;		/* where the records go */
-	u64 room;		/* bytes there */
-	bool copied;		/* copied at the mark already */
-	u64 prod, cons;		/* the records kept at the mark */
-	u64 written, overwritten, dropped;
-	u64 first_seq;		/* the next record's number */
-	u64 ts_ns;
-	u64 cons_end;		/* the writer's cons_seen at the copy's end */
-	u64 overwritten_end;
-};
 
 /*
  * On the ring's CPU with interrupts off (an IPI, or a direct call there),
  * or anywhere for an offline CPU: either way no writer of that ring runs.
  */
-static void netlat_ring_mark(void *arg)
+static void netlat_ring_mark_fn(void *arg)
 {
 	struct netlat_ring_mark *m = arg;
 	struct netlat_rings *rs = m->rs;
 	struct netlat_ring *r = rs->ring[m->cpu];
 
+	m->data = r->data;
 	m->ts_ns = ktime_get_mono_fast_ns();
 	m->prod = smp_load_acquire(&r->prod->prod);
 	m->cons = READ_ONCE(r->cons->cons);
@@ -734,13 +714,13 @@ static void netlat_ring_mark(void *arg)
 }
 
 /*
- * Where netlat_ring_mark() runs, after the copy. A write reuses only bytes
- * before the consumer index it took (cons_seen; in overwrite mode it moved
- * the index past them itself): the copy's bytes from cons_end on were
- * copied before anything overwrote them. The IPI orders the copy's loads
- * before this, and this before the CPU's next write.
+ * Where netlat_ring_mark_fn() runs, after the copy. A write reuses only
+ * bytes before the consumer index it took (cons_seen; in overwrite mode it
+ * moved the index past them itself): the copy's bytes from cons_end on
+ * were copied before anything overwrote them. The IPI orders the copy's
+ * loads before this, and this before the CPU's next write.
  */
-static void netlat_ring_mark_end(void *arg)
+static void netlat_ring_mark_end_fn(void *arg)
 {
 	struct netlat_ring_mark *m = arg;
 	struct netlat_ring *r = m->rs->ring[m->cpu];
@@ -762,110 +742,16 @@ static void netlat_ring_on_cpu(smp_call_func_t fn, struct netlat_ring_mark *m)
 		WARN_ON_ONCE(smp_call_function_single(m->cpu, fn, m, 1));
 }
 
-
-/**
- * netlat_ring_snap() - copy one CPU's ring into a snapshot
- * @rs: the rings
- * @cpu: whose ring
- * @dst: room for a NETLAT_REC_SNAP_CPU record, then the records
- * @room: bytes at @dst
- * @start_ns: pre window: older records are skipped
- *
- * Process context, CPU hotplug held off (cpus_read_lock()), under the
- * snapshot's owner: the records the mark saw are copied in chunks while
- * writers go on, interrupts on; those overwritten (or consumed) during
- * the copy are cut from its front, and the rest is walked like read()
- * does, on the copy, trusting no size. Returns the bytes written.
- */
-u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
-		     u64 room, u64 start_ns)
+void netlat_ring_mark(struct netlat_ring_mark *m)
 {
-	struct netlat_rec_snap_cpu *sc = dst;
-	struct netlat_ring_mark mark = {
-		.rs = rs, .cpu = cpu, .copy = sc + 1, .room = room - sizeof(*sc),
-	}, *m = &mark;
-	struct netlat_ring *r = rs->ring[cpu];
-	void *copy = sc + 1;
-	u64 len, done, start, pos, end, gone;
-
-	netlat_ring_on_cpu(netlat_ring_mark, m);
-	memset(sc, 0, sizeof(*sc));
-	netlat_init_hdr(&sc->hdr, NETLAT_REC_SNAP_CPU, sizeof(*sc), cpu,
-			m->ts_ns);
-	sc->written = m->written;
-	sc->overwritten = m->overwritten;
-	sc->dropped = m->dropped;
-	sc->first_seq = m->first_seq;
-
-	len = min(m->prod - m->cons, m->room);
-	end = m->cons + len;
-	start = m->cons;
-	if (!m->copied) {
-		/* Mapped twice in a row: [cons, cons + len) is contiguous. */
-		/* racing the writers on purpose: the front is cut below */
-		for (done = 0; done < len; done += NETLAT_SNAP_CHUNK) {
-			cond_resched();
-			data_race(memcpy(copy + done,
-					 r->data + ((m->cons + done) & rs->mask),
-					 min_t(u64, len - done,
-					       NETLAT_SNAP_CHUNK)));
-		}
-		netlat_ring_on_cpu(netlat_ring_mark_end, m);
-		/* nothing written over past the mark's cons: all of it */
-		if ((s64)(m->cons_end - m->cons) <= 0)
-			start = m->cons;
-		else if (m->cons_end - m->cons <= len &&
-			 IS_ALIGNED(m->cons_end, NETLAT_REC_ALIGN))
-			start = m->cons_end;
-		else
-			start = end;	/* all of it written over */
-		/*
-		 * Overwritten during the copy: the records the writers moved
-		 * past, or (all of them, or the ring reset) every record the
-		 * mark saw: in overwrite mode the ring holds written -
-		 * overwritten records.
-		 */
-		gone = m->overwritten_end - m->overwritten;
-		if (start == end && end != m->cons &&
-		    READ_ONCE(netlat_mode) == NETLAT_MODE_OVERWRITE)
-			sc->overwritten = m->written;
-		else if (start != m->cons)
-			sc->overwritten += min(gone, m->written - m->overwritten);
-	}
-
-	for (pos = start; pos != end;) {
-		const struct netlat_rec_hdr *h = copy + (pos - m->cons);
-		const struct netlat_rec_lost *lost = (const void *)h;
-		u32 size = h->size;
-
-		if (!netlat_rec_valid(h, size, end - pos))
-			break;
-		if (!((sc->records + sc->skipped + 1) % NETLAT_SNAP_WALK))
-			cond_resched();
-		if (!sc->records && h->ts_ns < start_ns) {
-			sc->skipped++;
-			pos += size;
-			start = pos;
-			continue;
-		}
-		/* What a reader compares: for LOST, the start of the gap. */
-		if (!sc->records)
-			sc->first_seq = h->type == NETLAT_REC_LOST &&
-					size >= sizeof(*lost) ?
-					lost->first_seq : h->seq;
-		sc->records++;
-		pos += size;
-	}
-	sc->bytes = pos - start;
-	/* to the copy's start, forward in chunks: the ranges may overlap */
-	for (done = 0; start != m->cons && done < sc->bytes;
-	     done += NETLAT_SNAP_CHUNK) {
-		memmove(copy + done, copy + (start - m->cons) + done,
-			min_t(u64, sc->bytes - done, NETLAT_SNAP_CHUNK));
-		cond_resched();
-	}
-	return sizeof(*sc) + sc->bytes;
+	netlat_ring_on_cpu(netlat_ring_mark_fn, m);
 }
+
+void netlat_ring_mark_end(struct netlat_ring_mark *m)
+{
+	netlat_ring_on_cpu(netlat_ring_mark_end_fn, m);
+}
+
 
 /* ---- the set: start, stop, swap, mode ---- */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-CPU record rings: the set of rings, its mode, the write path, the
- * readers' copies (read(), snapshots, mmap pages) and their wakeups.
+ * readers' copies (read(), mmap pages), their wakeups, and a snapshot's
+ * marks of a ring's bounds (the snapshot copy is snapcpu.c's).
  *
  * Writers take no lock (interrupts off, rings found through RCU);
  * netlat_lock and netlat_map_lock order process context. The rules, in
@@ -110,7 +111,33 @@ void netlat_ring_stats(struct netlat_rings *rs, unsigned int cpu,
 		       struct netlat_cpu_stats *st);
 int netlat_ring_pages(struct netlat_rings *rs, unsigned int cpu, u64 area,
 		      struct page ***pages, unsigned long *nr);
-u64 netlat_ring_snap(struct netlat_rings *rs, unsigned int cpu, void *dst,
-		     u64 room, u64 start_ns);
+
+/*
+ * A snapshot of one ring in three steps, so that interrupts are off only
+ * for a few loads and at most 256 KiB of copy: netlat_ring_mark(), on the
+ * ring's CPU, notes its bounds and counters; the copy (snapcpu.c) runs in
+ * process context while writers go on; netlat_ring_mark_end(), on the CPU
+ * again, notes how far the writers overwrote (or a consumer consumed) the
+ * oldest records meanwhile, which the copy then leaves out. The caller
+ * fills in the first four fields and zeroes the rest, and holds CPU
+ * hotplug off (cpus_read_lock()).
+ */
+struct netlat_ring_mark {
+	struct netlat_rings *rs;
+	unsigned int cpu;
+	void *copy;		/* where the records go */
+	u64 room;		/* bytes there */
+	bool copied;		/* copied at the mark already */
+	const void *data;	/* the ring's data, mapped twice in a row */
+	u64 prod, cons;		/* the records kept at the mark */
+	u64 written, overwritten, dropped;
+	u64 first_seq;		/* the next record's number */
+	u64 ts_ns;
+	u64 cons_end;		/* the writer's cons_seen at the copy's end */
+	u64 overwritten_end;
+};
+
+void netlat_ring_mark(struct netlat_ring_mark *m);
+void netlat_ring_mark_end(struct netlat_ring_mark *m);
 
 #endif /* _NETLAT_RING_H */

@@ -21,6 +21,7 @@
 #include "tracktbl.h"
 #include "rxtrack.h"
 #include "sktbl.h"
+#include "uarg.h"
 
 /* A configuration to be: what it sets, and the memory it will use. */
 struct netlat_config_next {
@@ -37,16 +38,13 @@ struct netlat_config_next {
 	struct netlat_skt_next tx, rx;	/* the packet tables */
 };
 
-/* Every field on its own, before anything is looked at or allocated. */
+/*
+ * Every field on its own, before anything is looked at or allocated (the
+ * flags when the argument was copied in).
+ */
 static int netlat_config_check(const struct netlat_config *cfg, u32 usize)
 {
-	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
-			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
-			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
-			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
-			  NETLAT_CONFIG_SAMPLE;
-
-	if ((cfg->flags & ~known) || cfg->reserved || cfg->reserved2)
+	if (cfg->reserved || cfg->reserved2)
 		return -EINVAL;
 	if (cfg->flags & NETLAT_CONFIG_SAMPLE ?
 	    usize < offsetofend(struct netlat_config, sample) ||
@@ -232,7 +230,7 @@ static void netlat_config_commit(struct netlat_config_next *n)
 	}
 }
 
-int netlat_config_set(const struct netlat_config *cfg, u32 usize)
+static int netlat_config_set(const struct netlat_config *cfg, u32 usize)
 {
 	struct netlat_config_next n = { .cfg = cfg };
 	int err;
@@ -267,4 +265,20 @@ out_unlock:
 out_keys:
 	netlat_keys_discard(n.keys);
 	return err;
+}
+
+long netlat_config_ioc(void __user *uarg)
+{
+	const u32 known = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
+			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
+			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
+			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
+			  NETLAT_CONFIG_SAMPLE;
+	struct netlat_config cfg;
+	u32 usize;
+	int err;
+
+	err = netlat_get_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, known,
+			     NULL, 0, uarg, &usize);
+	return err ?: netlat_config_set(&cfg, usize);
 }

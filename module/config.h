@@ -7,12 +7,13 @@
 
 #include <linux/types.h>
 
-struct netlat_config;
+#include <linux/compiler.h>
 
 /*
- * Process context, the caller's capabilities checked: @cfg, of @usize
- * bytes from the caller, in force, or an error and nothing changed.
+ * NETLAT_IOC_SET_CONFIG. Process context, the caller's capabilities
+ * checked: the caller's configuration in force, or an error and nothing
+ * changed.
  */
-int netlat_config_set(const struct netlat_config *cfg, u32 usize);
+long netlat_config_ioc(void __user *uarg);
 
 #endif /* _NETLAT_CONFIG_H */

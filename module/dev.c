@@ -306,12 +306,10 @@ static long netlat_ioc_get_info(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&info, sizeof(info), NETLAT_INFO_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg(&info, sizeof(info), NETLAT_INFO_SIZE_VER0, 0,
+			     NULL, 0, uarg, &usize);
 	if (err)
 		return err;
-	if (info.flags)
-		return -EINVAL;
 	if (mutex_lock_interruptible(&netlat_lock))
 		return -ERESTARTSYS;
 	rs = netlat_rings_locked();
@@ -347,11 +345,11 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&st, sizeof(st), NETLAT_CPU_STATS_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg_resv(st, NETLAT_CPU_STATS_SIZE_VER0, 0, reserved,
+				  uarg, &usize);
 	if (err)
 		return err;
-	if (st.flags || st.reserved || st.cpu >= nr_cpu_ids)
+	if (st.cpu >= nr_cpu_ids)
 		return -EINVAL;
 	st.cpu = array_index_nospec(st.cpu, nr_cpu_ids);
 	if (!cpu_possible(st.cpu))
@@ -364,31 +362,16 @@ static long netlat_ioc_get_cpu_stats(void __user *uarg)
 	return netlat_copy_out(uarg, &st, sizeof(st), usize);
 }
 
-static long netlat_ioc_set_config(void __user *uarg)
-{
-	struct netlat_config cfg;
-	u32 usize;
-	int err;
-
-	err = netlat_copy_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	return netlat_config_set(&cfg, usize);
-}
-
 static long netlat_ioc_control(unsigned int cmd, void __user *uarg)
 {
 	struct netlat_control ctl;
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&ctl, sizeof(ctl), NETLAT_CONTROL_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg(&ctl, sizeof(ctl), NETLAT_CONTROL_SIZE_VER0, 0,
+			     NULL, 0, uarg, &usize);
 	if (err)
 		return err;
-	if (ctl.flags)
-		return -EINVAL;
 
 	if (mutex_lock_interruptible(&netlat_lock))
 		return -ERESTARTSYS;
@@ -418,12 +401,10 @@ static long netlat_ioc_probes(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&pr, sizeof(pr), NETLAT_PROBES_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg_resv(pr, NETLAT_PROBES_SIZE_VER0, NETLAT_PROBES_SET,
+				  reserved, uarg, &usize);
 	if (err)
 		return err;
-	if ((pr.flags & ~NETLAT_PROBES_SET) || pr.reserved)
-		return -EINVAL;
 	if (pr.flags & NETLAT_PROBES_SET) {
 		if (!netlat_may_trace())
 			return -EPERM;
@@ -478,7 +459,7 @@ static long netlat_ioctl(struct file *file, unsigned int cmd,
 		if (!netlat_may_trace())
 			return -EPERM;
 		if (cmd == NETLAT_IOC_SET_CONFIG)
-			return netlat_ioc_set_config(uarg);
+			return netlat_config_ioc(uarg);
 		return netlat_ioc_control(cmd, uarg);
 	default:
 		return -ENOTTY;

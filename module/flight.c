@@ -521,12 +521,10 @@ long netlat_ioc_snapshot(struct netlat_snap_reader *sr, void __user *uarg)
 	u32 usize;
 	int err, state;
 
-	err = netlat_copy_arg(&s, sizeof(s), NETLAT_SNAPSHOT_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg_resv(s, NETLAT_SNAPSHOT_SIZE_VER0, known, reserved,
+				  uarg, &usize);
 	if (err)
 		return err;
-	if ((s.flags & ~known) || s.reserved)
-		return -EINVAL;
 	if ((s.flags & (NETLAT_SNAPSHOT_RELEASE | NETLAT_SNAPSHOT_TAKE)) &&
 	    !netlat_may_trace())
 		return -EPERM;
@@ -681,12 +679,10 @@ long netlat_ioc_triggers(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&t, sizeof(t), NETLAT_TRIGGERS_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg_resv(t, NETLAT_TRIGGERS_SIZE_VER0,
+				  NETLAT_TRIGGERS_SET, reserved, uarg, &usize);
 	if (err)
 		return err;
-	if ((t.flags & ~NETLAT_TRIGGERS_SET) || t.reserved)
-		return -EINVAL;
 	if (t.flags & NETLAT_TRIGGERS_SET) {
 		err = netlat_trig_validate(&t);
 		if (err)

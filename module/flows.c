@@ -200,13 +200,12 @@ long netlat_flows_ioc(void __user *uarg,
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FLOWS_SIZE_VER0, uarg,
-			      &usize);
+	/* rest is the sum's count out, zero in */
+	err = netlat_get_arg_resv(a, NETLAT_FLOWS_SIZE_VER0,
+				  NETLAT_FLOWS_CLOSED | NETLAT_FLOWS_REST, rest,
+				  uarg, &usize);
 	if (err)
 		return err;
-	if ((a.flags & ~(NETLAT_FLOWS_CLOSED | NETLAT_FLOWS_REST)) ||
-	    a.rest)
-		return -EINVAL;
 	if (a.nr && (a.entry_size < NETLAT_FLOW_STATS_SIZE_VER0 ||
 		     a.entry_size > PAGE_SIZE || !a.entries))
 		return -EINVAL;

@@ -5,6 +5,7 @@
 #include <linux/kernel.h>
 #include <linux/capability.h>
 #include <linux/uaccess.h>
+#include <linux/string.h>
 #include "uarg.h"
 /* the ABI's layout: a field moved in the uapi fails the build here */
 #include "netlat_layout.h"
@@ -34,6 +35,25 @@ int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 		return -EINVAL;
 	*usize = size;
 	return err;
+}
+
+int netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
+		   const void *resv, size_t resv_len, void __user *uarg,
+		   u32 *usize)
+{
+	/* the first two fields of every argument */
+	const struct {
+		u32 size;
+		u32 flags;
+	} *head = karg;
+	int err;
+
+	err = netlat_copy_arg(karg, ksize, min_size, uarg, usize);
+	if (err)
+		return err;
+	if ((head->flags & ~known) || memchr_inv(resv, 0, resv_len))
+		return -EINVAL;
+	return 0;
 }
 
 int netlat_copy_array_out(u64 dst, u32 usize, const void *src, size_t ksize,

@@ -29,6 +29,21 @@ bool netlat_may_trace(void);
 int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 		    void __user *uarg, u32 *usize);
 
+/*
+ * netlat_copy_arg(), then what every ioctl checks next: a flag outside
+ * @known is -EINVAL, and so is a nonzero byte in the @resv_len bytes at
+ * @resv (fields of @karg the caller leaves zero; NULL, 0 for none). Each
+ * argument begins with its size, then its flags.
+ */
+int netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
+		   const void *resv, size_t resv_len, void __user *uarg,
+		   u32 *usize);
+
+/* netlat_get_arg() into the variable @arg, whose field @resv must be zero */
+#define netlat_get_arg_resv(arg, min_size, known, resv, uarg, usize)	\
+	netlat_get_arg(&(arg), sizeof(arg), min_size, known, &(arg).resv, \
+		       sizeof((arg).resv), uarg, usize)
+
 /* Copy back as much of @karg as the caller's @usize has room for. */
 int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,
 		    u32 usize);

@@ -278,7 +278,6 @@ long netlat_config_ioc(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_get_arg(&cfg, sizeof(cfg), NETLAT_CONFIG_SIZE_VER0, known,
-			     NULL, 0, uarg, &usize);
+	err = netlat_get_arg(cfg, NETLAT_CONFIG_SIZE_VER0, known, uarg, &usize);
 	return err ?: netlat_config_set(&cfg, usize);
 }

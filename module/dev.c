@@ -306,8 +306,7 @@ static long netlat_ioc_get_info(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_get_arg(&info, sizeof(info), NETLAT_INFO_SIZE_VER0, 0,
-			     NULL, 0, uarg, &usize);
+	err = netlat_get_arg(info, NETLAT_INFO_SIZE_VER0, 0, uarg, &usize);
 	if (err)
 		return err;
 	if (mutex_lock_interruptible(&netlat_lock))
@@ -368,8 +367,7 @@ static long netlat_ioc_control(unsigned int cmd, void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_get_arg(&ctl, sizeof(ctl), NETLAT_CONTROL_SIZE_VER0, 0,
-			     NULL, 0, uarg, &usize);
+	err = netlat_get_arg(ctl, NETLAT_CONTROL_SIZE_VER0, 0, uarg, &usize);
 	if (err)
 		return err;
 

@@ -335,12 +335,11 @@ long netlat_ioc_filters(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&a, sizeof(a), NETLAT_FILTERS_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg_resv(a, NETLAT_FILTERS_SIZE_VER0,
+				  NETLAT_FILTERS_SET, reserved, uarg, &usize);
 	if (err)
 		return err;
-	if ((a.flags & ~NETLAT_FILTERS_SET) || a.reserved ||
-	    a.rule_size < NETLAT_FILTER_RULE_SIZE_VER0 ||
+	if (a.rule_size < NETLAT_FILTER_RULE_SIZE_VER0 ||
 	    a.rule_size > PAGE_SIZE)
 		return -EINVAL;
 	rules = u64_to_user_ptr(a.rules);

@@ -652,13 +652,12 @@ long netlat_ioc_hist(void __user *uarg, u64 flows, u64 rx_flows)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&h, sizeof(h), NETLAT_HIST_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg(h, NETLAT_HIST_SIZE_VER0, NETLAT_HIST_RESET, uarg,
+			     &usize);
 	if (err)
 		return err;
-	if ((h.flags & ~NETLAT_HIST_RESET) ||
-	    (h.key && ((h.flags & NETLAT_HIST_RESET) ||
-		       usize < offsetofend(struct netlat_hist, keys_mem_bytes))))
+	if (h.key && ((h.flags & NETLAT_HIST_RESET) ||
+		      usize < offsetofend(struct netlat_hist, keys_mem_bytes)))
 		return -EINVAL;
 	if (h.nr_stages && (h.stage_size < NETLAT_STAGE_HIST_SIZE_VER0 ||
 			    h.stage_size > PAGE_SIZE || !h.stages))

@@ -613,12 +613,11 @@ long netlat_probes_ioc_hooks(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_copy_arg(&a, sizeof(a), NETLAT_HOOKS_SIZE_VER0, uarg,
-			      &usize);
+	err = netlat_get_arg(a, NETLAT_HOOKS_SIZE_VER0, 0, uarg, &usize);
 	if (err)
 		return err;
-	if (a.flags || (a.nr && (a.entry_size < NETLAT_HOOK_SIZE_VER0 ||
-				 a.entry_size > PAGE_SIZE || !a.entries)))
+	if (a.nr && (a.entry_size < NETLAT_HOOK_SIZE_VER0 ||
+		     a.entry_size > PAGE_SIZE || !a.entries))
 		return -EINVAL;
 	n = netlat_probes_hooks(NULL, 0);
 	if (a.nr && n) {

@@ -37,9 +37,9 @@ int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
 	return err;
 }
 
-int netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
-		   const void *resv, size_t resv_len, void __user *uarg,
-		   u32 *usize)
+int __netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
+		     const void *resv, size_t resv_len, void __user *uarg,
+		     u32 *usize)
 {
 	/* the first two fields of every argument */
 	const struct {

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 
 /*
  * Who may open the device and read it (records, histograms, flows):
@@ -33,16 +35,30 @@ int netlat_copy_arg(void *karg, size_t ksize, size_t min_size,
  * netlat_copy_arg(), then what every ioctl checks next: a flag outside
  * @known is -EINVAL, and so is a nonzero byte in the @resv_len bytes at
  * @resv (fields of @karg the caller leaves zero; NULL, 0 for none). Each
- * argument begins with its size, then its flags.
+ * argument begins with its size, then its flags: the macros below check
+ * that at build time.
  */
-int netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
-		   const void *resv, size_t resv_len, void __user *uarg,
-		   u32 *usize);
+int __netlat_get_arg(void *karg, size_t ksize, size_t min_size, u32 known,
+		     const void *resv, size_t resv_len, void __user *uarg,
+		     u32 *usize);
 
-/* netlat_get_arg() into the variable @arg, whose field @resv must be zero */
-#define netlat_get_arg_resv(arg, min_size, known, resv, uarg, usize)	\
-	netlat_get_arg(&(arg), sizeof(arg), min_size, known, &(arg).resv, \
-		       sizeof((arg).resv), uarg, usize)
+#define netlat_arg_head_check(arg)					\
+	BUILD_BUG_ON(offsetof(typeof(arg), size) != 0 ||		\
+		     offsetof(typeof(arg), flags) != sizeof(u32))
+
+/* __netlat_get_arg() into the variable @arg */
+#define netlat_get_arg(arg, min_size, known, uarg, usize) ({		\
+	netlat_arg_head_check(arg);					\
+	__netlat_get_arg(&(arg), sizeof(arg), min_size, known, NULL, 0,	\
+			 uarg, usize);					\
+})
+
+/* The same, and the field @resv of @arg must be zero */
+#define netlat_get_arg_resv(arg, min_size, known, resv, uarg, usize) ({ \
+	netlat_arg_head_check(arg);					\
+	__netlat_get_arg(&(arg), sizeof(arg), min_size, known,		\
+			 &(arg).resv, sizeof((arg).resv), uarg, usize);	\
+})
 
 /* Copy back as much of @karg as the caller's @usize has room for. */
 int netlat_copy_out(void __user *uarg, const void *karg, size_t ksize,

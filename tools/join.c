@@ -133,62 +133,63 @@ static void format_offset(char *buf, size_t len, int64_t ns)
 		 ull(v % 1000000000));
 }
 
-static void print_est_text(const struct netlat_clock_est *e)
+static void print_est_text(FILE *f, const struct netlat_clock_est *e)
 {
 	char off[48], lo[40], hi[40];
 
 	if (!e->samples_ab && !e->samples_ba) {
-		printf("no pair with a driver time and a receive stamp: nothing bounds it");
+		fprintf(f, "no pair with a driver time and a receive stamp: nothing bounds it");
 		return;
 	}
 	if (e->flags & NETLAT_CLOCK_NONE) {
-		printf("no clock fits these pairs (a clock step, or a wrong join)");
+		fprintf(f, "no clock fits these pairs (a clock step, or a wrong join)");
 		return;
 	}
 	format_offset(off, sizeof(off), e->offset_ns);
 	if (e->lo_ns == INT64_MIN || e->hi_ns == INT64_MAX) {
-		printf("%s, bounded on one side only (%s)", off,
-		       e->lo_ns == INT64_MIN ? "no B>A pair: at most this"
-					     : "no A>B pair: at least this");
+		fprintf(f, "%s, bounded on one side only (%s)", off,
+			   e->lo_ns == INT64_MIN ? "no B>A pair: at most this"
+						 : "no A>B pair: at least this");
 	} else {
 		format_signed(lo, sizeof(lo), e->lo_ns - e->offset_ns);
 		format_signed(hi, sizeof(hi), e->hi_ns - e->offset_ns);
-		printf("%s [%s, %s]", off, lo, hi);
+		fprintf(f, "%s [%s, %s]", off, lo, hi);
 	}
-	printf(", drift %+.1f ppm [%+.1f, %+.1f]%s", e->drift_ppm, e->drift_lo_ppm,
-	       e->drift_hi_ppm, e->flags & NETLAT_CLOCK_DRIFT_AT_LIMIT ? " (at the limit)" : "");
+	fprintf(f, ", drift %+.1f ppm [%+.1f, %+.1f]%s", e->drift_ppm, e->drift_lo_ppm,
+		   e->drift_hi_ppm, e->flags & NETLAT_CLOCK_DRIFT_AT_LIMIT ? " (at the limit)" : "");
 }
 
-static void print_clock_text(const struct netlat_join *j)
+static void print_clock_text(FILE *f, const struct netlat_join *j)
 {
 	const struct netlat_clock_est *w;
 	struct netlat_clock_est g;
 	size_t nw = netlat_join_windows(j, &w), i, bad = 0;
 
 	netlat_join_clock(j, &g);
-	printf("clock B-A at A %llu.%09llu s: ", ull(g.at_ns / 1000000000),
-	       ull(g.at_ns % 1000000000));
+	fprintf(f, "clock B-A at A %llu.%09llu s: ", ull(g.at_ns / 1000000000),
+		   ull(g.at_ns % 1000000000));
 	if (g.flags & NETLAT_CLOCK_NONE && nw > 1)
-		printf("no one line fits the whole capture (a step or a changing drift): by window");
+		fprintf(f, "no one line fits the whole capture (a step or a changing drift): "
+			"by window");
 	else
-		print_est_text(&g);
-	printf("; from %llu A>B and %llu B>A pairs, %zu window%s\n", ull(g.samples_ab),
-	       ull(g.samples_ba), nw, nw == 1 ? "" : "s");
+		print_est_text(f, &g);
+	fprintf(f, "; from %llu A>B and %llu B>A pairs, %zu window%s\n", ull(g.samples_ab),
+		   ull(g.samples_ba), nw, nw == 1 ? "" : "s");
 	for (i = 0; i < nw; i++)
 		bad |= w[i].flags & (NETLAT_CLOCK_NONE | NETLAT_CLOCK_STEP) || w[i].impossible;
 	if (nw < 2 && !bad)
 		return;
 	for (i = 0; i < nw; i++) {
-		printf("  window %llu.%03llu-%llu.%03llu s: ", ull(w[i].from_ns / 1000000000),
-		       ull(w[i].from_ns / 1000000 % 1000), ull(w[i].to_ns / 1000000000),
-		       ull(w[i].to_ns / 1000000 % 1000));
-		print_est_text(&w[i]);
+		fprintf(f, "  window %llu.%03llu-%llu.%03llu s: ", ull(w[i].from_ns / 1000000000),
+			   ull(w[i].from_ns / 1000000 % 1000), ull(w[i].to_ns / 1000000000),
+			   ull(w[i].to_ns / 1000000 % 1000));
+		print_est_text(f, &w[i]);
 		if (w[i].flags & NETLAT_CLOCK_STEP)
-			printf("; STEP: no one line joins it to the last window with a clock");
+			fprintf(f, "; STEP: no one line joins it to the last window with a clock");
 		if (w[i].impossible)
-			printf("; %llu impossible pair%s left out", ull(w[i].impossible),
-			       w[i].impossible == 1 ? "" : "s");
-		printf("\n");
+			fprintf(f, "; %llu impossible pair%s left out", ull(w[i].impossible),
+				   w[i].impossible == 1 ? "" : "s");
+		fprintf(f, "\n");
 	}
 }
 
@@ -199,7 +200,8 @@ static bool one_boot(const struct join_args *a)
 	return a->notes[0].boot_id[0] && !strcmp(a->notes[0].boot_id, a->notes[1].boot_id);
 }
 
-static void print_hosts_text(const struct join_args *a, const struct netlat_join *j)
+static void print_hosts_text(FILE *f, const struct join_args *a,
+			     const struct netlat_join *j)
 {
 	struct netlat_clock_est g;
 	unsigned int h;
@@ -208,33 +210,33 @@ static void print_hosts_text(const struct join_args *a, const struct netlat_join
 		const struct host_notes *n = &a->notes[h];
 
 		if (!n->hostname[0] && !n->clocks) {
-			printf("%s: %s (no host notes: not written by netlat record)\n", host_name[h],
-			       a->file[h]);
+			fprintf(f, "%s: %s (no host notes: not written by netlat record)\n",
+				host_name[h], a->file[h]);
 			continue;
 		}
-		printf("%s: %s (boot %.8s)", host_name[h], n->hostname, n->boot_id);
+		fprintf(f, "%s: %s (boot %.8s)", host_name[h], n->hostname, n->boot_id);
 		if (n->have_freq)
-			printf(", adjtimex freq %+.3f ppm%s", n->freq / 65536.0,
-			       n->status & 0x40 ? " (unsynchronised)" : "");
+			fprintf(f, ", adjtimex freq %+.3f ppm%s", n->freq / 65536.0,
+				   n->status & 0x40 ? " (unsynchronised)" : "");
 		if (n->have_freq && n->freq != n->first_freq)
-			printf(" (%+.3f at the start)", n->first_freq / 65536.0);
+			fprintf(f, " (%+.3f at the start)", n->first_freq / 65536.0);
 		if (n->tick_ppm)
-			printf(", tick %+.0f ppm", n->tick_ppm);
+			fprintf(f, ", tick %+.0f ppm", n->tick_ppm);
 		if (n->clocks >= 2)
-			printf(", MONOTONIC %+.1f ppm of MONOTONIC_RAW over %.0f s", notes_slew_ppm(n),
-			       (n->last_mono - n->first_mono) / 1e9);
+			fprintf(f, ", MONOTONIC %+.1f ppm of MONOTONIC_RAW over %.0f s",
+				notes_slew_ppm(n), (n->last_mono - n->first_mono) / 1e9);
 		if (n->realtime_steps)
-			printf(", REALTIME stepped %llu time%s", ull(n->realtime_steps),
-			       n->realtime_steps == 1 ? "" : "s");
-		printf("\n");
+			fprintf(f, ", REALTIME stepped %llu time%s", ull(n->realtime_steps),
+				   n->realtime_steps == 1 ? "" : "s");
+		fprintf(f, "\n");
 	}
 	if (one_boot(a)) {
 		netlat_join_clock(j, &g);
-		printf("A and B are one machine (one boot id): one clock, B-A is 0, %s\n",
-		       !g.samples_ab && !g.samples_ba ? "not checked: no pair has both stamps" :
-		       g.flags & NETLAT_CLOCK_NONE ? "and no clock fits the pairs: the stamps disagree" :
-		       g.lo_ns <= 0 && g.hi_ns >= 0 ? "inside the bound" :
-		       "OUTSIDE the bound: the stamps disagree");
+		fprintf(f, "A and B are one machine (one boot id): one clock, B-A is 0, %s\n",
+			   !g.samples_ab && !g.samples_ba ? "not checked: no pair has both stamps" :
+			   g.flags & NETLAT_CLOCK_NONE ? "and no clock fits the pairs: the stamps disagree" :
+			   g.lo_ns <= 0 && g.hi_ns >= 0 ? "inside the bound" :
+			   "OUTSIDE the bound: the stamps disagree");
 	}
 }
 
@@ -263,14 +265,7 @@ static void print_hosts_json(const struct join_args *a)
 
 /* ---- per direction -------------------------------------------------------- */
 
-struct direction {
-	struct netlat_samples tx[JOIN_SIDE_STAGES], rx[JOIN_SIDE_STAGES], wire, bound;
-	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
-	uint64_t no_clock;
-	uint64_t one_sided;	/* wire times that are a bound, not an estimate */
-};
-
-static int collect(const struct netlat_join *j, struct direction *d)
+static int collect(const struct netlat_join *j, struct join_direction *d)
 {
 	const struct netlat_xpkt *p;
 	size_t n = netlat_join_pairs(j, &p), i;
@@ -278,7 +273,7 @@ static int collect(const struct netlat_join *j, struct direction *d)
 	int r = 0;
 
 	for (i = 0; i < n && !r; i++) {
-		struct direction *dd = &d[p[i].sender];
+		struct join_direction *dd = &d[p[i].sender];
 		uint64_t from, to;
 
 		/* each record's stages once: from its first pair */
@@ -313,7 +308,7 @@ static int collect(const struct netlat_join *j, struct direction *d)
 	return r;
 }
 
-static void free_directions(struct direction *d)
+static void free_directions(struct join_direction *d)
 {
 	unsigned int i, k;
 
@@ -346,7 +341,7 @@ static void print_row(const char *host, const char *name, const struct netlat_di
 }
 
 static void print_direction_text(const struct netlat_join_counts *c, unsigned int s,
-				 const struct direction *d)
+				 const struct join_direction *d)
 {
 	const char *from = host_name[s], *to = host_name[!s];
 	char bound[48] = "", extra[64] = "", med[32], wire[32], name[16];
@@ -439,7 +434,7 @@ static void print_dist_named(const char *name, const struct netlat_dist *d, bool
 }
 
 static void print_direction_json(const struct netlat_join_counts *c, unsigned int s,
-				 const struct direction *d)
+				 const struct join_direction *d)
 {
 	char name[48];
 	unsigned int k;
@@ -519,7 +514,7 @@ static void print_packet_json(const struct netlat_xpkt *p)
 
 /* The join's JSON object (@a->inner: without its newline). */
 static void print_json(const struct join_args *a, const struct netlat_join *j,
-		       const struct direction *d)
+		       const struct join_direction *d)
 {
 	const struct netlat_clock_est *w;
 	const struct netlat_xpkt *p;
@@ -577,31 +572,37 @@ static int trace_job_write(void *arg, FILE *f)
 }
 
 /*
+ * Join @a's two captures into *@jp (to free even on an error) and @d
+ * (zeroed first): 0, or 1 (the error printed).
+ */
+static int join_run(struct join_args *a, struct netlat_join **jp, struct join_direction *d)
+{
+	memset(d, 0, 2 * sizeof(*d));
+	*jp = netlat_join_new(&a->o);
+	if (!*jp) {
+		error("cannot join: %s", strerror(errno));
+		return 1;
+	}
+	if (load(*jp, a, 0) || load(*jp, a, 1))
+		return 1;
+	if (netlat_join_run(*jp) || collect(*jp, d)) {
+		error("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Join @a's two captures and print the result, text or JSON; the trace
  * too if asked. 0, or 1 (the error printed).
  */
 static int join_and_print(struct join_args *a)
 {
-	struct direction d[2];
+	struct join_direction d[2];
 	struct netlat_join *j;
 	struct netlat_join_counts c;
-	int r;
+	int r = join_run(a, &j, d);
 
-	memset(d, 0, sizeof(d));
-	j = netlat_join_new(&a->o);
-	if (!j) {
-		error("cannot join: %s", strerror(errno));
-		return 1;
-	}
-	r = load(j, a, 0) || load(j, a, 1) ? 1 : 0;
-	if (!r && netlat_join_run(j)) {
-		error("out of memory");
-		r = 1;
-	}
-	if (!r && collect(j, d)) {
-		error("out of memory");
-		r = 1;
-	}
 	if (!r && a->trace) {
 		struct trace_job job = { .j = j, .a = a };
 
@@ -613,8 +614,8 @@ static int join_and_print(struct join_args *a)
 			print_json(a, j, d);
 		} else {
 			netlat_join_counts(j, &c);
-			print_hosts_text(a, j);
-			print_clock_text(j);
+			print_hosts_text(stdout, a, j);
+			print_clock_text(stdout, j);
 			print_direction_text(&c, 0, &d[0]);
 			print_direction_text(&c, 1, &d[1]);
 		}
@@ -718,3 +719,4 @@ int join_peer_print(const char *a_path, const char *b_path, bool json)
 	a.file[1] = b_path;
 	return join_and_print(&a);
 }
+

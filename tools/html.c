@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "join.h"
 #include "report_int.h"
 #include "output.h"
 #include "virtio.h"
@@ -36,6 +37,11 @@ static void esc(FILE *f, const char *s)
 				fputc(*s, f);
 		}
 	}
+}
+
+void html_esc(FILE *f, const char *s)
+{
+	esc(f, s);
 }
 
 /* A flow as the text report prints it, as HTML. */
@@ -615,7 +621,8 @@ static void rx_flow_table(FILE *f, const struct report *rep)
 	free(txt);
 }
 
-int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
+int html_write(struct report *rep, const struct netlat_seq *seq,
+	       const struct join_page *peer, FILE *f)
 {
 	if (report_compute(rep, seq))
 		return -ENOMEM;
@@ -647,6 +654,8 @@ int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f)
 	if (!virtio_report_empty(rep->virtio))
 		fputs("<p class=\"note\">The capture has virtqueue records: "
 		      "<code>netlat report</code> tabulates them.</p>", f);
+	if (peer && join_page_html(peer, f))
+		return -ENOMEM;
 	fprintf(f, "\n<footer><p id=\"status\" data-state=\"static\">netlat</p></footer>"
 		"<script>%s</script></body></html>\n", script);
 	return 0;

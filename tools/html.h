@@ -10,7 +10,15 @@
 #include <stdio.h>
 #include "report.h"
 
-/* Compute @rep (if not yet) and write the page: 0 or -ENOMEM. */
-int html_write(struct report *rep, const struct netlat_seq *seq, FILE *f);
+struct join_page;
+
+/*
+ * Compute @rep (if not yet) and write the page, with the join's section
+ * when @peer (report --peer, join.h): 0 or -ENOMEM.
+ */
+int html_write(struct report *rep, const struct netlat_seq *seq,
+	       const struct join_page *peer, FILE *f);
+/* @s as HTML text (element content and attribute values alike). */
+void html_esc(FILE *f, const char *s);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "join.h"
+#include "joinhtml.h"
 #include "jointrace.h"
 #include "notes.h"
 #include "output.h"
@@ -720,3 +721,77 @@ int join_peer_print(const char *a_path, const char *b_path, bool json)
 	return join_and_print(&a);
 }
 
+/* ---- report --peer --html ------------------------------------------------ */
+
+struct join_page {
+	struct join_args a;
+	struct netlat_join *j;
+	struct join_direction d[2];
+};
+
+struct join_page *join_page_new(const char *a_path, const char *b_path)
+{
+	struct join_page *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		error("out of memory");
+		return NULL;
+	}
+	p->a.inner = true;
+	p->a.file[0] = a_path;
+	p->a.file[1] = b_path;
+	if (join_run(&p->a, &p->j, p->d)) {
+		join_page_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void join_page_free(struct join_page *p)
+{
+	if (!p)
+		return;
+	free_directions(p->d);
+	netlat_join_free(p->j);
+	free(p);
+}
+
+/* The text's clock lines (@clock) or host lines, as a string (NULL: out of memory). */
+static char *text_of(const struct join_page *p, bool clock)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	if (clock)
+		print_clock_text(m, p->j);
+	else
+		print_hosts_text(m, &p->a, p->j);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The page's section of the join: the text's host and clock lines, the directions. */
+int join_page_html(const struct join_page *p, FILE *f)
+{
+	struct join_html h = {
+		.j = p->j, .d = p->d,
+		.file = { p->a.file[0], p->a.file[1] },
+		.hostname = { p->a.notes[0].hostname, p->a.notes[1].hostname },
+	};
+	char *hosts = text_of(p, false), *clock = text_of(p, true);
+	int r = -ENOMEM;
+
+	h.hosts = hosts;
+	h.clock = clock;
+	if (hosts && clock)
+		r = join_html_write(&h, f);
+	free(hosts);
+	free(clock);
+	return r;
+}

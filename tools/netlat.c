@@ -260,13 +260,14 @@ struct page_job {
 	struct report *rep;
 	const struct netlat_seq *seq;
 	struct trace *trace;
+	const struct join_page *peer;	/* report --peer --html: the join's section */
 };
 
 static int page_write(void *arg, FILE *f)
 {
 	struct page_job *j = arg;
 
-	return html_write(j->rep, j->seq, f);
+	return html_write(j->rep, j->seq, j->peer, f);
 }
 
 static int trace_job_write(void *arg, FILE *f)
@@ -358,8 +359,6 @@ static int report_run(struct read_args *a, int nargs, char **args)
 
 	if (nargs != 1)
 		return usage_error("expected one capture FILE");
-	if (a->peer && a->html)
-		return usage_error("--peer goes with the text or --json report, not --html");
 	rep = report_new(args[0]);
 	if (!rep) {
 		error("out of memory");
@@ -368,11 +367,14 @@ static int report_run(struct read_args *a, int nargs, char **args)
 	report_set_hist(rep, !a->no_hist);
 	r = read_capture(args[0], &a->flt, rep, NULL, &rd);
 	if (!r && a->html) {
-		struct page_job job = { .rep = rep, .seq = rd.seq };
+		struct join_page *jp = a->peer ?
+				       join_page_new(args[0], a->peer) : NULL;
+		struct page_job job = { .rep = rep, .seq = rd.seq, .peer = jp };
 
-		r = write_output(a->html, page_write, &job);
+		r = a->peer && !jp ? 1 : write_output(a->html, page_write, &job);
+		join_page_free(jp);
 	}
-	if (!r && a->peer)
+	if (!r && a->peer && (a->json || !a->html))
 		r = report_print_peer(rep, rd.seq, a->json, args[0], a->peer);
 	else if (!r && (a->json || !a->html)) {
 		if (report_print(rep, rd.seq, a->json, stdout)) {
@@ -446,7 +448,7 @@ static const struct command commands[] = {
 	  "  -d, --duration SECS  stop after SECS seconds\n"
 	  "  -D, --device PATH    read PATH instead of " NETLAT_DEVICE_PATH "\n"
 	  KFILTER_HELP },
-	{ "report", cmd_report, "[--json] [--no-hist] [--html PAGE | --peer PEER] [FILTERS] FILE",
+	{ "report", cmd_report, "[--json] [--no-hist] [--html PAGE] [--peer PEER] [FILTERS] FILE",
 	  "Summarise a capture: records per CPU and type, time span, losses,\n"
 	  "unexplained gaps, markers, and inter-record gap percentiles per CPU;\n"
 	  "with TCP records, per-skb stage latencies, where the time went per\n"
@@ -457,7 +459,8 @@ static const struct command commands[] = {
 	  "                       (- for stdout) instead of the text summary\n"
 	  "      --peer PEER      then join FILE (this host, A) with PEER, the other\n"
 	  "                       end's capture (B), as `netlat join FILE PEER` does;\n"
-	  "                       with --json one object {\"report\":...,\"join\":...}\n"
+	  "                       with --json one object {\"report\":...,\"join\":...};\n"
+	  "                       with --html a section of the page\n"
 	  FILTER_HELP },
 	{ "export", cmd_export, "--chrome-trace TRACE [FILTERS] FILE",
 	  "Convert a capture to a timeline: Chrome trace-event JSON that\n"

@@ -654,10 +654,6 @@ static void test_cli_report_peer(void)
 	/* the join's summary only: no per-packet array */
 	CHECK(!strstr(r.out, "\"packets\":["));
 	run_free(&r);
-	netlat(&r, "report", "--peer", pb, "--html", tmp_path("peer.html"), pa, NULL);
-	CHECK_U64(r.status, 2);
-	CHECK_HAS(r.err, "--peer goes with the text or --json report");
-	run_free(&r);
 	netlat(&r, "report", "--peer", tmp_path("no-such-peer.nl"), pa, NULL);
 	CHECK_U64(r.status, 1);
 	run_free(&r);

@@ -1902,6 +1902,7 @@ static void test_fuzz_command(void)
 #include "test_exporter.c"
 #include "test_rx.c"
 #include "test_join.c"
+#include "test_joinhtml.c"
 
 /* ==== cgroup paths ======================================================= */
 
@@ -2037,6 +2038,11 @@ static const struct test tests[] = {
 	{ "netlat join --chrome-trace: a lane per overlapping packet", test_join_trace_bulk },
 	{ "netlat join: host notes", test_cli_join_host_notes },
 	{ "netlat report --peer: the report, then the join", test_cli_report_peer },
+	/* test_joinhtml.c */
+	{ "netlat report --peer --html: the join's section, the text's numbers", test_cli_report_peer_html },
+	{ "netlat report --peer --html: a capture's hostname and file names escaped", test_cli_report_peer_html_escapes },
+	{ "netlat report --peer --html: an unpaired peer bounds nothing", test_cli_report_peer_html_unpaired },
+	{ "netlat report --peer --html: nothing fetched", test_cli_report_peer_html_self_contained },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },
 	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },

@@ -252,3 +252,31 @@ static void test_cli_report_peer_html_self_contained(void)
 	run_free(&r);
 	free(page);
 }
+
+/* A clock step: the text's window lines on the page, the step's standing out. */
+static void test_cli_report_peer_html_step(void)
+{
+	struct sim s = { .requests = 10000, .gap_ns = 2000000, .offset_ns = 1000000,
+			 .ppm = 20, .floor_ab = 20000, .floor_ba = 20000,
+			 .step_at = SIM_T0 + 14300000000ULL, .step_ns = 5000000 };
+	const char *pa = tmp_path("jh-step-a.nl"), *pb = tmp_path("jh-step-b.nl"), *sect;
+	const char *end, *line;
+	char want[512], *page;
+	struct run t;
+
+	page = jh_page(&s, NULL, true, pa, pb, tmp_path("jh-step.html"), &sect);
+	netlat(&t, "join", pa, pb, NULL);
+	CHECK_U64(t.status, 0);
+	/* "  window 14.000-16.000 s: ...; STEP: no one line joins it ...\n" */
+	end = strstr(t.out, "; STEP:");
+	for (line = end; line && line > t.out && line[-1] != '\n'; line--)
+		;
+	if (CHECK(end && !strncmp(line, "  window ", 9))) {
+		snprintf(want, sizeof(want), "<li><strong>%.*s; STEP: no one line joins it",
+			 (int)(end - line - 2), line + 2);
+		CHECK_HAS(sect, want);
+	}
+	CHECK_HAS(sect, "no one line fits the whole capture");
+	free(page);
+	run_free(&t);
+}

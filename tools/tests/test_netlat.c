@@ -2043,6 +2043,7 @@ static const struct test tests[] = {
 	{ "netlat report --peer --html: a capture's hostname and file names escaped", test_cli_report_peer_html_escapes },
 	{ "netlat report --peer --html: an unpaired peer bounds nothing", test_cli_report_peer_html_unpaired },
 	{ "netlat report --peer --html: nothing fetched", test_cli_report_peer_html_self_contained },
+	{ "netlat report --peer --html: a clock step flagged", test_cli_report_peer_html_step },
 	/* test_flight.c */
 	{ "filter specs: good ones and round trips", test_filter_spec_good },
 	{ "filter specs: bad ones give precise reasons", test_filter_spec_bad },

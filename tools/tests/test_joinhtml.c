@@ -202,6 +202,17 @@ static void test_cli_report_peer_html_escapes(void)
 	/* the page's one script is its own, at the end */
 	CHECK(strstr(page, "<script>") && strstr(page, "<script>") > strstr(page, "<footer>"));
 	free(page);
+	/*
+	 * A hostname that is no UTF-8 (a lone continuation byte, an overlong
+	 * '/', a surrogate, a cut sequence) keeps the page UTF-8: each bad
+	 * byte one U+FFFD, the good characters as they were.
+	 */
+	page = jh_page(&s, "h\x80\xc0\xaf\xed\xa0\x80\xc3\xa9\xe2\x82", true,
+		       tmp_path("jh-u8-a.nl"), tmp_path("jh-u8-b.nl"),
+		       tmp_path("jh-u8.html"), &sect);
+	CHECK_HAS(sect, "B (h\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			"\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd)");
+	free(page);
 }
 
 /* A peer with nothing to pair: the page says, as the text does, that nothing bounds it. */

@@ -7,22 +7,41 @@
  * ioctls. It is shared by the module, the tools and the tests. See
  * Documentation/netlat.rst for the prose version.
  *
- * Compatibility rules:
+ * It is laid out as the kernel's include/uapi/linux/iommufd.h: these
+ * conventions; the records, by family; the mmap ring protocol; then the
+ * ioctls, each with its flags, its argument struct, that struct's
+ * _SIZE_VER0 and its NETLAT_IOC_* number together.
+ *
+ * Conventions, as the module applies them (module/uarg.c, module/dev.c):
  *  - Every record begins with struct netlat_rec_hdr and carries its total
  *    size, so a reader skips types it does not know.
- *  - New fields are only ever appended to a record type or an ioctl
- *    struct; NETLAT_ABI_VERSION changes only for incompatible changes.
- *  - Every ioctl argument starts with a __u32 size written by the caller.
- *    A caller may pass an older (shorter, down to the struct's _SIZE_VER0)
- *    or newer (longer, up to one page) struct: bytes the kernel does not
- *    know must be zero, reserved fields must be zero, unknown flags are
- *    rejected with -EINVAL.
+ *  - Records and ioctl structs grow only by appending fields;
+ *    NETLAT_ABI_VERSION changes only for incompatible changes.
+ *  - Every ioctl argument begins with __u32 size, written by the caller
+ *    (sizeof the struct it knows), then __u32 flags. The number is
+ *    _IO(NETLAT_IOC_TYPE, NETLAT_CMD_*): the size is in the argument.
+ *  - A struct's _SIZE_VER0 is its first published size. A size below it
+ *    or above one page is -EINVAL. A shorter (older) struct reads as if
+ *    the fields it lacks were zero; a longer (newer) one is accepted when
+ *    every byte the kernel does not know is zero, else -EINVAL. Results
+ *    are written back up to the caller's size.
+ *  - Reserved fields must be zero; unknown flags are rejected with
+ *    -EINVAL.
+ *  - An array an argument points to (filter rules, stage histograms,
+ *    flows, hooks) has its entry size beside the pointer: at least the
+ *    entry's _SIZE_VER0, at most one page (-EINVAL); a longer entry's
+ *    tail is zeroed on output.
+ *  - An ioctl number the module does not know is -ENOTTY; an argument it
+ *    cannot read or write is -EFAULT.
  */
+
 #ifndef _UAPI_LINUX_NETLAT_H
 #define _UAPI_LINUX_NETLAT_H
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+
+/* ---- The device ---- */
 
 /*
  * Access: the device node is 0600 and open() needs CAP_NET_ADMIN, CAP_PERFMON
@@ -35,6 +54,8 @@
  */
 #define NETLAT_DEVICE_PATH	"/dev/netlat"
 #define NETLAT_ABI_VERSION	1
+
+/* ---- Common records: header, stream, losses, markers, notes ---- */
 
 /* Value of netlat_rec_hdr.magic: lets a reader detect a corrupt stream. */
 #define NETLAT_REC_MAGIC	0x4e
@@ -225,81 +246,56 @@ struct netlat_rec_marker {
 	__u8 data[];
 };
 
-/* netlat_rec_snapshot.reason */
-#define NETLAT_SNAP_MANUAL	1	/* NETLAT_IOC_SNAPSHOT with TAKE */
-#define NETLAT_SNAP_TRIGGER	2	/* an armed trigger fired */
+/* netlat_rec_note.kind */
+#define NETLAT_NOTE_DROP_REASONS 1	/* enum skb_drop_reason: "VALUE NAME\n" lines */
+#define NETLAT_NOTE_KERNEL	2	/* the recording kernel's release (uname -r) */
+#define NETLAT_NOTE_HOST	3	/* the recording host: "KEY VALUE\n" lines */
+#define NETLAT_NOTE_CLOCK	4	/* its clocks at one moment: "KEY VALUE\n" lines */
 
 /**
- * struct netlat_rec_snapshot - what a snapshot is, after its stream header
- * @hdr: common header; @hdr.ts_ns is the time the snapshot was frozen
- *	(the copy of the first CPU began), @hdr.seq is 0.
- * @reason: NETLAT_SNAP_*.
- * @trigger: with NETLAT_SNAP_TRIGGER, the NETLAT_TRIG_* bit that fired;
- *	else 0.
- * @trig_type: record type of the record that fired the trigger (0 if
- *	manual).
- * @trig_cpu: CPU of that record.
- * @mode: NETLAT_MODE_* of the rings when the snapshot was taken.
- * @trig_seq: per-CPU sequence number of that record: the snapshot holds
- *	it, in @trig_cpu's section, unless the ring overwrote it during the
- *	post window (a window too long for the ring).
- * @trig_ts_ns: time of that record (0 if manual).
- * @start_ns: records older than this were left out by the pre window
- *	(netlat_triggers.pre_ms); 0 if the whole ring was kept.
- * @bytes: length of the snapshot stream in bytes, from the start of its
- *	NETLAT_REC_STREAM to the end of its last record.
- * @id: number of the snapshot since the module was loaded, from 1.
- * @reserved: zero.
+ * struct netlat_rec_note - what the writer of a capture knew of its host
+ * @hdr: common header; @hdr.cpu and @hdr.ts_ns are those of the stream
+ *	header the note follows, @hdr.seq is 0.
+ * @kind: NETLAT_NOTE_*.
+ * @version: version of the kind's text, 1; a reader skips versions it
+ *	does not know.
+ * @len: bytes of @text (the record is zero-padded after them).
+ * @text: ASCII. NETLAT_NOTE_DROP_REASONS: whole lines "VALUE NAME\n",
+ *	VALUE decimal, NAME without the SKB_DROP_REASON_ prefix, as the
+ *	skb:kfree_skb tracepoint's format (its __print_symbolic table) gave
+ *	them on the recording kernel; a table longer than one record takes
+ *	several, each of whole lines. NETLAT_NOTE_KERNEL: the release.
+ *	NETLAT_NOTE_HOST: "hostname NAME", "boot_id UUID" (the kernel's
+ *	random/boot_id: two captures with the same one share a clock) and
+ *	one "addr ADDRESS" per address of the writer's network namespace.
+ *	NETLAT_NOTE_CLOCK, written by netlat record once a second and at
+ *	its end, @hdr.ts_ns the MONOTONIC reading below: "monotonic NS",
+ *	"realtime NS", "monotonic_raw NS" (clock_gettime() read in that
+ *	order), and adjtimex()'s "status N", "freq N" (ppm scaled by
+ *	65536), "tick N" (us per 1/"user_hz N" s), "offset N", "maxerror N",
+ *	"esterror N": a step of REALTIME
+ *	or a slew of MONOTONIC against MONOTONIC_RAW shows between two of
+ *	them. Readers skip keys they do not know.
  *
- * A snapshot stream is: NETLAT_REC_STREAM, NETLAT_REC_SNAPSHOT, then for
- * each possible CPU in ascending order a NETLAT_REC_SNAP_CPU followed by
- * that CPU's records, oldest first, exactly as the ring held them.
+ * The module numbers drop reasons as the running kernel does
+ * (netlat_rec_rx_drop.reason), and the numbering changes between kernel
+ * versions: a capture read on another host needs the recording host's
+ * names. netlat record writes these notes right after the stream header
+ * (CLOCK notes also between records); they hold for the records that
+ * follow, until the next stream header.
+ * A capture without them (cat /dev/netlat) shows the numbers. Readers
+ * that predate notes skip them by their size (their sequence check may
+ * count one break on that CPU).
  */
-struct netlat_rec_snapshot {
+struct netlat_rec_note {
 	struct netlat_rec_hdr hdr;
-	__u32 reason;
-	__u32 trigger;
-	__u16 trig_type;
-	__u16 trig_cpu;
-	__u32 mode;
-	__aligned_u64 trig_seq;
-	__aligned_u64 trig_ts_ns;
-	__aligned_u64 start_ns;
-	__aligned_u64 bytes;
-	__aligned_u64 id;
-	__aligned_u64 reserved;
+	__u16 kind;
+	__u16 version;
+	__u32 len;
+	__u8 text[];
 };
 
-/**
- * struct netlat_rec_snap_cpu - one CPU's part of a snapshot
- * @hdr: common header; @hdr.cpu is the CPU, @hdr.ts_ns the time its ring
- *	was copied, @hdr.seq is 0.
- * @written: records stored in the ring since load or reset,
- *	NETLAT_REC_LOST records included (as netlat_cpu_stats.written).
- * @overwritten: records the ring overwrote to make room (overwrite mode).
- * @dropped: records not stored (stream mode: the ring was full; both
- *	modes: a probe hit inside another write on the CPU).
- * @records: records of this CPU that follow this one in the snapshot.
- * @bytes: their total size.
- * @skipped: records the ring held but the pre window left out.
- * @first_seq: sequence number of the first record that follows (the next
- *	sequence number to be used if @records is 0); the following ones are
- *	consecutive, as in the ring. If that record is a NETLAT_REC_LOST, its
- *	first_seq (where its gap begins), as a reader compares it.
- *
- * In overwrite mode, after NETLAT_IOC_RESET: @written = @overwritten +
- * @skipped + @records.
- */
-struct netlat_rec_snap_cpu {
-	struct netlat_rec_hdr hdr;
-	__aligned_u64 written;
-	__aligned_u64 overwritten;
-	__aligned_u64 dropped;
-	__aligned_u64 records;
-	__aligned_u64 bytes;
-	__aligned_u64 skipped;
-	__aligned_u64 first_seq;
-};
+/* ---- Probe groups: the NETLAT_PROBE_* bits and what each attaches ---- */
 
 /*
  * Probe groups: one bit each, reported by NETLAT_IOC_GET_INFO, the stream
@@ -380,8 +376,11 @@ struct netlat_rec_snap_cpu {
 					 NETLAT_PROBE_RX_SCHED | \
 					 NETLAT_PROBE_VIRTIO_ALL)
 
+/* ---- The flow: which socket a record is about ---- */
+
 /**
- * struct netlat_tcp_flow - identity of a TCP flow, in every TCP record
+ * struct netlat_flow - identity of a socket's flow: in the send, receive
+ *	and packet level records, virtio XMIT and the flow statistics
  * @cookie: socket identity: a SipHash of the kernel's socket address under
  *	a key drawn at module load (the kernel's own socket cookie generator
  *	is not exported to modules). Equal for all records of one socket
@@ -399,7 +398,7 @@ struct netlat_rec_snap_cpu {
  *	zeros, 16 bytes for AF_INET6.
  * @daddr: remote address, same layout.
  */
-struct netlat_tcp_flow {
+struct netlat_flow {
 	__aligned_u64 cookie;
 	__u16 family;
 	__u16 sport;
@@ -408,6 +407,14 @@ struct netlat_tcp_flow {
 	__u8 saddr[16];
 	__u8 daddr[16];
 };
+
+/*
+ * struct netlat_flow's first name, from when only TCP send records had
+ * it: kept so that code written against it still compiles.
+ */
+#define netlat_tcp_flow netlat_flow
+
+/* ---- TCP send records (events level) ---- */
 
 /* Flags of TCP records (netlat_rec_tcp_*.flags) */
 #define NETLAT_TCP_ID_VALID	(1U << 0)	/* sendmsg_id is known */
@@ -660,6 +667,8 @@ struct netlat_rec_tcp_dev {
 	__u32 reserved;
 };
 
+/* ---- Receive records (events level) ---- */
+
 /* netlat_rec_rx_*.proto */
 #define NETLAT_RX_TCP		6	/* IPPROTO_TCP */
 #define NETLAT_RX_UDP		17	/* IPPROTO_UDP */
@@ -857,55 +866,6 @@ struct netlat_rec_rx_drop {
 	__u8 reserved[7];
 };
 
-/* netlat_rec_note.kind */
-#define NETLAT_NOTE_DROP_REASONS 1	/* enum skb_drop_reason: "VALUE NAME\n" lines */
-#define NETLAT_NOTE_KERNEL	2	/* the recording kernel's release (uname -r) */
-#define NETLAT_NOTE_HOST	3	/* the recording host: "KEY VALUE\n" lines */
-#define NETLAT_NOTE_CLOCK	4	/* its clocks at one moment: "KEY VALUE\n" lines */
-
-/**
- * struct netlat_rec_note - what the writer of a capture knew of its host
- * @hdr: common header; @hdr.cpu and @hdr.ts_ns are those of the stream
- *	header the note follows, @hdr.seq is 0.
- * @kind: NETLAT_NOTE_*.
- * @version: version of the kind's text, 1; a reader skips versions it
- *	does not know.
- * @len: bytes of @text (the record is zero-padded after them).
- * @text: ASCII. NETLAT_NOTE_DROP_REASONS: whole lines "VALUE NAME\n",
- *	VALUE decimal, NAME without the SKB_DROP_REASON_ prefix, as the
- *	skb:kfree_skb tracepoint's format (its __print_symbolic table) gave
- *	them on the recording kernel; a table longer than one record takes
- *	several, each of whole lines. NETLAT_NOTE_KERNEL: the release.
- *	NETLAT_NOTE_HOST: "hostname NAME", "boot_id UUID" (the kernel's
- *	random/boot_id: two captures with the same one share a clock) and
- *	one "addr ADDRESS" per address of the writer's network namespace.
- *	NETLAT_NOTE_CLOCK, written by netlat record once a second and at
- *	its end, @hdr.ts_ns the MONOTONIC reading below: "monotonic NS",
- *	"realtime NS", "monotonic_raw NS" (clock_gettime() read in that
- *	order), and adjtimex()'s "status N", "freq N" (ppm scaled by
- *	65536), "tick N" (us per 1/"user_hz N" s), "offset N", "maxerror N",
- *	"esterror N": a step of REALTIME
- *	or a slew of MONOTONIC against MONOTONIC_RAW shows between two of
- *	them. Readers skip keys they do not know.
- *
- * The module numbers drop reasons as the running kernel does
- * (netlat_rec_rx_drop.reason), and the numbering changes between kernel
- * versions: a capture read on another host needs the recording host's
- * names. netlat record writes these notes right after the stream header
- * (CLOCK notes also between records); they hold for the records that
- * follow, until the next stream header.
- * A capture without them (cat /dev/netlat) shows the numbers. Readers
- * that predate notes skip them by their size (their sequence check may
- * count one break on that CPU).
- */
-struct netlat_rec_note {
-	struct netlat_rec_hdr hdr;
-	__u16 kind;
-	__u16 version;
-	__u32 len;
-	__u8 text[];
-};
-
 /* netlat_rec_rx_wake.event */
 #define NETLAT_RX_WAKE_BLOCK	1	/* a reader starts waiting for data */
 #define NETLAT_RX_WAKE_READY	2	/* the socket signals data ready */
@@ -942,6 +902,8 @@ struct netlat_rec_rx_wake {
 	__u32 on_cpu;
 	__aligned_u64 reserved;
 };
+
+/* ---- virtio_net records ---- */
 
 /* netlat_rec_virtio.event */
 #define NETLAT_VIRTIO_XMIT	1	/* start_xmit(skb, dev) entry */
@@ -1032,72 +994,7 @@ struct netlat_rec_virtio {
 	__aligned_u64 reserved;
 };
 
-/*
- * mmap() ring protocol.
- *
- * Each CPU ring is exposed as two mappings, both MAP_SHARED:
- *
- *  NETLAT_MMAP_OFFSET(cpu, NETLAT_MMAP_CONS): one page, read-write, holding
- *	struct netlat_mmap_cons. Mapping it makes the caller the consumer of
- *	the rings (see NETLAT_IOC_GET_INFO); only one open file can be.
- *  NETLAT_MMAP_OFFSET(cpu, NETLAT_MMAP_DATA): read-only, exactly
- *	page_size + 2 * ring_bytes long: one page with struct
- *	netlat_mmap_prod, then the ring data mapped twice in a row, so a
- *	record that wraps around the end of the ring is still contiguous.
- *
- * Indices are free-running byte counts; the record at index i starts at
- * data[i & (ring_bytes - 1)]. Consumer loop:
- *
- *	prod = __atomic_load_n(&p->prod, __ATOMIC_ACQUIRE);
- *	while (cons != prod) { handle record at cons; cons += hdr->size; }
- *	__atomic_store_n(&c->cons, cons, __ATOMIC_RELEASE);
- *
- * The kernel only overwrites bytes before the consumer index it loads with
- * acquire semantics. A consumer index that is not within ring_bytes before
- * the producer index is treated as "ring full" by writers, and read()
- * discards the unread data of that CPU (counted in resyncs).
- *
- * In overwrite mode (NETLAT_MODE_OVERWRITE) the kernel moves the consumer
- * index itself, past the oldest records, and the CONS area cannot be
- * mapped (-EBUSY); the DATA area can, but the records in it may be
- * overwritten while they are read: take a snapshot instead.
- *
- *  NETLAT_MMAP_OFFSET(0, NETLAT_MMAP_SNAPSHOT): read-only, the frozen
- *	snapshot stream (see NETLAT_IOC_SNAPSHOT), at most
- *	netlat_snapshot.capacity long. Only while a snapshot is frozen (else
- *	-ENODATA); while it is mapped it cannot be released (-EBUSY).
- */
-#define NETLAT_MMAP_CONS	0ULL
-#define NETLAT_MMAP_SNAPSHOT	(1ULL << 30)
-#define NETLAT_MMAP_DATA	(1ULL << 31)
-#define NETLAT_MMAP_CPU_SHIFT	32
-#define NETLAT_MMAP_OFFSET(cpu, area) \
-	(((__u64)(cpu) << NETLAT_MMAP_CPU_SHIFT) | (area))
-
-/**
- * struct netlat_mmap_prod - producer page of one CPU ring (read-only)
- * @prod: producer index: bytes ever committed to this ring.
- * @ring_bytes: size of the ring data area (a power of two).
- * @written: records stored in this ring, NETLAT_REC_LOST records included.
- * @dropped: records not stored because the ring was full.
- * @overwritten: records overwritten to make room (overwrite mode).
- */
-struct netlat_mmap_prod {
-	__aligned_u64 prod;
-	__aligned_u64 ring_bytes;
-	__aligned_u64 written;
-	__aligned_u64 dropped;
-	__aligned_u64 overwritten;
-};
-
-/**
- * struct netlat_mmap_cons - consumer page of one CPU ring (read-write)
- * @cons: consumer index: bytes consumed. Written by the consumer (mmap
- *	users, or the kernel on read()).
- */
-struct netlat_mmap_cons {
-	__aligned_u64 cons;
-};
+/* ---- Packet level records, and the stages they time ---- */
 
 /* netlat_rec_tcp_pkt.flags: which stage times were seen */
 #define NETLAT_PKT_SENDMSG	(1U << 0)	/* @sendmsg_ns */
@@ -1328,28 +1225,155 @@ enum netlat_stage {
 	NETLAT_NR_STAGES,
 };
 
-/*
- * Histogram buckets: bucket 0 counts durations of 0 ns, bucket b (1..63)
- * durations d with 2^(b-1) <= d < 2^b ns; bucket 63 also counts longer
- * ones.
- */
-#define NETLAT_HIST_BUCKETS	64
+/* ---- Snapshot records: a frozen copy of the rings ---- */
+
+/* netlat_rec_snapshot.reason */
+#define NETLAT_SNAP_MANUAL	1	/* NETLAT_IOC_SNAPSHOT with TAKE */
+#define NETLAT_SNAP_TRIGGER	2	/* an armed trigger fired */
 
 /**
- * struct netlat_stage_hist - one stage's histogram (NETLAT_IOC_HIST)
- * @count: samples.
- * @sum_ns: sum of the samples.
- * @max_ns: the largest sample.
- * @bucket: log2 buckets, see NETLAT_HIST_BUCKETS.
+ * struct netlat_rec_snapshot - what a snapshot is, after its stream header
+ * @hdr: common header; @hdr.ts_ns is the time the snapshot was frozen
+ *	(the copy of the first CPU began), @hdr.seq is 0.
+ * @reason: NETLAT_SNAP_*.
+ * @trigger: with NETLAT_SNAP_TRIGGER, the NETLAT_TRIG_* bit that fired;
+ *	else 0.
+ * @trig_type: record type of the record that fired the trigger (0 if
+ *	manual).
+ * @trig_cpu: CPU of that record.
+ * @mode: NETLAT_MODE_* of the rings when the snapshot was taken.
+ * @trig_seq: per-CPU sequence number of that record: the snapshot holds
+ *	it, in @trig_cpu's section, unless the ring overwrote it during the
+ *	post window (a window too long for the ring).
+ * @trig_ts_ns: time of that record (0 if manual).
+ * @start_ns: records older than this were left out by the pre window
+ *	(netlat_triggers.pre_ms); 0 if the whole ring was kept.
+ * @bytes: length of the snapshot stream in bytes, from the start of its
+ *	NETLAT_REC_STREAM to the end of its last record.
+ * @id: number of the snapshot since the module was loaded, from 1.
+ * @reserved: zero.
+ *
+ * A snapshot stream is: NETLAT_REC_STREAM, NETLAT_REC_SNAPSHOT, then for
+ * each possible CPU in ascending order a NETLAT_REC_SNAP_CPU followed by
+ * that CPU's records, oldest first, exactly as the ring held them.
  */
-struct netlat_stage_hist {
-	__aligned_u64 count;
-	__aligned_u64 sum_ns;
-	__aligned_u64 max_ns;
-	__aligned_u64 bucket[NETLAT_HIST_BUCKETS];
+struct netlat_rec_snapshot {
+	struct netlat_rec_hdr hdr;
+	__u32 reason;
+	__u32 trigger;
+	__u16 trig_type;
+	__u16 trig_cpu;
+	__u32 mode;
+	__aligned_u64 trig_seq;
+	__aligned_u64 trig_ts_ns;
+	__aligned_u64 start_ns;
+	__aligned_u64 bytes;
+	__aligned_u64 id;
+	__aligned_u64 reserved;
 };
 
-/* ioctls */
+/**
+ * struct netlat_rec_snap_cpu - one CPU's part of a snapshot
+ * @hdr: common header; @hdr.cpu is the CPU, @hdr.ts_ns the time its ring
+ *	was copied, @hdr.seq is 0.
+ * @written: records stored in the ring since load or reset,
+ *	NETLAT_REC_LOST records included (as netlat_cpu_stats.written).
+ * @overwritten: records the ring overwrote to make room (overwrite mode).
+ * @dropped: records not stored (stream mode: the ring was full; both
+ *	modes: a probe hit inside another write on the CPU).
+ * @records: records of this CPU that follow this one in the snapshot.
+ * @bytes: their total size.
+ * @skipped: records the ring held but the pre window left out.
+ * @first_seq: sequence number of the first record that follows (the next
+ *	sequence number to be used if @records is 0); the following ones are
+ *	consecutive, as in the ring. If that record is a NETLAT_REC_LOST, its
+ *	first_seq (where its gap begins), as a reader compares it.
+ *
+ * In overwrite mode, after NETLAT_IOC_RESET: @written = @overwritten +
+ * @skipped + @records.
+ */
+struct netlat_rec_snap_cpu {
+	struct netlat_rec_hdr hdr;
+	__aligned_u64 written;
+	__aligned_u64 overwritten;
+	__aligned_u64 dropped;
+	__aligned_u64 records;
+	__aligned_u64 bytes;
+	__aligned_u64 skipped;
+	__aligned_u64 first_seq;
+};
+
+/* ---- The mmap() ring protocol ---- */
+
+/*
+ * mmap() ring protocol.
+ *
+ * Each CPU ring is exposed as two mappings, both MAP_SHARED:
+ *
+ *  NETLAT_MMAP_OFFSET(cpu, NETLAT_MMAP_CONS): one page, read-write, holding
+ *	struct netlat_mmap_cons. Mapping it makes the caller the consumer of
+ *	the rings (see NETLAT_IOC_GET_INFO); only one open file can be.
+ *  NETLAT_MMAP_OFFSET(cpu, NETLAT_MMAP_DATA): read-only, exactly
+ *	page_size + 2 * ring_bytes long: one page with struct
+ *	netlat_mmap_prod, then the ring data mapped twice in a row, so a
+ *	record that wraps around the end of the ring is still contiguous.
+ *
+ * Indices are free-running byte counts; the record at index i starts at
+ * data[i & (ring_bytes - 1)]. Consumer loop:
+ *
+ *	prod = __atomic_load_n(&p->prod, __ATOMIC_ACQUIRE);
+ *	while (cons != prod) { handle record at cons; cons += hdr->size; }
+ *	__atomic_store_n(&c->cons, cons, __ATOMIC_RELEASE);
+ *
+ * The kernel only overwrites bytes before the consumer index it loads with
+ * acquire semantics. A consumer index that is not within ring_bytes before
+ * the producer index is treated as "ring full" by writers, and read()
+ * discards the unread data of that CPU (counted in resyncs).
+ *
+ * In overwrite mode (NETLAT_MODE_OVERWRITE) the kernel moves the consumer
+ * index itself, past the oldest records, and the CONS area cannot be
+ * mapped (-EBUSY); the DATA area can, but the records in it may be
+ * overwritten while they are read: take a snapshot instead.
+ *
+ *  NETLAT_MMAP_OFFSET(0, NETLAT_MMAP_SNAPSHOT): read-only, the frozen
+ *	snapshot stream (see NETLAT_IOC_SNAPSHOT), at most
+ *	netlat_snapshot.capacity long. Only while a snapshot is frozen (else
+ *	-ENODATA); while it is mapped it cannot be released (-EBUSY).
+ */
+#define NETLAT_MMAP_CONS	0ULL
+#define NETLAT_MMAP_SNAPSHOT	(1ULL << 30)
+#define NETLAT_MMAP_DATA	(1ULL << 31)
+#define NETLAT_MMAP_CPU_SHIFT	32
+#define NETLAT_MMAP_OFFSET(cpu, area) \
+	(((__u64)(cpu) << NETLAT_MMAP_CPU_SHIFT) | (area))
+
+/**
+ * struct netlat_mmap_prod - producer page of one CPU ring (read-only)
+ * @prod: producer index: bytes ever committed to this ring.
+ * @ring_bytes: size of the ring data area (a power of two).
+ * @written: records stored in this ring, NETLAT_REC_LOST records included.
+ * @dropped: records not stored because the ring was full.
+ * @overwritten: records overwritten to make room (overwrite mode).
+ */
+struct netlat_mmap_prod {
+	__aligned_u64 prod;
+	__aligned_u64 ring_bytes;
+	__aligned_u64 written;
+	__aligned_u64 dropped;
+	__aligned_u64 overwritten;
+};
+
+/**
+ * struct netlat_mmap_cons - consumer page of one CPU ring (read-write)
+ * @cons: consumer index: bytes consumed. Written by the consumer (mmap
+ *	users, or the kernel on read()).
+ */
+struct netlat_mmap_cons {
+	__aligned_u64 cons;
+};
+
+/* ---- ioctls: the command numbers, then each ioctl with its argument ---- */
+
 #define NETLAT_IOC_TYPE		0xBB
 
 enum {
@@ -1439,6 +1463,8 @@ struct netlat_info {
 	__u32 pkt_pkts;
 	__u32 sample;
 };
+#define NETLAT_INFO_SIZE_VER0		72
+#define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
 
 /**
  * struct netlat_cpu_stats - NETLAT_IOC_GET_CPU_STATS
@@ -1470,6 +1496,8 @@ struct netlat_cpu_stats {
 	__aligned_u64 overwritten;
 	__aligned_u64 filtered;
 };
+#define NETLAT_CPU_STATS_SIZE_VER0	56
+#define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
 
 /* Flags of netlat_config.flags: which fields to apply. */
 #define NETLAT_CONFIG_RING_BYTES	(1U << 0)
@@ -1619,6 +1647,8 @@ struct netlat_config {
 	__u32 key_by;
 	__u32 max_keys;
 };
+#define NETLAT_CONFIG_SIZE_VER0		32
+#define NETLAT_IOC_SET_CONFIG	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SET_CONFIG)
 
 /**
  * struct netlat_control - NETLAT_IOC_START, NETLAT_IOC_STOP, NETLAT_IOC_RESET
@@ -1633,6 +1663,10 @@ struct netlat_control {
 	__u32 size;
 	__u32 flags;
 };
+#define NETLAT_CONTROL_SIZE_VER0	8
+#define NETLAT_IOC_START	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_START)
+#define NETLAT_IOC_STOP		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_STOP)
+#define NETLAT_IOC_RESET	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_RESET)
 
 /* Flags of netlat_probes.flags */
 #define NETLAT_PROBES_SET	(1U << 0)	/* apply @enable */
@@ -1676,6 +1710,8 @@ struct netlat_probes {
 	__aligned_u64 deferred;
 	__aligned_u64 group_missed[64];
 };
+#define NETLAT_PROBES_SIZE_VER0		56
+#define NETLAT_IOC_PROBES	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_PROBES)
 
 /* Flags of netlat_snapshot.flags, applied in this order */
 #define NETLAT_SNAPSHOT_RELEASE	(1U << 0)	/* discard the frozen snapshot */
@@ -1723,6 +1759,8 @@ struct netlat_snapshot {
 	__aligned_u64 taken;
 	__aligned_u64 missed;
 };
+#define NETLAT_SNAPSHOT_SIZE_VER0	56
+#define NETLAT_IOC_SNAPSHOT	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SNAPSHOT)
 
 /*
  * Triggers (netlat_triggers.armed): each fires on a record the module
@@ -1797,11 +1835,13 @@ struct netlat_triggers {
 	__aligned_u64 fired;
 	__aligned_u64 rx_wait_ns;
 };
+#define NETLAT_TRIGGERS_SIZE_VER0	64
+#define NETLAT_IOC_TRIGGERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_TRIGGERS)
 
 /* netlat_filter_rule.match: the conditions of a rule, all must hold */
 #define NETLAT_MATCH_ADDR	(1U << 0)	/* either address in addr/prefix */
 #define NETLAT_MATCH_PORT	(1U << 1)	/* either port is port */
-#define NETLAT_MATCH_COOKIE	(1U << 2)	/* netlat_tcp_flow.cookie */
+#define NETLAT_MATCH_COOKIE	(1U << 2)	/* netlat_flow.cookie */
 #define NETLAT_MATCH_SOCK_COOKIE (1U << 3)	/* the kernel's SO_COOKIE */
 #define NETLAT_MATCH_NETNS	(1U << 4)	/* network namespace inode */
 #define NETLAT_MATCH_TGID	(1U << 5)	/* current process */
@@ -1824,7 +1864,7 @@ struct netlat_triggers {
  * @reserved1: zero.
  * @netns_ino: MATCH_NETNS: inode number of the network namespace (as
  *	stat() of /proc/PID/ns/net reports it), nonzero.
- * @cookie: MATCH_COOKIE: netlat_tcp_flow.cookie of the socket;
+ * @cookie: MATCH_COOKIE: netlat_flow.cookie of the socket;
  *	MATCH_SOCK_COOKIE: the socket cookie getsockopt(SO_COOKIE) returns
  *	(only sockets whose cookie was asked for have one). Nonzero. A rule
  *	may not have both.
@@ -1853,6 +1893,7 @@ struct netlat_filter_rule {
 	__u32 tid;
 	__aligned_u64 reserved;
 };
+#define NETLAT_FILTER_RULE_SIZE_VER0	64
 
 #define NETLAT_FILTERS_SET	(1U << 0)	/* replace the rules */
 
@@ -1883,6 +1924,30 @@ struct netlat_filters {
 	__aligned_u64 rules;
 	__aligned_u64 reserved;
 };
+#define NETLAT_FILTERS_SIZE_VER0	32
+#define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
+
+/*
+ * Histogram buckets: bucket 0 counts durations of 0 ns, bucket b (1..63)
+ * durations d with 2^(b-1) <= d < 2^b ns; bucket 63 also counts longer
+ * ones.
+ */
+#define NETLAT_HIST_BUCKETS	64
+
+/**
+ * struct netlat_stage_hist - one stage's histogram (NETLAT_IOC_HIST)
+ * @count: samples.
+ * @sum_ns: sum of the samples.
+ * @max_ns: the largest sample.
+ * @bucket: log2 buckets, see NETLAT_HIST_BUCKETS.
+ */
+struct netlat_stage_hist {
+	__aligned_u64 count;
+	__aligned_u64 sum_ns;
+	__aligned_u64 max_ns;
+	__aligned_u64 bucket[NETLAT_HIST_BUCKETS];
+};
+#define NETLAT_STAGE_HIST_SIZE_VER0	536
 
 /* Flags of netlat_hist.flags */
 #define NETLAT_HIST_RESET	(1U << 0)	/* zero after reading */
@@ -2030,6 +2095,8 @@ struct netlat_hist {
 	__aligned_u64 keys_mem_bytes;
 	__aligned_u64 rx_unsampled;
 };
+#define NETLAT_HIST_SIZE_VER0		152
+#define NETLAT_IOC_HIST		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST)
 
 /*
  * The counters of struct netlat_hist, each named once for the code that
@@ -2140,6 +2207,9 @@ struct netlat_flow_stats {
 	__u32 flags;
 	__u32 reserved;
 };
+#define NETLAT_FLOW_STATS_SIZE_VER0	240
+
+#define NETLAT_FLOWS_CLOSED_MAX	64
 
 /* Flags of netlat_flows.flags */
 #define NETLAT_FLOWS_CLOSED	(1U << 0)	/* the recently closed ones too */
@@ -2184,8 +2254,8 @@ struct netlat_flows {
 	__aligned_u64 closed;
 	__aligned_u64 rest;
 };
-
-#define NETLAT_FLOWS_CLOSED_MAX	64
+#define NETLAT_FLOWS_SIZE_VER0		40
+#define NETLAT_IOC_FLOWS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS)
 
 /* netlat_hook.mechanism: how the running kernel has the hook */
 #define NETLAT_HOOK_ABSENT		0	/* no such symbol or tracepoint here */
@@ -2228,6 +2298,7 @@ struct netlat_hook {
 	__u8 flags;
 	__u8 reserved[5];
 };
+#define NETLAT_HOOK_SIZE_VER0		80
 
 /**
  * struct netlat_hooks - NETLAT_IOC_HOOKS: the module's hooks and the
@@ -2248,36 +2319,7 @@ struct netlat_hooks {
 	__u32 entry_size;
 	__aligned_u64 entries;
 };
-
-/* First published size of each ioctl struct: the smallest size accepted. */
-#define NETLAT_INFO_SIZE_VER0		72
-#define NETLAT_CPU_STATS_SIZE_VER0	56
-#define NETLAT_CONFIG_SIZE_VER0		32
-#define NETLAT_CONTROL_SIZE_VER0	8
-#define NETLAT_PROBES_SIZE_VER0		56
-#define NETLAT_SNAPSHOT_SIZE_VER0	56
-#define NETLAT_TRIGGERS_SIZE_VER0	64
-#define NETLAT_FILTERS_SIZE_VER0	32
-#define NETLAT_FILTER_RULE_SIZE_VER0	64
-#define NETLAT_HIST_SIZE_VER0		152
-#define NETLAT_STAGE_HIST_SIZE_VER0	536
-#define NETLAT_FLOWS_SIZE_VER0		40
-#define NETLAT_FLOW_STATS_SIZE_VER0	240
 #define NETLAT_HOOKS_SIZE_VER0		24
-#define NETLAT_HOOK_SIZE_VER0		80
-
-#define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
-#define NETLAT_IOC_GET_CPU_STATS _IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_CPU_STATS)
-#define NETLAT_IOC_SET_CONFIG	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SET_CONFIG)
-#define NETLAT_IOC_START	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_START)
-#define NETLAT_IOC_STOP		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_STOP)
-#define NETLAT_IOC_RESET	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_RESET)
-#define NETLAT_IOC_PROBES	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_PROBES)
-#define NETLAT_IOC_SNAPSHOT	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SNAPSHOT)
-#define NETLAT_IOC_TRIGGERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_TRIGGERS)
-#define NETLAT_IOC_FILTERS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FILTERS)
-#define NETLAT_IOC_HIST		_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HIST)
-#define NETLAT_IOC_FLOWS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_FLOWS)
 #define NETLAT_IOC_HOOKS	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_HOOKS)
 
 #endif /* _UAPI_LINUX_NETLAT_H */

@@ -306,7 +306,8 @@ static long netlat_ioc_get_info(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = netlat_get_arg(info, NETLAT_INFO_SIZE_VER0, 0, uarg, &usize);
+	err = netlat_get_arg_resv(info, NETLAT_INFO_SIZE_VER0, 0, reserved, uarg,
+				  &usize);
 	if (err)
 		return err;
 	if (mutex_lock_interruptible(&netlat_lock))

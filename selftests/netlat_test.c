@@ -816,6 +816,21 @@ TEST_F(netlat, cpu_stats_reserved_einval)
 				    sizeof(st)));
 }
 
+TEST_F(netlat, info_reserved_einval)
+{
+	struct netlat_info info = { .reserved = 1 };
+
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_GET_INFO, &info,
+				    sizeof(info)));
+	info.reserved = 1u << 31;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_GET_INFO, &info,
+				    sizeof(info)));
+	info.reserved = 0;
+	EXPECT_EQ(0, nl_ioctl(self->fd, NETLAT_IOC_GET_INFO, &info,
+			      sizeof(info)));
+	EXPECT_EQ(0u, info.reserved);
+}
+
 TEST_F(netlat, config_reserved_einval)
 {
 	struct netlat_config cfg = { .reserved = 1 };

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write module/abi.c: the uapi's layout as the module is built against it.
+"""Write the member offsets of uapi/netlat_layout.h.
 
-Every top-level struct of uapi/linux/netlat.h gets a _Static_assert of its
-size and of each member's offset, as the host's compiler lays them out
-now. The module compiles module/abi.c, so a change that moves a member or
-grows a struct stops make with the struct and member named; an appended
-field is then a conscious step (rerun this and commit the new file).
+uapi/netlat_layout.h holds the ABI's layout where it is compiled (the
+module's uarg.c and the selftests include it): the structs' sizes by hand,
+with their history, and, in the part this script writes, the offset of
+every member of every top-level struct of uapi/linux/netlat.h as the
+host's compiler lays them out now. A change that moves a member stops the
+build with the struct and member named; a member appended on purpose is a
+rerun of this script, committed with it (tests/layers/test.sh checks that
+the part is what this script writes).
 
-Usage: gen.py <repo> [<out>]   (out: default <repo>/module/abi.c, - stdout)
+Usage: gen.py <repo> [-]   (-: print the whole file instead of writing it)
 """
 import os
 import re
@@ -42,19 +45,22 @@ def structs(header):
     return out
 
 
-def main():
-    repo = sys.argv[1]
-    dest = sys.argv[2] if len(sys.argv) > 2 else \
-        os.path.join(repo, 'module', 'abi.c')
+BEGIN = ("/* ---- Every member's offset, as tests/abi/gen.py wrote it from "
+         "linux/netlat.h:\n * rerun it when a member is appended, never edit "
+         "these lines. ---- */\n")
+END = "/* ---- end of gen.py's part ---- */\n"
+
+
+def offsets(repo):
+    """The _Static_assert lines of every member's offset, as laid out now."""
     ss = structs(os.path.join(repo, 'uapi', 'linux', 'netlat.h'))
     prog = ['#include <stdio.h>', '#include <stddef.h>',
             '#include <linux/netlat.h>', 'int main(void)', '{']
     for name, members in ss:
-        prog.append('\tprintf("ABI(%s, %%zu)\\n", sizeof(struct %s));'
-                    % (name, name))
         for mem in members:
-            prog.append('\tprintf("AT(%s, %s, %%zu)\\n", '
-                        'offsetof(struct %s, %s));' % (name, mem, name, mem))
+            prog.append('\tprintf("_Static_assert(offsetof(struct %s, %s) == '
+                        '%%zu, \\"%s.%s\\");\\n", offsetof(struct %s, %s));'
+                        % (name, mem, name[len('netlat_'):], mem, name, mem))
     prog += ['\treturn 0;', '}']
     with tempfile.TemporaryDirectory() as d:
         src, exe = os.path.join(d, 'abi.c'), os.path.join(d, 'abi')
@@ -62,29 +68,22 @@ def main():
             f.write('\n'.join(prog) + '\n')
         subprocess.run(['gcc', '-I', os.path.join(repo, 'uapi'), '-o', exe,
                         src], check=True)
-        rows = subprocess.run([exe], check=True, capture_output=True,
+        return subprocess.run([exe], check=True, capture_output=True,
                               text=True).stdout
-    text = '''// SPDX-License-Identifier: GPL-2.0
-/*
- * The ABI's layout, checked where the module is built: the size of every
- * struct of uapi/linux/netlat.h and the offset of each member, as they
- * were when tests/abi/gen.py wrote this file (do not edit it by hand).
- * A change that moves a member or grows a struct stops the build here;
- * a field appended on purpose is a rerun of gen.py, committed with it.
- */
-#include <linux/netlat.h>
 
-#define ABI(s, n) \\
-	_Static_assert(sizeof(struct s) == (n), "ABI: size of struct " #s)
-#define AT(s, m, n) \\
-	_Static_assert(__builtin_offsetof(struct s, m) == (n), \\
-		       "ABI: offset of " #s "." #m)
 
-''' + ''.join(r + ';\n' for r in rows.splitlines())
-    if dest == '-':
+def main():
+    repo = sys.argv[1]
+    path = os.path.join(repo, 'uapi', 'netlat_layout.h')
+    text = open(path).read()
+    head, rest = text.split(BEGIN, 1) if BEGIN in text else \
+        (text[:text.rindex('#endif')], text[text.rindex('#endif'):])
+    tail = rest.split(END, 1)[1] if END in rest else '\n' + rest
+    text = head + BEGIN + offsets(repo) + END + tail
+    if len(sys.argv) > 2 and sys.argv[2] == '-':
         sys.stdout.write(text)
     else:
-        with open(dest, 'w') as f:
+        with open(path, 'w') as f:
             f.write(text)
 
 

@@ -13,7 +13,8 @@
 #
 # - every tracepoint module/ hooks is one the check VM pins
 #   (tests/qemu/init.sh, pin_tracepoints);
-# - module/abi.c asserts the uapi's layout as tests/abi/gen.py writes it.
+# - uapi/netlat_layout.h asserts every member's offset as tests/abi/gen.py
+#   writes it.
 #
 # It also runs the check on a copy of the tree with one use added that
 # goes upwards, and on one with a use the table does not name, and
@@ -197,17 +198,21 @@ else
 	not_ok "the pin check fails on a tracepoint left out"
 fi
 
-# The ABI's layout (module/abi.c, which the module compiles): the file is
-# what tests/abi/gen.py writes from the uapi now (so a struct added to the
-# uapi is covered), it holds on the host's compiler, and it stops the
-# build on a copy of the uapi whose record header has two members swapped.
-if python3 "$repo/tests/abi/gen.py" "$repo" - >"$dir/abi.c" &&
-   cmp -s "$dir/abi.c" "$repo/module/abi.c" &&
-   gcc -fsyntax-only -I "$repo/uapi" "$repo/module/abi.c"; then
-	ok "module/abi.c is tests/abi/gen.py's, and the uapi has its layout"
+# The ABI's layout (uapi/netlat_layout.h, which the module's uarg.c and the
+# selftests compile): its member offsets are what tests/abi/gen.py writes
+# from the uapi now (so a member or a struct added is covered), it holds
+# on the host's compiler, and it stops a build whose uapi has two members
+# of the record header swapped (no size changes).
+layout_ok() {	# <uapi dir>: the layout file compiles against that uapi
+	echo '#include "netlat_layout.h"' |
+		gcc -fsyntax-only -I "$1" -I "$repo/uapi" -x c - 2>"$dir/abi.err"
+}
+if python3 "$repo/tests/abi/gen.py" "$repo" - >"$dir/layout.h" &&
+   cmp -s "$dir/layout.h" "$repo/uapi/netlat_layout.h" && layout_ok "$repo/uapi"; then
+	ok "netlat_layout.h's offsets are tests/abi/gen.py's, and the uapi has its layout"
 else
-	diff "$dir/abi.c" "$repo/module/abi.c" | head -n 5 | sed 's/^/# /'
-	not_ok "module/abi.c is tests/abi/gen.py's, and the uapi has its layout"
+	diff "$dir/layout.h" "$repo/uapi/netlat_layout.h" | head -n 5 | sed 's/^/# /'
+	not_ok "netlat_layout.h's offsets are tests/abi/gen.py's, and the uapi has its layout"
 fi
 mkdir -p "$dir/uapi/linux"
 awk '/^struct netlat_rec_hdr \{/ { on = 1 }
@@ -215,11 +220,10 @@ awk '/^struct netlat_rec_hdr \{/ { on = 1 }
      on && /__u8 version;/ { print; print held; on = 0; next }
      { print }' "$repo/uapi/linux/netlat.h" >"$dir/uapi/linux/netlat.h"
 if ! cmp -s "$dir/uapi/linux/netlat.h" "$repo/uapi/linux/netlat.h" &&
-   ! gcc -fsyntax-only -I "$dir/uapi" "$repo/module/abi.c" 2>"$dir/abi.err" &&
-   grep -q 'ABI: offset of netlat_rec_hdr.magic' "$dir/abi.err"; then
-	ok "module/abi.c stops the build on a member moved"
+   ! layout_ok "$dir/uapi" && grep -q '"rec_hdr.magic"' "$dir/abi.err"; then
+	ok "netlat_layout.h stops the build on a member moved"
 else
-	not_ok "module/abi.c stops the build on a member moved"
+	not_ok "netlat_layout.h stops the build on a member moved"
 fi
 
 echo "$pass passed, $fail failed"

@@ -87,7 +87,7 @@ static bool check_contains(const char *hay, const char *needle, const char *ehay
 static char tmpdir[] = "/tmp/netlat-test.XXXXXX";
 static char *netlat_bin;
 
-#define MAX_TMP_PATHS 128
+#define MAX_TMP_PATHS 1024	/* names the tests use; tmp_path() aborts past it */
 
 static char *tmp_paths[MAX_TMP_PATHS];
 static size_t nr_tmp_paths;
@@ -100,8 +100,13 @@ static const char *tmp_path(const char *name)
 	for (i = 0; i < nr_tmp_paths; i++)
 		if (!strcmp(tmp_paths[i] + strlen(tmpdir) + 1, name))
 			return tmp_paths[i];
-	if (nr_tmp_paths == MAX_TMP_PATHS || !(tmp_paths[i] = malloc(len)))
+	if (nr_tmp_paths == MAX_TMP_PATHS || !(tmp_paths[i] = malloc(len))) {
+		/* said, not only aborted: a forked child's abort said nothing */
+		fprintf(stderr, "tmp_path(\"%s\"): %s\n", name,
+			nr_tmp_paths == MAX_TMP_PATHS ?
+			"more names than MAX_TMP_PATHS" : "out of memory");
 		abort();
+	}
 	snprintf(tmp_paths[i], len, "%s/%s", tmpdir, name);
 	return tmp_paths[nr_tmp_paths++];
 }

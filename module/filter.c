@@ -146,6 +146,17 @@ notrace bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_filter_sk_flow_id);
 
+notrace bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
+				   const struct netlat_tcp_flow *flow)
+{
+	struct netlat_filter_in in = {
+		.flow = flow, .sk = sk, .net = sock_net(sk),
+	};
+
+	return !netlat_filter_on(group) || netlat_filter_keep(group, &in);
+}
+NOKPROBE_SYMBOL(netlat_filter_keep_sk);
+
 notrace void netlat_filter_kept_out(void)
 {
 	/* like the ring's counters: only what tracing would have kept */

@@ -64,6 +64,14 @@ static inline bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
 }
 
 /*
+ * Whether the rules of @group keep a record of @sk, whose flow @flow its
+ * table entry keeps (cookie included): for a socket whose rules read the
+ * hit's task, asked at each record (counted if kept out).
+ */
+bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
+			   const struct netlat_tcp_flow *flow);
+
+/*
  * Of @groups, those whose records about @in the rules keep, for a caller
  * that asks once per socket; counts nothing. *@per_hit is set if a rule
  * of them reads the hit's task (TGID, TID): then the answer holds for

@@ -76,16 +76,18 @@ struct netlat_rxtrack_pkt {
  * once the rules change; 0 is no generation), this bit in the lower.
  */
 #define NETLAT_RXTRACK_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
+#define NETLAT_RXTRACK_PER_HIT		(1U << 1)	/* records asked at each end */
 
 /* A socket's entry; its packets are in the core's FIFO. */
 struct netlat_rxtrack_flow {
 	struct netlat_skt_ent e;
 	u32 next_q;		/* after the last one queued in order: a guess */
 	/*
-	 * netlat_sk_id() of the socket, taken when it claimed the entry: a
-	 * SipHash, once per socket instead of once per packet record.
+	 * The socket's flow, taken when it claimed the entry (its cookie
+	 * is a SipHash): once per socket instead of once per packet record.
+	 * id.cookie 0: none yet.
 	 */
-	u64 cookie;
+	struct netlat_tcp_flow id;
 };
 
 /*
@@ -110,20 +112,34 @@ struct netlat_rxtrack_hint {
 /* A packet that ended, copied out of the FIFO to be accounted unlocked. */
 struct netlat_rxtrack_end {
 	struct netlat_rxtrack_pkt p;
-	u64 cookie;		/* its socket's (netlat_rxtrack_flow) */
-	u32 key;		/* its socket's histograms (keys.c) */
+};
+
+/*
+ * What the records of a socket's packets need of its entry, copied under
+ * its lock once for the packets one hold ends: its flow, verdict and key.
+ */
+struct netlat_rxtrack_who {
+	struct netlat_tcp_flow id;
+	u64 verdict;
+	u32 key;		/* its histograms (keys.c) */
 	u8 proto;
 };
 
-/* @p of the socket of entry @f (locked) ended: into @d, with its socket's. */
+static __always_inline void netlat_rxtrack_who(struct netlat_rxtrack_who *who,
+					       const struct netlat_skt_ent *f,
+					       u8 proto)
+{
+	who->id = container_of(f, struct netlat_rxtrack_flow, e)->id;
+	who->verdict = f->verdict;
+	who->key = f->key;
+	who->proto = proto;
+}
+
+/* @p of the socket of entry @f (locked) ended: into @d. */
 static __always_inline void netlat_rxtrack_take(struct netlat_rxtrack_end *d,
-					    const struct netlat_skt_ent *f,
-					    const struct netlat_rxtrack_pkt *p, u8 proto)
+						const struct netlat_rxtrack_pkt *p)
 {
 	d->p = *p;
-	d->cookie = container_of(f, struct netlat_rxtrack_flow, e)->cookie;
-	d->key = f->key;
-	d->proto = proto;
 }
 
 static const struct netlat_rxtrack_wake netlat_rxtrack_no_wake;
@@ -152,11 +168,11 @@ static notrace u64 netlat_rxtrack_verdict(const struct sock *sk, u32 gen)
 	netlat_sk_addrs(&flow, sk);
 	if (!netlat_filter_kept(NETLAT_PROBE_RX, &in, &per_hit) && !per_hit)
 		return (u64)gen << 32 | NETLAT_RXTRACK_OUT;
-	return (u64)gen << 32;
+	return (u64)gen << 32 | (per_hit ? NETLAT_RXTRACK_PER_HIT : 0);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_verdict);
 
-/* @e taken by @sk (entry locked): its cookie, once. */
+/* @e taken by @sk (entry locked): its flow, once. */
 static notrace void netlat_rxtrack_refresh(struct netlat_skt_ent *e,
 				       const struct sock *sk, u64 v,
 				       bool claimed)
@@ -164,9 +180,11 @@ static notrace void netlat_rxtrack_refresh(struct netlat_skt_ent *e,
 	struct netlat_rxtrack_flow *rf = container_of(e, struct netlat_rxtrack_flow, e);
 
 	if (claimed)
-		rf->cookie = 0;
-	if (!rf->cookie && !(v & NETLAT_RXTRACK_OUT))
-		rf->cookie = netlat_sk_id(sk);
+		rf->id.cookie = 0;
+	if (!rf->id.cookie && !(v & NETLAT_RXTRACK_OUT)) {
+		memset(&rf->id, 0, sizeof(rf->id));
+		netlat_sk_flow(&rf->id, sk);
+	}
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_refresh);
 
@@ -453,26 +471,25 @@ NOKPROBE_SYMBOL(netlat_rxtrack_queue);
  * wakeup (all 0: none).
  */
 static notrace void netlat_rxtrack_end(const struct sock *sk,
+				   const struct netlat_rxtrack_who *who,
 				   const struct netlat_rxtrack_end *e, u64 end_ns,
 				   u32 reason, u32 pid, u32 tid,
 				   const struct netlat_rxtrack_wake *wk)
 {
 	const struct netlat_rxtrack_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
-	/* the filter's call fills it whole (memset) */
-	struct netlat_tcp_flow flow __uninitialized;
 	struct netlat_writer w __uninitialized;
 
 	if (p->flags & NETLAT_RXP_COPIED) {
-		struct netlat_hist_cpu __percpu *key = netlat_keys_set(e->key, 1);
+		struct netlat_hist_cpu __percpu *key = netlat_keys_set(who->key, 1);
 		u64 slow_ns = netlat_track_slow_ns(), slow;
 
 		/* its longest stage: only the slow ones leave a record */
-		slow = netlat_hist_span_key(key, e->proto == NETLAT_RX_TCP ?
+		slow = netlat_hist_span_key(key, who->proto == NETLAT_RX_TCP ?
 					    NETLAT_STAGE_RX_NETIF_TCP :
 					    NETLAT_STAGE_RX_NETIF_UDP,
 					    p->netif_ns, p->transport_ns);
-		if (e->proto == NETLAT_RX_TCP)
+		if (who->proto == NETLAT_RX_TCP)
 			slow = max(slow, netlat_hist_span_key(key,
 					NETLAT_STAGE_RX_TCP_QUEUE,
 					p->transport_ns, p->queue_ns));
@@ -496,17 +513,25 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 	} else if (p->flags & NETLAT_RXP_CLOSED) {
 		netlat_hist_count(NETLAT_HC_RX_CLOSED, 1);
 	}
-	if (!netlat_filter_sk_flow_id(NETLAT_PROBE_RX, sk, &flow, e->cookie))
+	/* the socket's verdict, unless a rule reads the hit's task */
+	if ((who->verdict & NETLAT_RXTRACK_PER_HIT) &&
+	    !netlat_filter_keep_sk(NETLAT_PROBE_RX, sk, &who->id))
 		return;
 	r = netlat_reserve_zeroed_at(&w, NETLAT_REC_RX_PKT, sizeof(*r), end_ns);
 	if (!r)
 		return;
-	r->flow = flow;
+	if (who->proto == NETLAT_RX_TCP) {
+		r->flow = who->id;
+	} else {
+		/* a UDP socket may connect after it claimed its entry */
+		netlat_sk_addrs(&r->flow, sk);
+		r->flow.cookie = who->id.cookie;
+	}
 	r->netif_ns = p->netif_ns;
 	r->transport_ns = p->transport_ns;
 	r->queue_ns = p->queue_ns;
 	r->end_ns = end_ns;
-	if (e->proto == NETLAT_RX_TCP) {
+	if (who->proto == NETLAT_RX_TCP) {
 		r->seq = p->seq;
 		r->end_seq = p->seq + p->len;
 	}
@@ -517,7 +542,7 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 	r->rmem = p->rmem;
 	r->rcvbuf = p->rcvbuf;
 	r->segs = p->segs;
-	r->proto = e->proto;
+	r->proto = who->proto;
 	r->where = p->where;
 	r->flags = p->flags;
 	r->ready_ns = wk->ready_ns;
@@ -532,6 +557,7 @@ NOKPROBE_SYMBOL(netlat_rxtrack_end);
  * one gets the reader's wakeup *@wk (then NULL: one wait, one sample).
  */
 static notrace void netlat_rxtrack_end_all(const struct sock *sk,
+				       const struct netlat_rxtrack_who *who,
 				       const struct netlat_rxtrack_end *e,
 				       unsigned int n, u64 end_ns, u32 reason,
 				       bool reader,
@@ -549,7 +575,7 @@ static notrace void netlat_rxtrack_end_all(const struct sock *sk,
 			x = *wk;
 			*wk = NULL;
 		}
-		netlat_rxtrack_end(sk, &e[i], end_ns, reason, pid, tid, x);
+		netlat_rxtrack_end(sk, who, &e[i], end_ns, reason, pid, tid, x);
 	}
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_end_all);
@@ -577,6 +603,7 @@ notrace u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t,
 				       const struct netlat_rxtrack_wake *wk)
 {
 	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
+	struct netlat_rxtrack_who who __uninitialized;
 	u32 from = peek ? copied : copied - bytes;
 	u32 to = peek ? copied + bytes : copied;
 	struct netlat_skt_cur c;
@@ -615,14 +642,16 @@ notrace u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t,
 			 */
 			p->flags |= netlat_rxtrack_copied_twice(done, n, p) ?
 				    NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
-			netlat_rxtrack_take(&done[n++], f, p, NETLAT_RX_TCP);
+			netlat_rxtrack_take(&done[n++], p);
 		}
+		if (n)
+			netlat_rxtrack_who(&who, f, NETLAT_RX_TCP);
 		netlat_rxtrack_trim(t, f);
 		netlat_skt_unlock(f, flags);
 		/* the clock only for packets this copy ends */
 		if (n)
-			netlat_rxtrack_end_all(sk, done, n, netlat_now(&now), 0,
-					   true, &wk);
+			netlat_rxtrack_end_all(sk, &who, done, n,
+					       netlat_now(&now), 0, true, &wk);
 	} while (n == NETLAT_RXTRACK_BATCH);
 	return peek ? 0 : oldest;
 }
@@ -638,6 +667,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	struct netlat_rxtrack_pkt *p = NULL;
 	struct netlat_skt_cur c;
 	struct netlat_rxtrack_end done __uninitialized;
+	struct netlat_rxtrack_who who __uninitialized;
 	unsigned long flags;
 	u64 now, queued = 0;
 	u32 lost = 0;
@@ -679,12 +709,13 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	p->flags |= NETLAT_RXP_COPIED;
 	if (p->flags & NETLAT_RXP_QUEUED)
 		queued = p->queue_ns;
-	netlat_rxtrack_take(&done, f, p, NETLAT_RX_UDP);
+	netlat_rxtrack_take(&done, p);
+	netlat_rxtrack_who(&who, f, NETLAT_RX_UDP);
 	netlat_rxtrack_trim(t, f);
 	netlat_skt_unlock(f, flags);
 	if (lost)
 		netlat_hist_count(NETLAT_HC_RX_UNTRACKED, lost);
-	netlat_rxtrack_end_all(sk, &done, 1, now, 0, true, &wk);
+	netlat_rxtrack_end_all(sk, &who, &done, 1, now, 0, true, &wk);
 	return queued;
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copy_udp);
@@ -699,6 +730,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 	struct netlat_rxtrack_hint *hint = this_cpu_ptr(&netlat_rxtrack_hint);
 	struct netlat_skt_ent *f;
 	struct netlat_rxtrack_end done __uninitialized;
+	struct netlat_rxtrack_who who __uninitialized;
 	struct netlat_skt *tbl;
 	const struct sock *sk;
 	struct netlat_rxtrack_pkt *p;
@@ -752,14 +784,16 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 		}
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
-		netlat_rxtrack_take(&done, f, p, proto);
+		netlat_rxtrack_take(&done, p);
+		netlat_rxtrack_who(&who, f, proto);
 		found = true;
 		netlat_rxtrack_trim(tbl, f);
 	}
 	netlat_skt_unlock(f, flags);
 	if (found)
-		netlat_rxtrack_end_all(sk, &done, 1, ktime_get_mono_fast_ns(),
-				   reason, false, NULL);
+		netlat_rxtrack_end_all(sk, &who, &done, 1,
+				       ktime_get_mono_fast_ns(), reason, false,
+				       NULL);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_drop);
 
@@ -771,6 +805,7 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
 						    NETLAT_RX_UDP;
 	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
+	struct netlat_rxtrack_who who __uninitialized;
 	struct netlat_skt_cur c;
 	unsigned long flags;
 	unsigned int n;
@@ -790,7 +825,7 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 				continue;
 			p->done = true;
 			p->flags |= NETLAT_RXP_CLOSED;
-			netlat_rxtrack_take(&done[n++], f, p, proto);
+			netlat_rxtrack_take(&done[n++], p);
 		}
 		if (!netlat_skt_len(f) && !n) {
 			/* a new socket may take the entry from now on */
@@ -798,8 +833,9 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 			netlat_skt_unlock(f, flags);
 			return;
 		}
+		netlat_rxtrack_who(&who, f, proto);
 		netlat_skt_unlock(f, flags);
-		netlat_rxtrack_end_all(sk, done, n, now, 0, false, NULL);
+		netlat_rxtrack_end_all(sk, &who, done, n, now, 0, false, NULL);
 	}
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_close);

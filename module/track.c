@@ -567,12 +567,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 		return;
 	/* the socket's verdict, unless a rule reads the hit's task */
 	if (who->verdict & NETLAT_TV_PER_HIT) {
-		struct netlat_filter_in in = {
-			.flow = &who->id, .sk = sk, .net = sock_net(sk),
-		};
-
-		if (netlat_filter_on(NETLAT_PROBE_TCP_ACK) &&
-		    !netlat_filter_keep(NETLAT_PROBE_TCP_ACK, &in))
+		if (!netlat_filter_keep_sk(NETLAT_PROBE_TCP_ACK, sk, &who->id))
 			return;
 	} else if (!(who->verdict & NETLAT_TV_REC)) {
 		netlat_filter_kept_out();

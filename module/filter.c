@@ -157,6 +157,30 @@ notrace bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_filter_keep_sk);
 
+notrace u32 netlat_filter_sk_verdict(u64 groups, u64 rec, const struct sock *sk)
+{
+	struct netlat_tcp_flow flow;
+	struct netlat_filter_in in = {
+		.flow = &flow, .sk = sk, .net = sock_net(sk),
+		.lazy_cookie = true,
+	};
+	bool per_hit = false;
+	u64 kept;
+
+	if (!netlat_filter_on(groups))
+		return NETLAT_FILTER_REC;
+	/* addresses, ports, namespace; the cookie only for a rule that reads it */
+	memset(&flow, 0, sizeof(flow));
+	netlat_sk_addrs(&flow, sk);
+	kept = netlat_filter_kept(groups, &in, &per_hit);
+	if (per_hit)
+		return NETLAT_FILTER_PER_HIT;
+	if (!kept)
+		return NETLAT_FILTER_OUT;
+	return kept & rec ? NETLAT_FILTER_REC : 0;
+}
+NOKPROBE_SYMBOL(netlat_filter_sk_verdict);
+
 notrace void netlat_filter_kept_out(void)
 {
 	/* like the ring's counters: only what tracing would have kept */

@@ -72,6 +72,19 @@ bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
 			   const struct netlat_tcp_flow *flow);
 
 /*
+ * What the rules say of @sk once per socket (a packet table's entry keeps
+ * it): NETLAT_FILTER_OUT, the filters keep it out of every one of
+ * @groups; NETLAT_FILTER_PER_HIT, a rule reads the hit's task, so each
+ * record asks again; else NETLAT_FILTER_REC if the records of @rec are
+ * kept (0: they are not, the socket is still followed).
+ */
+#define NETLAT_FILTER_OUT	(1U << 0)
+#define NETLAT_FILTER_REC	(1U << 1)
+#define NETLAT_FILTER_PER_HIT	(1U << 2)
+
+u32 netlat_filter_sk_verdict(u64 groups, u64 rec, const struct sock *sk);
+
+/*
  * Of @groups, those whose records about @in the rules keep, for a caller
  * that asks once per socket; counts nothing. *@per_hit is set if a rule
  * of them reads the hit's task (TGID, TID): then the answer holds for

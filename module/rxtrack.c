@@ -71,23 +71,17 @@ struct netlat_rxtrack_pkt {
 	bool done;
 };
 
-/*
- * An entry's filter verdict: netlat_filter_gen in the upper half (stale
- * once the rules change; 0 is no generation), this bit in the lower.
- */
-#define NETLAT_RXTRACK_OUT		NETLAT_SKT_OUT	/* kept out: not followed */
-#define NETLAT_RXTRACK_PER_HIT		(1U << 1)	/* records asked at each end */
-
 /* A socket's entry; its packets are in the core's FIFO. */
 struct netlat_rxtrack_flow {
 	struct netlat_skt_ent e;
 	u32 next_q;		/* after the last one queued in order: a guess */
 	/*
-	 * The socket's flow, taken when it claimed the entry (its cookie
-	 * is a SipHash): once per socket instead of once per packet record.
-	 * id.cookie 0: none yet.
+	 * netlat_sk_id() of the socket, taken when it claimed the entry: a
+	 * SipHash, once per socket instead of once per packet record. (Its
+	 * addresses are read from the socket at each record: kept here they
+	 * would halve the entries the budget holds.)
 	 */
-	struct netlat_tcp_flow id;
+	u64 cookie;
 };
 
 /*
@@ -119,7 +113,7 @@ struct netlat_rxtrack_end {
  * its lock once for the packets one hold ends: its flow, verdict and key.
  */
 struct netlat_rxtrack_who {
-	struct netlat_tcp_flow id;
+	u64 cookie;
 	u64 verdict;
 	u32 key;		/* its histograms (keys.c) */
 	u8 proto;
@@ -129,7 +123,7 @@ static __always_inline void netlat_rxtrack_who(struct netlat_rxtrack_who *who,
 					       const struct netlat_skt_ent *f,
 					       u8 proto)
 {
-	who->id = container_of(f, struct netlat_rxtrack_flow, e)->id;
+	who->cookie = container_of(f, struct netlat_rxtrack_flow, e)->cookie;
 	who->verdict = f->verdict;
 	who->key = f->key;
 	who->proto = proto;
@@ -147,32 +141,7 @@ static const struct netlat_rxtrack_wake netlat_rxtrack_no_wake;
 u32 netlat_rxtrack_level;
 static DEFINE_PER_CPU(struct netlat_rxtrack_hint, netlat_rxtrack_hint);
 
-/*
- * What the rules of generation @gen say of @sk's receive records, asked
- * once per socket (from its addresses, ports and namespace; its cookie
- * only for a rule that reads it): a socket they keep out is not followed.
- * One whose rules read the hit's task is, and its records are asked again.
- */
-static notrace u64 netlat_rxtrack_verdict(const struct sock *sk, u32 gen)
-{
-	struct netlat_tcp_flow flow;
-	struct netlat_filter_in in = {
-		.flow = &flow, .sk = sk, .net = sock_net(sk),
-		.lazy_cookie = true,
-	};
-	bool per_hit = false;
-
-	if (!netlat_filter_on(NETLAT_PROBE_RX))
-		return (u64)gen << 32;
-	memset(&flow, 0, sizeof(flow));
-	netlat_sk_addrs(&flow, sk);
-	if (!netlat_filter_kept(NETLAT_PROBE_RX, &in, &per_hit) && !per_hit)
-		return (u64)gen << 32 | NETLAT_RXTRACK_OUT;
-	return (u64)gen << 32 | (per_hit ? NETLAT_RXTRACK_PER_HIT : 0);
-}
-NOKPROBE_SYMBOL(netlat_rxtrack_verdict);
-
-/* @e taken by @sk (entry locked): its flow, once. */
+/* @e taken by @sk (entry locked): its cookie, once. */
 static notrace void netlat_rxtrack_refresh(struct netlat_skt_ent *e,
 				       const struct sock *sk, u64 v,
 				       bool claimed)
@@ -180,11 +149,9 @@ static notrace void netlat_rxtrack_refresh(struct netlat_skt_ent *e,
 	struct netlat_rxtrack_flow *rf = container_of(e, struct netlat_rxtrack_flow, e);
 
 	if (claimed)
-		rf->id.cookie = 0;
-	if (!rf->id.cookie && !(v & NETLAT_RXTRACK_OUT)) {
-		memset(&rf->id, 0, sizeof(rf->id));
-		netlat_sk_flow(&rf->id, sk);
-	}
+		rf->cookie = 0;
+	if (!rf->cookie && !(v & NETLAT_SKT_OUT))
+		rf->cookie = netlat_sk_id(sk);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_refresh);
 
@@ -193,7 +160,8 @@ static u64 netlat_rxtrack_left(struct netlat_skt *t, struct netlat_skt_ent *e);
 static const struct netlat_skt_type netlat_rxtrack_type = {
 	.ent_size = sizeof(struct netlat_rxtrack_flow),
 	.max_pkts = NETLAT_RXTRACK_PKTS,
-	.verdict = netlat_rxtrack_verdict,
+	.groups = NETLAT_PROBE_RX,
+	.rec_group = NETLAT_PROBE_RX,
 	.refresh = netlat_rxtrack_refresh,
 	.left = netlat_rxtrack_left,
 	.no_entry = NETLAT_HC_RX_FLOWS_FULL,
@@ -514,19 +482,19 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 		netlat_hist_count(NETLAT_HC_RX_CLOSED, 1);
 	}
 	/* the socket's verdict, unless a rule reads the hit's task */
-	if ((who->verdict & NETLAT_RXTRACK_PER_HIT) &&
-	    !netlat_filter_keep_sk(NETLAT_PROBE_RX, sk, &who->id))
-		return;
+	if (who->verdict & NETLAT_SKT_PER_HIT) {
+		struct netlat_tcp_flow flow = { .cookie = who->cookie };
+
+		netlat_sk_addrs(&flow, sk);
+		if (!netlat_filter_keep_sk(NETLAT_PROBE_RX, sk, &flow))
+			return;
+	}
 	r = netlat_reserve_zeroed_at(&w, NETLAT_REC_RX_PKT, sizeof(*r), end_ns);
 	if (!r)
 		return;
-	if (who->proto == NETLAT_RX_TCP) {
-		r->flow = who->id;
-	} else {
-		/* a UDP socket may connect after it claimed its entry */
-		netlat_sk_addrs(&r->flow, sk);
-		r->flow.cookie = who->id.cookie;
-	}
+	/* zeroed: the addresses a family leaves unused stay 0 */
+	netlat_sk_addrs(&r->flow, sk);
+	r->flow.cookie = who->cookie;
 	r->netif_ns = p->netif_ns;
 	r->transport_ns = p->transport_ns;
 	r->queue_ns = p->queue_ns;

@@ -171,6 +171,14 @@ NOKPROBE_SYMBOL(netlat_skt_release);
 
 /* ---- claim, verdict, eviction ---- */
 
+/* What the rules of generation @gen say of @sk, for an entry of @t. */
+static __always_inline u64 netlat_skt_verdict(const struct netlat_skt *t,
+					      const struct sock *sk, u32 gen)
+{
+	return (u64)gen << 32 |
+	       netlat_filter_sk_verdict(t->type->groups, t->type->rec_group, sk);
+}
+
 /*
  * @e (claimed for @sk) under the rules of @gen: a socket they now keep out
  * loses its packets. Returns the verdict.
@@ -180,7 +188,7 @@ static notrace u64 netlat_skt_refresh(struct netlat_skt *t,
 				      const struct sock *sk, u32 gen,
 				      bool claimed)
 {
-	u64 v = t->type->verdict(sk, gen);
+	u64 v = netlat_skt_verdict(t, sk, gen);
 	unsigned long flags;
 
 	if (!netlat_skt_lock(e, sk, &flags))
@@ -316,7 +324,7 @@ notrace struct netlat_skt_ent *netlat_skt_find_slow(struct netlat_skt *t,
 	if (e)
 		goto claimed;
 	/* one that would not be followed anyway is not missed */
-	v = t->type->verdict(sk, gen);
+	v = netlat_skt_verdict(t, sk, gen);
 	if (create && !(v & NETLAT_SKT_OUT))
 		netlat_hist_count(t->type->no_entry, 1);
 	e = NULL;

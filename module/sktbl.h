@@ -31,8 +31,15 @@ struct netlat_skt;
 #define NETLAT_SKT_BLK_SLOTS	8	/* packets per block, a power of two */
 #define NETLAT_SKT_NONE		U32_MAX	/* no block */
 
-/* Verdict bit of every type: the filters keep the socket out. */
-#define NETLAT_SKT_OUT		(1U << 0)
+/*
+ * An entry's verdict: netlat_filter_gen in the upper half (stale once the
+ * rules change; 0 is no generation), netlat_filter_sk_verdict()'s bits in
+ * the lower: the socket kept out (not followed), its records kept, or
+ * asked at each record.
+ */
+#define NETLAT_SKT_OUT		NETLAT_FILTER_OUT
+#define NETLAT_SKT_REC		NETLAT_FILTER_REC
+#define NETLAT_SKT_PER_HIT	NETLAT_FILTER_PER_HIT
 
 /* The head of every entry. Fields below @lock: under it. */
 struct netlat_skt_ent {
@@ -54,8 +61,12 @@ struct netlat_skt_ent {
 struct netlat_skt_type {
 	size_t ent_size;	/* the type's entry, netlat_skt_ent first */
 	u32 max_pkts;		/* packets in flight per socket */
-	/* The rules of generation @gen on @sk: @gen << 32 | NETLAT_SKT_OUT... */
-	u64 (*verdict)(const struct sock *sk, u32 gen);
+	/*
+	 * The groups whose rules a socket's verdict asks: kept out of all,
+	 * it is not followed; @rec_group's rules keep its records or not.
+	 */
+	u64 groups;
+	u64 rec_group;
 	/*
 	 * Entry locked, its socket @sk: @v is its new verdict (@claimed: it
 	 * was just claimed). A socket no longer followed has lost its packets

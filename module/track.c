@@ -566,10 +566,10 @@ static notrace void netlat_track_end(const struct sock *sk,
 	if (!netlat_group_on(NETLAT_PROBE_TCP_ACK))
 		return;
 	/* the socket's verdict, unless a rule reads the hit's task */
-	if (who->verdict & NETLAT_TV_PER_HIT) {
+	if (who->verdict & NETLAT_SKT_PER_HIT) {
 		if (!netlat_filter_keep_sk(NETLAT_PROBE_TCP_ACK, sk, &who->id))
 			return;
-	} else if (!(who->verdict & NETLAT_TV_REC)) {
+	} else if (!(who->verdict & NETLAT_SKT_REC)) {
 		netlat_filter_kept_out();
 		return;
 	}

@@ -32,14 +32,6 @@
 				 NETLAT_PROBE_TCP_ACK | NETLAT_PROBE_TCP_RETRANS)
 
 /*
- * An entry's filter verdict: netlat_filter_gen in the upper half (the
- * verdict is stale once the rules change), these bits in the lower.
- */
-#define NETLAT_TV_OUT		NETLAT_SKT_OUT	/* not followed */
-#define NETLAT_TV_REC		(1U << 1)	/* its packet records are kept */
-#define NETLAT_TV_PER_HIT	(1U << 2)	/* records asked at each end */
-
-/*
  * One packet in flight, in a slot of the table's pool (64 bytes). The
  * later stage points are kept as nanoseconds after @xmit_ns (a point more
  * than 4.29 s later is left unseen), so that the virtqueue point and a

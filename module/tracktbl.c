@@ -30,37 +30,6 @@ u64 netlat_track_slow;
 u32 netlat_track_sample_shift;
 
 /*
- * What the rules of generation @gen say of @sk, once per socket: from its
- * addresses, ports and namespace (its cookie only for a rule that reads
- * it), as the packet records' ack group and the table's groups.
- */
-static notrace u64 netlat_track_verdict(const struct sock *sk, u32 gen)
-{
-	struct netlat_tcp_flow flow;
-	struct netlat_filter_in in = {
-		.flow = &flow, .sk = sk, .net = sock_net(sk),
-		.lazy_cookie = true,
-	};
-	bool per_hit = false;
-	u64 kept;
-	u32 v;
-
-	if (!netlat_filter_on(NETLAT_TRACK_GROUPS))
-		return (u64)gen << 32 | NETLAT_TV_REC;
-	memset(&flow, 0, sizeof(flow));
-	netlat_sk_addrs(&flow, sk);
-	kept = netlat_filter_kept(NETLAT_TRACK_GROUPS, &in, &per_hit);
-	if (per_hit)		/* followed; its records as each hit has it */
-		v = NETLAT_TV_PER_HIT;
-	else if (!kept)
-		v = NETLAT_TV_OUT;
-	else
-		v = kept & NETLAT_PROBE_TCP_ACK ? NETLAT_TV_REC : 0;
-	return (u64)gen << 32 | v;
-}
-NOKPROBE_SYMBOL(netlat_track_verdict);
-
-/*
  * The entry of @sk under a new verdict @v (entry locked): a socket followed
  * gets its identity and zeroed counters if it had none; one not followed
  * has its counters dropped (the rules changed under it) and costs its
@@ -76,14 +45,14 @@ static notrace void netlat_track_refresh(struct netlat_skt_ent *e,
 		f->ident = false;
 		netlat_track_forget(f);
 	}
-	if (!(v & NETLAT_TV_OUT) && !f->ident) {
+	if (!(v & NETLAT_SKT_OUT) && !f->ident) {
 		/* the identity's cookie is a SipHash: only for one followed */
 		memset(&f->id, 0, sizeof(f->id));
 		netlat_sk_flow(&f->id, sk);
 		netlat_flow_counts_start(&f->c);
 		WRITE_ONCE(f->driver_range, 0);
 		f->ident = true;
-	} else if (v & NETLAT_TV_OUT) {
+	} else if (v & NETLAT_SKT_OUT) {
 		f->ident = false;
 		f->send_next = 0;
 	}
@@ -142,7 +111,9 @@ static void netlat_track_carry(struct netlat_skt *old, struct netlat_skt *t,
 static const struct netlat_skt_type netlat_track_type = {
 	.ent_size = sizeof(struct netlat_track_flow),
 	.max_pkts = NETLAT_TRACK_PKTS,
-	.verdict = netlat_track_verdict,
+	/* the packet records are the ACK group's */
+	.groups = NETLAT_TRACK_GROUPS,
+	.rec_group = NETLAT_PROBE_TCP_ACK,
 	.refresh = netlat_track_refresh,
 	.busy = netlat_track_busy,
 	.evict = netlat_track_evict,

@@ -221,7 +221,7 @@ static void services(FILE *f, const struct stages *st, const struct rx_report *r
 	}
 	if (n) {
 		fputs("<h3>Receive stages</h3><ul class=\"dirs\">", f);
-		print_rx_services(f, rx, true);
+		rx_report_services(rx, f, true);
 		fputs("</ul>", f);
 	}
 	fputs("<p class=\"note\">A socket's packets count for its own port, or for its "

@@ -608,3 +608,16 @@ void print_dist_json(FILE *f, const struct netlat_dist *d)
 		"\"p99_9\":%llu,\"max\":%llu,\"mean\":%.1f}", ull(d->count), ull(d->min),
 		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
 }
+
+void print_dist_header(FILE *f, int width, const char *first)
+{
+	fprintf(f, "%-*s %10s %10s %10s %10s %10s %10s %10s %12s\n", width, first, "count",
+		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
+}
+
+void print_dist_row(FILE *f, int width, const char *label, const struct netlat_dist *d)
+{
+	fprintf(f, "%-*s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n", width,
+		label, ull(d->count), ull(d->min), ull(d->p50), ull(d->p90), ull(d->p99),
+		ull(d->p999), ull(d->max), d->mean);
+}

@@ -99,6 +99,14 @@ void print_items(FILE *f, bool html, const void *list, size_t n, size_t shown,
 /* @d as a JSON object: count, min, p50, p90, p99, p99_9, max, mean. */
 void print_dist_json(FILE *f, const struct netlat_dist *d);
 
+/*
+ * A table of distributions, the first column @width wide: its header line
+ * (@first names the first column), and a row of @d labelled @label. The
+ * report's gap and stage tables (report.c, tx.c, rx.c) share the columns.
+ */
+void print_dist_header(FILE *f, int width, const char *first);
+void print_dist_row(FILE *f, int width, const char *label, const struct netlat_dist *d);
+
 /* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
 const char *snap_reason_name(unsigned int reason);
 const char *ring_mode_name(unsigned int mode);

@@ -151,10 +151,16 @@ static void add_note(struct report *rep, const struct netlat_rec_note *n)
 			rep->drop_names += p[i] == '\n';
 }
 
-/*
- * A virtio_net xmit of a TCP segment of a known socket: the virtqueue
- * point of its packet (a capture with no TCP records shows no stages).
- */
+/* A TCP record with a flow: the send side's join and the flow table. */
+static int add_tcp(struct report *rep, const struct netlat_rec_hdr *rec)
+{
+	if (!rep->stages && !(rep->stages = tx_new()))
+		return -ENOMEM;
+	if (!rep->flows && !(rep->flows = flows_new()))
+		return -ENOMEM;
+	return tx_add_tcp(rep->stages, rep->flows, rec);
+}
+
 int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	       const struct netlat_rec_hdr *rec)
 {
@@ -190,7 +196,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
 	     rec->type == NETLAT_REC_TCP_PKT) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
-	    tx_add_tcp(rep, rec))
+	    add_tcp(rep, rec))
 		return -ENOMEM;
 	if (netlat_rec_is_rx(rec->type)) {
 		if (!rep->rx && (rep->rx = rx_report_new()))
@@ -201,7 +207,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	if (rec->type == NETLAT_REC_VIRTIO) {
 		if (!rep->virtio)
 			rep->virtio = virtio_report_new();
-		if (!rep->virtio || virtio_report_add(rep->virtio, rec) || tx_add_vq(rep, rec))
+		if (!rep->virtio || virtio_report_add(rep->virtio, rec) || tx_add_vq(&rep->vq, rec))
 			return -ENOMEM;
 	}
 	return add_timing(c, rec->ts_ns, netlat_wall_ns(stream, rec->ts_ns));
@@ -314,11 +320,22 @@ static void text_records_row(FILE *f, const char *label, const struct cpu_stats 
 		ull(span_ns(c) % 1000000000));
 }
 
-static void text_gap_row(FILE *f, const char *label, const struct netlat_dist *d)
+/* The send stages and, in the same table, the receive stages. */
+static void text_stages(FILE *f, const struct stages *st, const struct rx_report *rx)
 {
-	fprintf(f, "%-6s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
-		label, ull(d->count), ull(d->min), ull(d->p50), ull(d->p90),
-		ull(d->p99), ull(d->p999), ull(d->max), d->mean);
+	if (st && st->kernel_pkts)
+		fprintf(f, "\nTCP per-packet stages (ns; %llu packets followed by the kernel)\n",
+			ull(st->kernel_pkts));
+	else if (st)
+		fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
+			st->xmit.n);
+	if (!rx_report_empty(rx))
+		fprintf(f, "%sreceive stages: arrivals joined per socket by sequence (TCP), per skb (UDP)\n",
+			st ? "" : "\n");
+	print_dist_header(f, 13, "stage");
+	if (st)
+		tx_text_stage_rows(f, st);
+	rx_report_stage_rows(rx, f);
 }
 
 static void text_other_types(FILE *f, const struct report *rep)
@@ -471,20 +488,21 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 		fprintf(f, " (len min %llu, max %llu)", ull(rep->marker_min),
 			ull(rep->marker_max));
 	fprintf(f, "\n\ninter-record gap per cpu (ns)\n");
-	fprintf(f, "%-6s %10s %10s %10s %10s %10s %10s %10s %12s\n", "cpu", "count",
-		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
+	print_dist_header(f, 6, "cpu");
 	for (i = 0; i < rep->nr_cpus; i++) {
 		if (!rep->cpus[i].seen)
 			continue;
 		snprintf(label, sizeof(label), "%u", i);
-		text_gap_row(f, label, &rep->cpus[i].gap);
+		print_dist_row(f, 6, label, &rep->cpus[i].gap);
 	}
-	text_gap_row(f, "all", &t->gap);
+	print_dist_row(f, 6, "all", &t->gap);
 	if (rep->stages || !rx_report_empty(rep->rx))
-		tx_text_stages(f, rep->stages, rep->rx);
-	if (rep->stages)
+		text_stages(f, rep->stages, rep->rx);
+	if (rep->stages) {
 		tx_text_directions(f, rep->stages);
-	tx_text_services(f, rep->stages, rep->rx);
+		tx_text_services(f, rep->stages);
+	}
+	rx_report_text_services(rep->rx, f);
 	if (rep->stages && !rep->no_hist)
 		tx_text_hists(f, rep->stages);
 	if (!flows_empty(rep->flows)) {
@@ -712,7 +730,8 @@ int report_compute(struct report *rep, const struct netlat_seq *seq)
 	rep->computed = true;
 	summarise(rep, seq, &rep->total);
 	if (rep->stages)
-		rep->compute_err = tx_compute(rep);
+		rep->compute_err = tx_compute(rep->stages, rep->flows, &rep->vq,
+					      rep->total.first_ts, rep->total.last_ts);
 	rx_report_compute(rep->rx);
 	return rep->compute_err;
 }

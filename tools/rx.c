@@ -702,15 +702,9 @@ void rx_report_stage_rows(const struct rx_report *rr, FILE *f)
 
 	if (rx_report_empty(rr))
 		return;
-	for (k = 0; k < NR_RS; k++) {
-		const struct netlat_dist *d = &rr->dist[k];
-
-		if (!rs_shown(rr, k))
-			continue;
-		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
-			rs_name(k), ull(d->count), ull(d->min), ull(d->p50), ull(d->p90),
-			ull(d->p99), ull(d->p999), ull(d->max), d->mean);
-	}
+	for (k = 0; k < NR_RS; k++)
+		if (rs_shown(rr, k))
+			print_dist_row(f, 13, rs_name(k), &rr->dist[k]);
 }
 
 
@@ -836,9 +830,9 @@ size_t rx_report_nr_services(const struct rx_report *rr)
 	return rx_report_empty(rr) ? 0 : rr->nr_svcs;
 }
 
-void rx_report_service(const struct rx_report *rr, size_t i, FILE *f, bool html)
+static void service_item(FILE *f, const void *rr, size_t i, bool html)
 {
-	const struct rx_service *s = &rr->svcs[i];
+	const struct rx_service *s = &((const struct rx_report *)rr)->svcs[i];
 	int k;
 
 	fprintf(f, "port %u: %llu packet%s", s->port, ull(s->packets),
@@ -846,6 +840,20 @@ void rx_report_service(const struct rx_report *rr, size_t i, FILE *f, bool html)
 	for (k = 0; k < NR_RS; k++)
 		if (s->dist[k].count)
 			print_stage_summary(f, rs_name(k), &s->dist[k], html);
+}
+
+void rx_report_services(const struct rx_report *rr, FILE *f, bool html)
+{
+	print_items(f, html, rr, rx_report_nr_services(rr), RX_SERVICES_SHOWN,
+		    service_item, "ports");
+}
+
+void rx_report_text_services(const struct rx_report *rr, FILE *f)
+{
+	if (!rx_report_nr_services(rr))
+		return;
+	fputs("\nper service port, receive stages\n", f);
+	rx_report_services(rr, f, false);
 }
 
 void rx_report_flows(const struct rx_report *rr, FILE *f)

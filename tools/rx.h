@@ -35,11 +35,13 @@ void rx_report_flows(const struct rx_report *rr, FILE *f);
 #define RX_SERVICES_SHOWN	10
 
 /*
- * Service ports (flow_service_port()) with received packets; "port 6379:
- * 12 packets; netif>tcp p50 8 us, p99 9 us, max 9 us; ..." for the
- * @i-th (from 0, the most packets first), no newline, as HTML if @html.
+ * Service ports (flow_service_port()) with received packets, and the first
+ * RX_SERVICES_SHOWN of them, the most packets first, a line each ("port
+ * 6379: 12 packets; netif>tcp p50 8 us, p99 9 us, max 9 us; ..."), then
+ * how many more, as print_items(); the text's section of them.
  */
 size_t rx_report_nr_services(const struct rx_report *rr);
-void rx_report_service(const struct rx_report *rr, size_t i, FILE *f, bool html);
+void rx_report_services(const struct rx_report *rr, FILE *f, bool html);
+void rx_report_text_services(const struct rx_report *rr, FILE *f);
 
 #endif

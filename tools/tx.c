@@ -4,15 +4,14 @@
  * joined with its sendmsg, device points and ACK (the events level), or
  * taken whole from the kernel's TCP_PKT records (the packet level); the
  * stages, directions, services and slowest packets of them, and their
- * text. The receive side's twin is rx.c.
+ * text. The receive side's twin is rx.c; report.c feeds both.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
-#include "rx.h"
+#include "tx.h"
 #include "output.h"
 #include "vec.h"
 
@@ -105,17 +104,18 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 	return j_push(&st->xmit, &r);
 }
 
-int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
+struct stages *tx_new(void)
+{
+	return calloc(1, sizeof(struct stages));
+}
+
+int tx_add_tcp(struct stages *st, struct flows *fs, const struct netlat_rec_hdr *h)
 {
 	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
 	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns, .seqno = h->seq,
 			   .cpu = h->cpu };
 
-	if (!rep->stages && !(rep->stages = calloc(1, sizeof(*rep->stages))))
-		return -ENOMEM;
-	if (!rep->flows && !(rep->flows = flows_new()))
-		return -ENOMEM;
-	if (flows_add(rep->flows, h, &r.flow))
+	if (flows_add(fs, h, &r.flow))
 		return -ENOMEM;
 	switch (h->type) {
 	case NETLAT_REC_TCP_SENDMSG: {
@@ -128,7 +128,7 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.u.sm.ret = m->ret;
 		r.u.sm.pid = m->pid;
 		r.u.sm.tid = m->tid;
-		return r.seq == r.end ? 0 : j_push(&rep->stages->sm, &r);
+		return r.seq == r.end ? 0 : j_push(&st->sm, &r);
 	}
 	case NETLAT_REC_TCP_XMIT: {
 		const struct netlat_rec_tcp_xmit *x = (const void *)h;
@@ -138,11 +138,11 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.seq = x->seq;
 		r.end = x->seq + x->len;
 		if (x->flags & NETLAT_TCP_RETRANSMIT)
-			return j_push(&rep->stages->resent, &r);
+			return j_push(&st->resent, &r);
 		r.u.x.skb_id = x->skb_id;
 		r.u.x.len = x->len;
 		r.u.x.segs = x->segs;
-		return j_push(&rep->stages->xmit, &r);
+		return j_push(&st->xmit, &r);
 	}
 	case NETLAT_REC_TCP_DEV: {
 		const struct netlat_rec_tcp_dev *d = (const void *)h;
@@ -153,13 +153,13 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.stage = d->stage;
 		r.u.d.ifindex = d->ifindex;
 		r.u.d.len = d->len;
-		return j_push(&rep->stages->dev, &r);
+		return j_push(&st->dev, &r);
 	}
 	case NETLAT_REC_TCP_PKT: {
 		struct netlat_rec_tcp_pkt buf;
 		const struct netlat_rec_tcp_pkt *p = netlat_pkt_rec(h, &buf);
 
-		return p ? add_pkt(rep->stages, p, &r) : 0;
+		return p ? add_pkt(st, p, &r) : 0;
 	}
 	case NETLAT_REC_TCP_ACK: {
 		const struct netlat_rec_tcp_ack *a = (const void *)h;
@@ -167,14 +167,14 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		/* Karn: after a retransmission the ACK may answer either */
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns) &&
 		    a->xmit_ack_ns && !(a->flags & NETLAT_TCP_RETRANSMIT) &&
-		    netlat_samples_add(&rep->stages->d[ST_XMIT_ACK], a->xmit_ack_ns))
+		    netlat_samples_add(&st->d[ST_XMIT_ACK], a->xmit_ack_ns))
 			return -ENOMEM;
 		r.seq = a->snd_una;
 		r.u.a.acked = a->acked;
 		r.u.a.resent = a->flags & NETLAT_TCP_RETRANSMIT;
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_ack, xmit_ack_ns))
 			r.u.a.xmit_ack_ns = a->xmit_ack_ns;
-		return j_push(&rep->stages->ack, &r);
+		return j_push(&st->ack, &r);
 	}
 	case NETLAT_REC_TCP_RETRANS: {
 		const struct netlat_rec_tcp_retrans *t = (const void *)h;
@@ -184,9 +184,9 @@ int tx_add_tcp(struct report *rep, const struct netlat_rec_hdr *h)
 		r.stage = t->kind < NR_RTX_KINDS ? t->kind : NETLAT_RETRANS_OTHER;
 		r.u.r.ret = t->ret;
 		r.u.r.segs = t->segs;
-		if (!t->ret && j_push(&rep->stages->resent, &r))
+		if (!t->ret && j_push(&st->resent, &r))
 			return -ENOMEM;
-		return j_push(&rep->stages->rtx, &r);
+		return j_push(&st->rtx, &r);
 	}
 	}
 	return 0;
@@ -656,11 +656,15 @@ static void bin_retransmits(struct stages *st, uint64_t from, uint64_t to)
 	}
 }
 
-static int stages_compute(struct stages *st, const struct flows *fs, const struct cpu_stats *t)
+/* The join, once every record is in. */
+int tx_compute(struct stages *st, const struct flows *fs, struct j_vec *vq,
+	       uint64_t first_ts, uint64_t last_ts)
 {
 	size_t i;
 	int k;
 
+	qsort(vq->v, vq->n, sizeof(*vq->v), cmp_dev);
+	st->vq = vq;
 	qsort(st->sm.v, st->sm.n, sizeof(*st->sm.v), cmp_ts);
 	qsort(st->ack.v, st->ack.n, sizeof(*st->ack.v), cmp_ts);
 	qsort(st->dev.v, st->dev.n, sizeof(*st->dev.v), cmp_dev);
@@ -672,7 +676,7 @@ static int stages_compute(struct stages *st, const struct flows *fs, const struc
 		hist_compute(&st->hist[k], st->d[k].v, st->d[k].n);
 		netlat_dist_compute(st->d[k].v, st->d[k].n, &st->dist[k]);
 	}
-	bin_retransmits(st, t->first_ts, t->last_ts);
+	bin_retransmits(st, first_ts, last_ts);
 	return st->pkts ? summarise_packets(st, fs) : -ENOMEM;
 }
 
@@ -771,28 +775,12 @@ void print_services(FILE *f, const struct stages *st, bool html)
 	print_items(f, html, st, st->nr_svcs, SERVICES_SHOWN, service_item, "ports");
 }
 
-static void rx_service_item(FILE *f, const void *rx, size_t i, bool html)
+void tx_text_services(FILE *f, const struct stages *st)
 {
-	rx_report_service(rx, i, f, html);
-}
-
-void print_rx_services(FILE *f, const struct rx_report *rx, bool html)
-{
-	print_items(f, html, rx, rx_report_nr_services(rx), RX_SERVICES_SHOWN,
-		    rx_service_item, "ports");
-}
-
-/* Per service port: the send stages (@st), the receive stages (@rx). */
-void tx_text_services(FILE *f, const struct stages *st, const struct rx_report *rx)
-{
-	if (st && st->nr_svcs) {
-		fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
-		print_services(f, st, false);
-	}
-	if (!rx_report_nr_services(rx))
+	if (!st->nr_svcs)
 		return;
-	fputs("\nper service port, receive stages\n", f);
-	print_rx_services(f, rx, false);
+	fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
+	print_services(f, st, false);
 }
 
 /* A histogram per stage with samples. */
@@ -822,40 +810,18 @@ void tx_json_hists(FILE *f, const struct stages *st)
 	fputc('}', f);
 }
 
-/* The send stages and, in the same table, the receive stages (rx.c). */
-void tx_text_stages(FILE *f, const struct stages *st, const struct rx_report *rx)
+void tx_text_stage_rows(FILE *f, const struct stages *st)
 {
 	int k;
 
-	if (st && st->kernel_pkts)
-		fprintf(f, "\nTCP per-packet stages (ns; %llu packets followed by the kernel)\n",
-			(unsigned long long)st->kernel_pkts);
-	else if (st)
-		fprintf(f, "\nTCP per-skb stages (ns; %zu first transmissions joined by socket and sequence)\n",
-			st->xmit.n);
-	if (!rx_report_empty(rx))
-		fprintf(f, "%sreceive stages: arrivals joined per socket by sequence (TCP), per skb (UDP)\n",
-			st ? "" : "\n");
-	fprintf(f, "%-13s %10s %10s %10s %10s %10s %10s %10s %12s\n", "stage", "count",
-		"min", "p50", "p90", "p99", "p99.9", "max", "mean");
-	for (k = 0; st && k < NR_ST; k++) {
-		const struct netlat_dist *d = &st->dist[k];
-
-		if (!stage_shown(st, k))
-			continue;
-		fprintf(f, "%-13s %10llu %10llu %10llu %10llu %10llu %10llu %10llu %12.1f\n",
-			stage_names[k], (unsigned long long)d->count,
-			(unsigned long long)d->min, (unsigned long long)d->p50,
-			(unsigned long long)d->p90, (unsigned long long)d->p99,
-			(unsigned long long)d->p999, (unsigned long long)d->max, d->mean);
-	}
-	rx_report_stage_rows(rx, f);
+	for (k = 0; k < NR_ST; k++)
+		if (stage_shown(st, k))
+			print_dist_row(f, 13, stage_names[k], &st->dist[k]);
 }
 
-/* ---- the virtio join and the computation ---- */
+/* ---- the virtio join ---- */
 
-/* A virtio_net xmit of a TCP segment: its queue point (driver>vq). */
-int tx_add_vq(struct report *rep, const struct netlat_rec_hdr *h)
+int tx_add_vq(struct j_vec *vq, const struct netlat_rec_hdr *h)
 {
 	const struct netlat_rec_virtio *v = (const void *)h;
 	struct j_rec r = { .cookie = v->flow.cookie, .ts = h->ts_ns, .seq = v->seq,
@@ -864,13 +830,5 @@ int tx_add_vq(struct report *rep, const struct netlat_rec_hdr *h)
 	if (v->event != NETLAT_VIRTIO_XMIT || !(v->flags & NETLAT_VIRTIO_FLOW_VALID) ||
 	    !v->tcp_len || !v->flow.cookie)
 		return 0;
-	return j_push(&rep->vq, &r);
-}
-
-/* The join, once every record is in. */
-int tx_compute(struct report *rep)
-{
-	qsort(rep->vq.v, rep->vq.n, sizeof(*rep->vq.v), cmp_dev);
-	rep->stages->vq = &rep->vq;
-	return stages_compute(rep->stages, rep->flows, &rep->total);
+	return j_push(vq, &r);
 }

@@ -13,7 +13,10 @@
 
 #include "html.h"
 #include "join.h"
-#include "report_int.h"
+#include "summary.h"
+#include "tx.h"
+#include "flows.h"
+#include "hist.h"
 #include "output.h"
 #include "virtio.h"
 #include "rx.h"
@@ -668,11 +671,8 @@ static void rx_flow_table(FILE *f, const struct report *rep)
 	free(txt);
 }
 
-int html_write(struct report *rep, const struct netlat_seq *seq,
-	       const struct join_page *peer, FILE *f)
+int html_write(const struct report *rep, const struct join_page *peer, FILE *f)
 {
-	if (report_compute(rep, seq))
-		return -ENOMEM;
 	/* No fetch can happen: the policy forbids every source but inline. */
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

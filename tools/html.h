@@ -8,16 +8,15 @@
 #define NETLAT_HTML_H
 
 #include <stdio.h>
-#include "report.h"
 
+struct report;
 struct join_page;
 
 /*
- * Compute @rep (if not yet) and write the page, with the join's section
- * when @peer (report --peer, join.h): 0 or -ENOMEM.
+ * Write the page of @rep, computed (report_compute()), with the join's
+ * section when @peer (report --peer, join.h): 0 or -ENOMEM.
  */
-int html_write(struct report *rep, const struct netlat_seq *seq,
-	       const struct join_page *peer, FILE *f);
+int html_write(const struct report *rep, const struct join_page *peer, FILE *f);
 /* @s as HTML text (element content and attribute values alike). */
 void html_esc(FILE *f, const char *s);
 

@@ -21,6 +21,7 @@
 #include "join.h"
 #include "notes.h"
 #include "output.h"
+#include "report.h"
 #include "html.h"
 #include "trace.h"
 #include "device.h"
@@ -267,14 +268,19 @@ static int page_write(void *arg, FILE *f)
 {
 	struct page_job *j = arg;
 
-	return html_write(j->rep, j->seq, j->peer, f);
+	/* the page and the trace draw the report's numbers: computed first */
+	if (report_compute(j->rep, j->seq))
+		return -ENOMEM;
+	return html_write(j->rep, j->peer, f);
 }
 
 static int trace_job_write(void *arg, FILE *f)
 {
 	struct page_job *j = arg;
 
-	return trace_write(j->trace, j->rep, j->seq, f);
+	if (report_compute(j->rep, j->seq))
+		return -ENOMEM;
+	return trace_write(j->trace, j->rep, f);
 }
 
 /*

@@ -9,13 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_int.h"
+#include "report.h"
+#include "summary.h"
 #include "virtio.h"
 #include "rx.h"
 #include "output.h"
-#include "vec.h"
+#include "tx.h"
+#include "flows.h"
 
-const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
+static const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
 
 #define NR_TYPES	65536	/* hdr.type is a __u16 */
 

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "trace.h"
-#include "report_int.h"
+#include "summary.h"
+#include "tx.h"
+#include "flows.h"
 #include "output.h"
 #include "virtio.h"
 
@@ -367,14 +369,12 @@ static uint64_t base_ts(const struct trace *tr, const struct report *rep)
 	return base == UINT64_MAX ? 0 : base;
 }
 
-int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *seq, FILE *f)
+int trace_write(struct trace *tr, const struct report *rep, FILE *f)
 {
 	struct trace_out o = { .f = f, .first = true };
 	char name[32];
 	unsigned int c;
 
-	if (report_compute(rep, seq))
-		return -ENOMEM;
 	o.base = base_ts(tr, rep);
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":", f);
 	print_json_string(f, rep->name);

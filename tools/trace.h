@@ -23,8 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report.h"
+#include "libnetlat.h"
 
+struct report;
 struct trace;
 
 struct trace *trace_new(void);
@@ -34,9 +35,8 @@ void trace_free(struct trace *tr);
 int trace_add(struct trace *tr, const struct netlat_rec_stream *stream,
 	      const struct netlat_rec_hdr *rec);
 
-/* Compute @rep (fed the same records) if not yet, write the trace: 0 or -ENOMEM. */
-int trace_write(struct trace *tr, struct report *rep, const struct netlat_seq *seq,
-		FILE *f);
+/* Write the trace of @rep, fed the same records and computed (report_compute()): 0 or -ENOMEM. */
+int trace_write(struct trace *tr, const struct report *rep, FILE *f);
 
 /* Writing events of the format, for this unit and jointrace.c. */
 struct trace_out {

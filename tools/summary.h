@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What "netlat report" computes, for the renderings that share it: the
- * text and JSON of report.c, the HTML page (html.c) and the timeline
- * export (trace.c). One computation (report_compute(), with tx.c's join
- * of the send side), several outputs: nothing outside report.c and tx.c
- * changes these structures.
+ * A capture's summary: what report_compute() (report.c) computed of it,
+ * with the send and receive sides (tx.h, rx.h), for the renderings that
+ * share it: the text and JSON of report.c, the HTML page (html.c) and the
+ * timeline export (trace.c). Data only: the renderings take it computed
+ * and read it, so they need nothing of report.c itself; nothing outside
+ * report.c changes it.
  */
-#ifndef NETLAT_REPORT_INT_H
-#define NETLAT_REPORT_INT_H
+#ifndef NETLAT_SUMMARY_H
+#define NETLAT_SUMMARY_H
 
-#include "report.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include "libnetlat.h"
 #include "tx.h"
+
+struct virtio_report;
+struct rx_report;
 
 /* Kinds of record counted per CPU; STREAM records are not per-CPU data. */
 enum kind { KIND_MARKER, KIND_LOST, KIND_OTHER, NR_KINDS };
-
-extern const char *const kind_names[NR_KINDS];
 
 struct cpu_stats {
 	bool seen;

@@ -459,6 +459,23 @@ static void json_snapshot(FILE *f, const struct report *rep)
 	fputs("}}", f);
 }
 
+/* The send flows, the receive flows and the virtqueues: the last tables of both. */
+static void print_tables(FILE *f, const struct report *rep, bool json)
+{
+	if (!flows_empty(rep->flows)) {
+		fputs(json ? ",\"tcp_flows\":" : "\n", f);
+		flows_print(rep->flows, json, f);
+	}
+	if (json)
+		rx_report_json(rep->rx, f);
+	else
+		rx_report_flows(rep->rx, f);
+	if (!virtio_report_empty(rep->virtio)) {
+		fputs(json ? ",\"virtqueues\":" : "\n", f);
+		virtio_report_print(rep->virtio, json, f);
+	}
+}
+
 static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 {
 	unsigned int i;
@@ -500,22 +517,12 @@ static void print_text(struct report *rep, const struct cpu_stats *t, FILE *f)
 	print_dist_row(f, 6, "all", &t->gap);
 	if (rep->stages || !rx_report_empty(rep->rx))
 		text_stages(f, rep->stages, rep->rx);
-	if (rep->stages) {
-		tx_text_directions(f, rep->stages);
-		tx_text_services(f, rep->stages);
-	}
+	if (rep->stages)
+		tx_text_summaries(f, rep->stages);
 	rx_report_text_services(rep->rx, f);
 	if (rep->stages && !rep->no_hist)
 		tx_text_hists(f, rep->stages);
-	if (!flows_empty(rep->flows)) {
-		fputc('\n', f);
-		flows_print(rep->flows, false, f);
-	}
-	rx_report_flows(rep->rx, f);
-	if (!virtio_report_empty(rep->virtio)) {
-		fputc('\n', f);
-		virtio_report_print(rep->virtio, false, f);
-	}
+	print_tables(f, rep, false);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -708,15 +715,7 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 		if (rep->stages->rtx.n)
 			json_retrans_timeline(f, rep->stages);
 	}
-	if (!flows_empty(rep->flows)) {
-		fputs(",\"tcp_flows\":", f);
-		flows_print(rep->flows, true, f);
-	}
-	rx_report_json(rep->rx, f);
-	if (!virtio_report_empty(rep->virtio)) {
-		fputs(",\"virtqueues\":", f);
-		virtio_report_print(rep->virtio, true, f);
-	}
+	print_tables(f, rep, true);
 	fputs("}\n", f);
 }
 

@@ -746,14 +746,6 @@ void print_directions(FILE *f, const struct stages *st, bool html)
 	print_items(f, html, st, st->nr_dirs, DIRS_SHOWN, direction_item, "directions");
 }
 
-void tx_text_directions(FILE *f, const struct stages *st)
-{
-	if (!st->nr_dirs)
-		return;
-	fputs("\nwhere the time went, per direction\n", f);
-	print_directions(f, st, false);
-}
-
 static void print_service(FILE *f, const struct service *svc, bool html)
 {
 	int k;
@@ -775,12 +767,16 @@ void print_services(FILE *f, const struct stages *st, bool html)
 	print_items(f, html, st, st->nr_svcs, SERVICES_SHOWN, service_item, "ports");
 }
 
-void tx_text_services(FILE *f, const struct stages *st)
+void tx_text_summaries(FILE *f, const struct stages *st)
 {
-	if (!st->nr_svcs)
-		return;
-	fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
-	print_services(f, st, false);
+	if (st->nr_dirs) {
+		fputs("\nwhere the time went, per direction\n", f);
+		print_directions(f, st, false);
+	}
+	if (st->nr_svcs) {
+		fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
+		print_services(f, st, false);
+	}
 }
 
 /* A histogram per stage with samples. */

@@ -166,9 +166,8 @@ void print_services(FILE *f, const struct stages *st, bool html);
 
 /* The text: the stage rows (in the columns of the report's stage table), */
 void tx_text_stage_rows(FILE *f, const struct stages *st);
-/* "where the time went" per direction, the stages per service port, */
-void tx_text_directions(FILE *f, const struct stages *st);
-void tx_text_services(FILE *f, const struct stages *st);
+/* "where the time went" per direction, then the stages per service port, */
+void tx_text_summaries(FILE *f, const struct stages *st);
 /* a histogram per stage. */
 void tx_text_hists(FILE *f, const struct stages *st);
 /* ,"tcp_stage_hist":{...} */

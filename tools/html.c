@@ -15,6 +15,7 @@
 #include "join.h"
 #include "summary.h"
 #include "tx.h"
+#include "txprint.h"
 #include "flows.h"
 #include "hist.h"
 #include "output.h"

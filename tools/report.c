@@ -15,6 +15,7 @@
 #include "rx.h"
 #include "output.h"
 #include "tx.h"
+#include "txprint.h"
 #include "flows.h"
 
 static const char *const kind_names[NR_KINDS] = { "MARKER", "LOST", "other" };
@@ -564,105 +565,6 @@ static void json_types(FILE *f, const struct report *rep)
 	fputc(']', f);
 }
 
-static void json_packet(FILE *f, const struct report *rep, const struct packet *p)
-{
-	const struct j_rec *x;
-	char name[32];
-	int k, n;
-	bool any = false;
-
-	if (!p) {
-		fputs("null", f);
-		return;
-	}
-	x = p->pt[PT_XMIT];
-	fprintf(f, "{\"seq\":%u,\"len\":%u", x->seq, x->u.x.len);
-	print_flow(f, &flows_row(rep->flows, x->flow)->key, true);
-	fprintf(f, ",\"end_to_end_ns\":%llu,\"queued_ns\":%llu,\"stack_ns\":%llu,"
-		"\"ack_wait_ns\":%llu,\"points_ns\":{", ull(p->e2e), ull(p->queued),
-		ull(p->stack), ull(p->ack_wait));
-	for (k = 0; k < NR_PT; k++) {
-		if (!p->pt[k])
-			continue;
-		fprintf(f, "%s\"%s\":%llu", any ? "," : "", point_names[k], ull(p->pt[k]->ts));
-		any = true;
-	}
-	fputs("},\"segments_ns\":{", f);
-	for (k = packet_next_point(p, -1); (n = packet_next_point(p, k)) < NR_PT; k = n) {
-		segment_name(name, sizeof(name), k, n);
-		fprintf(f, "%s\"%s\":%llu", k == packet_next_point(p, -1) ? "" : ",", name,
-			ull(p->pt[n]->ts - p->pt[k]->ts));
-	}
-	fputs("}}", f);
-}
-
-/* Per direction: packets, end-to-end percentiles, the median and p99 packet. */
-static void json_packets(FILE *f, const struct report *rep)
-{
-	const struct stages *st = rep->stages;
-	char s[64], d[64];
-	size_t i;
-
-	fprintf(f, ",\"tcp_packets\":{\"count\":%zu,\"directions_count\":%zu,\"directions\":[",
-		st->xmit.n, st->nr_dirs);
-	for (i = 0; i < st->nr_dirs && i < DIRS_SHOWN; i++) {
-		const struct direction *dir = &st->dirs[i];
-
-		format_addr(s, sizeof(s), dir->family, dir->saddr);
-		format_addr(d, sizeof(d), dir->family, dir->daddr);
-		fprintf(f, "%s{\"family\":%u,\"saddr\":\"%s\",\"daddr\":\"%s\",\"packets\":%zu,"
-			"\"end_to_end\":", i ? "," : "", dir->family, s, d, dir->packets);
-		print_dist_json(f, &dir->e2e);
-		fputs(",\"median_packet\":", f);
-		json_packet(f, rep, dir->median);
-		fputs(",\"p99_packet\":", f);
-		json_packet(f, rep, dir->p99);
-		fputc('}', f);
-	}
-	fprintf(f, "],\"services_count\":%zu,\"services\":[", st->nr_svcs);
-	for (i = 0; i < st->nr_svcs && i < SERVICES_SHOWN; i++) {
-		const struct service *svc = &st->svcs[i];
-		const char *sep = "";
-		int k;
-
-		fprintf(f, "%s{\"port\":%u,\"packets\":%zu,\"stages\":{", i ? "," : "",
-			svc->port, svc->packets);
-		for (k = 0; k < NR_ST; k++) {
-			if (!service_stage_shown(svc, k))
-				continue;
-			fprintf(f, "%s\"%s\":", sep, stage_names[k]);
-			print_dist_json(f, &svc->dist[k]);
-			sep = ",";
-		}
-		fputs("}}", f);
-	}
-	fputs("],\"slowest\":[", f);
-	for (i = 0; i < st->nr_slowest; i++) {
-		fputs(i ? "," : "", f);
-		json_packet(f, rep, st->slowest[i]);
-	}
-	fputs("]}", f);
-}
-
-/* Retransmit attempts by kind over the capture's time span. */
-static void json_retrans_timeline(FILE *f, const struct stages *st)
-{
-	int b, k;
-
-	fprintf(f, ",\"tcp_retrans_timeline\":{\"start_ns\":%llu,\"bin_ns\":%llu,\"kinds\":[",
-		ull(st->rtx_start), ull(st->rtx_bin_ns));
-	for (k = 0; k < NR_RTX_KINDS; k++)
-		fprintf(f, "%s\"%s\"", k ? "," : "", netlat_retrans_kind_name(k));
-	fputs("],\"bins\":[", f);
-	for (b = 0; b < RTX_BINS; b++) {
-		fputs(b ? ",[" : "[", f);
-		for (k = 0; k < NR_RTX_KINDS; k++)
-			fprintf(f, "%s%llu", k ? "," : "", ull(st->rtx_bins[b][k]));
-		fputc(']', f);
-	}
-	fputs("]}", f);
-}
-
 static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 {
 	const struct netlat_rec_stream *s = &rep->first_stream;
@@ -698,23 +600,8 @@ static void print_json(struct report *rep, const struct cpu_stats *t, FILE *f)
 	fprintf(f, ",\"markers\":{\"records\":%llu,\"bytes\":%llu,\"len_min\":%llu,"
 		"\"len_max\":%llu}", ull(rep->markers), ull(rep->marker_bytes),
 		ull(rep->marker_min), ull(rep->marker_max));
-	if (rep->stages) {
-		int k;
-
-		fputs(",\"tcp_stages\":{", f);
-		for (k = 0; k < NR_ST; k++) {
-			if (!stage_shown(rep->stages, k))
-				continue;
-			fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
-			print_dist_json(f, &rep->stages->dist[k]);
-		}
-		fputc('}', f);
-		if (!rep->no_hist)
-			tx_json_hists(f, rep->stages);
-		json_packets(f, rep);
-		if (rep->stages->rtx.n)
-			json_retrans_timeline(f, rep->stages);
-	}
+	if (rep->stages)
+		tx_json(f, rep->stages, rep->flows, !rep->no_hist);
 	print_tables(f, rep, true);
 	fputs("}\n", f);
 }

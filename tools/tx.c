@@ -3,8 +3,9 @@
  * The send side of "netlat report": each first transmission of TCP data
  * joined with its sendmsg, device points and ACK (the events level), or
  * taken whole from the kernel's TCP_PKT records (the packet level); the
- * stages, directions, services and slowest packets of them, and their
- * text. The receive side's twin is rx.c; report.c feeds both.
+ * stages, directions, services and slowest packets of them; their text
+ * and JSON are txprint.c's. The receive side's twin is rx.c; report.c
+ * feeds both.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -700,119 +701,6 @@ void tx_free(struct stages *st)
 	for (k = 0; k < NR_ST; k++)
 		netlat_samples_free(&st->d[k]);
 	free(st);
-}
-
-static void print_direction(FILE *f, const struct direction *dir, bool html)
-{
-	const struct packet *p = dir->median;
-	char s[64], d[64];
-
-	format_addr(s, sizeof(s), dir->family, dir->saddr);
-	format_addr(d, sizeof(d), dir->family, dir->daddr);
-	fprintf(f, "%s %s %s: %zu packet%s", s, html ? "-&gt;" : "->", d, dir->packets,
-		dir->packets == 1 ? "" : "s");
-	if (!p) {
-		fputs(", none joined with a sendmsg, the device or an ACK", f);
-		return;
-	}
-	fputs("; median packet:", f);
-	if (p->pt[PT_SENDMSG]) {
-		fputc(' ', f);
-		print_duration(f, p->queued, html);
-		fputs(" queued behind sendmsg,", f);
-	}
-	if (p->pt[PT_QDISC] || p->pt[PT_DRIVER]) {
-		fputc(' ', f);
-		print_duration(f, p->stack, html);
-		fputs(" stack,", f);
-	}
-	if (p->pt[PT_ACK]) {
-		fputc(' ', f);
-		print_duration(f, p->ack_wait, html);
-		fputs(" until ACK,", f);
-	}
-	fputc(' ', f);
-	print_duration(f, p->e2e, html);
-	fputs(" end to end", f);
-}
-
-static void direction_item(FILE *f, const void *st, size_t i, bool html)
-{
-	print_direction(f, &((const struct stages *)st)->dirs[i], html);
-}
-
-void print_directions(FILE *f, const struct stages *st, bool html)
-{
-	print_items(f, html, st, st->nr_dirs, DIRS_SHOWN, direction_item, "directions");
-}
-
-static void print_service(FILE *f, const struct service *svc, bool html)
-{
-	int k;
-
-	fprintf(f, "port %u: %zu packet%s", svc->port, svc->packets,
-		svc->packets == 1 ? "" : "s");
-	for (k = 0; k < NR_ST; k++)
-		if (service_stage_shown(svc, k))
-			print_stage_summary(f, stage_names[k], &svc->dist[k], html);
-}
-
-static void service_item(FILE *f, const void *st, size_t i, bool html)
-{
-	print_service(f, &((const struct stages *)st)->svcs[i], html);
-}
-
-void print_services(FILE *f, const struct stages *st, bool html)
-{
-	print_items(f, html, st, st->nr_svcs, SERVICES_SHOWN, service_item, "ports");
-}
-
-void tx_text_summaries(FILE *f, const struct stages *st)
-{
-	if (st->nr_dirs) {
-		fputs("\nwhere the time went, per direction\n", f);
-		print_directions(f, st, false);
-	}
-	if (st->nr_svcs) {
-		fputs("\nper service port, send stages (a socket's own port, or its peer's when its own is ephemeral)\n", f);
-		print_services(f, st, false);
-	}
-}
-
-/* A histogram per stage with samples. */
-void tx_text_hists(FILE *f, const struct stages *st)
-{
-	int k;
-
-	for (k = 0; k < NR_ST; k++) {
-		if (!st->dist[k].count)
-			continue;
-		fprintf(f, "\n%s (ns)\n", stage_names[k]);
-		hist_print_text(f, &st->hist[k]);
-	}
-}
-
-void tx_json_hists(FILE *f, const struct stages *st)
-{
-	int k;
-
-	fputs(",\"tcp_stage_hist\":{", f);
-	for (k = 0; k < NR_ST; k++) {
-		if (!stage_shown(st, k))
-			continue;
-		fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
-		hist_print_json(f, &st->hist[k]);
-	}
-	fputc('}', f);
-}
-
-void tx_text_stage_rows(FILE *f, const struct stages *st)
-{
-	int k;
-
-	for (k = 0; k < NR_ST; k++)
-		if (stage_shown(st, k))
-			print_dist_row(f, 13, stage_names[k], &st->dist[k]);
 }
 
 /* ---- the virtio join ---- */

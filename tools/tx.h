@@ -4,7 +4,8 @@
  * xmits of TCP segments). Each first transmission joined with its sendmsg,
  * device points and ACK (the events level), or taken whole from the
  * kernel's TCP_PKT records (the packet level); the stages, directions,
- * services and slowest packets of them. The receive side's twin is rx.h.
+ * services and slowest packets of them (printed by txprint.h). The
+ * receive side's twin is rx.h.
  * The structures are open: the page (html.c) and the trace (trace.c) draw
  * the packets; nothing outside tx.c changes them.
  */
@@ -150,27 +151,5 @@ int packet_next_point(const struct packet *pkt, int from);
 
 /* "sendmsg>xmit" for the points @a, @b (a static buffer of its own per call site). */
 void segment_name(char *buf, size_t len, int a, int b);
-
-/*
- * The first DIRS_SHOWN directions, a line each ("192.0.2.1 -> 192.0.2.2:
- * 12 packets; median packet: 1.8 ms queued behind sendmsg, 28 us stack,
- * 9 ms until ACK, 11 ms end to end"), then how many more; as print_items().
- * In HTML each time is a <span> whose title is its nanoseconds.
- */
-void print_directions(FILE *f, const struct stages *st, bool html);
-/*
- * Likewise the stages per service port ("port 6379: 12 packets;
- * driver>ack p50 20 ms, p99 21 ms, max 22 ms; ...").
- */
-void print_services(FILE *f, const struct stages *st, bool html);
-
-/* The text: the stage rows (in the columns of the report's stage table), */
-void tx_text_stage_rows(FILE *f, const struct stages *st);
-/* "where the time went" per direction, then the stages per service port, */
-void tx_text_summaries(FILE *f, const struct stages *st);
-/* a histogram per stage. */
-void tx_text_hists(FILE *f, const struct stages *st);
-/* ,"tcp_stage_hist":{...} */
-void tx_json_hists(FILE *f, const struct stages *st);
 
 #endif

@@ -25,76 +25,6 @@
 #define W	760	/* width of every chart (viewBox units) */
 #define LEFT	150	/* room for row labels */
 
-/* Text as HTML (element content and attribute values alike). */
-/*
- * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
- * overlong form, no surrogate, nothing above U+10FFFF), 0 if none.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	unsigned int c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (n == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/*
- * @s as the text of an HTML page: its markup characters escaped, control
- * characters as '?', and a byte that begins no well-formed UTF-8 as
- * U+FFFD (a capture's hostname or file name is whatever bytes it was),
- * so the page stays valid UTF-8.
- */
-static void esc(FILE *f, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
-
-	while (*u) {
-		switch (*u) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if (*u < 0x20 && *u != '\n') {
-				fputc('?', f);
-			} else {
-				n = utf8_len(u);
-				if (n)
-					fwrite(u, 1, n, f);
-				else
-					fputs("\xef\xbf\xbd", f);
-				u += n ? n : 1;
-				continue;
-			}
-		}
-		u++;
-	}
-}
-
-void html_esc(FILE *f, const char *s)
-{
-	esc(f, s);
-}
-
 /* A flow as the text report prints it, as HTML. */
 static void esc_flow(FILE *f, const struct netlat_tcp_flow *fl)
 {
@@ -105,7 +35,7 @@ static void esc_flow(FILE *f, const struct netlat_tcp_flow *fl)
 	if (m) {
 		print_flow(m, fl, false);
 		fclose(m);
-		esc(f, txt);
+		html_esc(f, txt);
 	}
 	free(txt);
 }
@@ -119,7 +49,7 @@ static void esc_snapshot(FILE *f, const struct report *rep)
 	if (m) {
 		describe_snapshot(m, &rep->snap_stream, &rep->snap);
 		fclose(m);
-		esc(f, txt);
+		html_esc(f, txt);
 	}
 	free(txt);
 }
@@ -173,7 +103,7 @@ static const char script[] =
 static void key(FILE *f, const char *colour, const char *label)
 {
 	fprintf(f, "<span><i style=\"background:%s\"></i>", colour);
-	esc(f, label);
+	html_esc(f, label);
 	fputs("</span>", f);
 }
 
@@ -185,7 +115,7 @@ static void header(FILE *f, const struct report *rep)
 	char from[64];
 
 	fputs("<h1>netlat report</h1><p class=\"meta\">capture <b>", f);
-	esc(f, rep->name);
+	html_esc(f, rep->name);
 	fprintf(f, "</b>: %llu bytes, %llu records, %llu lost, %llu unexplained gaps",
 		ull(rep->bytes), ull(t->records), ull(t->seq.lost), ull(t->seq.gaps));
 	if (t->seen) {
@@ -239,7 +169,7 @@ static void services(FILE *f, const struct stages *st, const struct rx_report *r
 static void stage_row(FILE *f, const char *name, const struct netlat_dist *d)
 {
 	fputs("<tr><td class=\"l\">", f);
-	esc(f, name);
+	html_esc(f, name);
 	fprintf(f, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td>"
 		"<td>%llu</td><td>%llu</td><td>%.1f</td></tr>", ull(d->count), ull(d->min),
 		ull(d->p50), ull(d->p90), ull(d->p99), ull(d->p999), ull(d->max), d->mean);
@@ -310,7 +240,7 @@ static void histogram(FILE *f, const struct stages *st, int k)
 	bw = (double)(W - 60) / (last - first + 1);
 	step = bw >= 32 ? 1 : (unsigned int)(32 / bw) + 1;	/* labels 32 units apart */
 	fputs("<h3>", f);
-	esc(f, stage_names[k]);
+	html_esc(f, stage_names[k]);
 	fprintf(f, "</h3><svg class=\"hist\" viewBox=\"0 0 %d %d\" role=\"img\">", W, H);
 	fprintf(f, "<line x1=\"40\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", bottom,
 		W - 20, bottom);
@@ -402,7 +332,7 @@ static void packet_bar(FILE *f, const struct report *rep, const struct packet *p
 
 		segment_name(name, sizeof(name), k, n);
 		fputs("<g class=\"seg\"><title>", f);
-		esc(f, name);
+		html_esc(f, name);
 		fprintf(f, ": %llu ns", ull(len));
 		point_values(f, rep, p, k);
 		point_values(f, rep, p, n);
@@ -666,7 +596,7 @@ static void rx_flow_table(FILE *f, const struct report *rep)
 	if (len) {
 		/* the text's first lines are a blank one and its title */
 		fputs("<section id=\"rx-flows\"><h2>Receive flows</h2><pre>", f);
-		esc(f, txt + strspn(txt, "\n") + strcspn(txt + strspn(txt, "\n"), "\n") + 1);
+		html_esc(f, txt + strspn(txt, "\n") + strcspn(txt + strspn(txt, "\n"), "\n") + 1);
 		fputs("</pre></section>", f);
 	}
 	free(txt);
@@ -679,7 +609,7 @@ int html_write(const struct report *rep, const struct join_page *peer, FILE *f)
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
 	      "<meta name=\"viewport\" content=\"width=device-width\"><title>netlat report: ", f);
-	esc(f, rep->name);
+	html_esc(f, rep->name);
 	fprintf(f, "</title><style>%s</style></head>\n<body>", style);
 	header(f, rep);
 	if (rep->stages) {

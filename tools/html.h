@@ -17,7 +17,5 @@ struct join_page;
  * section when @peer (report --peer, join.h): 0 or -ENOMEM.
  */
 int html_write(const struct report *rep, const struct join_page *peer, FILE *f);
-/* @s as HTML text (element content and attribute values alike). */
-void html_esc(FILE *f, const char *s);
 
 #endif

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
 #include "joinhtml.h"
 #include "output.h"
 

@@ -621,3 +621,67 @@ void print_dist_row(FILE *f, int width, const char *label, const struct netlat_d
 		label, ull(d->count), ull(d->min), ull(d->p50), ull(d->p90), ull(d->p99),
 		ull(d->p999), ull(d->max), d->mean);
 }
+
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong form, no surrogate, nothing above U+10FFFF), 0 if none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned int c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (n == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * @s as the text of an HTML page: its markup characters escaped, control
+ * characters as '?', and a byte that begins no well-formed UTF-8 as
+ * U+FFFD (a capture's hostname or file name is whatever bytes it was),
+ * so the page stays valid UTF-8.
+ */
+void html_esc(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	while (*u) {
+		switch (*u) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if (*u < 0x20 && *u != '\n') {
+				fputc('?', f);
+			} else {
+				n = utf8_len(u);
+				if (n)
+					fwrite(u, 1, n, f);
+				else
+					fputs("\xef\xbf\xbd", f);
+				u += n ? n : 1;
+				continue;
+			}
+		}
+		u++;
+	}
+}

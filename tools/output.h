@@ -96,6 +96,13 @@ void print_items(FILE *f, bool html, const void *list, size_t n, size_t shown,
 		 void (*item)(FILE *f, const void *list, size_t i, bool html),
 		 const char *what);
 
+/*
+ * @s as HTML text (element content and attribute values alike): markup
+ * escaped, control characters as '?', malformed UTF-8 as U+FFFD. Here, not
+ * in html.c, as the join's section (joinhtml.c) escapes too, below html.c.
+ */
+void html_esc(FILE *f, const char *s);
+
 /* @d as a JSON object: count, min, p50, p90, p99, p99_9, max, mean. */
 void print_dist_json(FILE *f, const struct netlat_dist *d);
 

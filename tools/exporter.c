@@ -8,6 +8,9 @@
  * takes it. Idle or slow clients cannot keep a scraper out: with every
  * slot taken, a new connection takes the slot of the oldest client still
  * short of a whole request that has had a chance to send it (a poll).
+ * With a web config file (webcfg.h) it speaks TLS (tls.h, non-blocking:
+ * a handshake is part of reading the request, under the same rules) and
+ * asks for basic auth.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +26,8 @@
 #include "cli.h"
 #include "exporter.h"
 #include "prom.h"
+#include "tls.h"
+#include "webcfg.h"
 
 #define MAX_CLIENTS	16
 #define REQ_MAX		8192	/* request line and headers */
@@ -38,6 +43,9 @@ struct client {
 	size_t resp_len, sent;
 	bool draining;		/* all sent: read to EOF, then close */
 	bool polled;		/* it had a poll() to send its request in */
+	bool sniffed;		/* TLS port: its first byte was seen */
+	struct tls_conn *tls;	/* NULL: plain HTTP */
+	short want;		/* what TLS waits for (POLLIN, POLLOUT), 0: none */
 	char req[REQ_MAX + 1];
 };
 
@@ -48,6 +56,8 @@ struct server {
 	unsigned long scrapes;
 	unsigned long evicted;	/* slots taken from idle or slow clients */
 	char last_error[NETLAT_ERRBUF_SIZE];	/* said once until it changes */
+	struct webcfg web;		/* the web config file's, or all zero */
+	struct tls_server *tls;		/* NULL: plain HTTP */
 	struct client clients[MAX_CLIENTS];
 };
 
@@ -272,7 +282,7 @@ static void serve_metrics(struct server *srv, struct client *c, bool om, bool he
 static void handle_request(struct server *srv, struct client *c)
 {
 	char *line_end = strstr(c->req, "\r\n"), *sp1, *sp2, *h, *path_end;
-	const char *accept = NULL, *accept_end = NULL;
+	const char *accept = NULL, *accept_end = NULL, *auth = NULL, *auth_end = NULL;
 	bool head;
 
 	*line_end = 0;
@@ -287,9 +297,18 @@ static void handle_request(struct server *srv, struct client *c)
 		if (!strncasecmp(h, "Accept:", 7)) {
 			accept = h + 7;
 			accept_end = strstr(h, "\r\n");
+		} else if (!strncasecmp(h, "Authorization:", 14) && !auth) {
+			auth = h + 14;
+			auth_end = strstr(h, "\r\n");
 		}
 	}
 	head = !strcmp(c->req, "HEAD");
+	/* before the path: without credentials nothing is said about it */
+	if (!webcfg_authorized(&srv->web, auth, auth ? (size_t)(auth_end - auth) : 0)) {
+		respond_text(c, "401 Unauthorized", "WWW-Authenticate: Basic realm=\"netlat\"\r\n",
+			     "Unauthorized\n", head);
+		return;
+	}
 	path_end = sp1 + 1 + strcspn(sp1 + 1, "?");
 	*path_end = 0;
 	if (strcmp(sp1 + 1, "/metrics")) {
@@ -309,11 +328,27 @@ static void handle_request(struct server *srv, struct client *c)
 
 static void client_close(struct client *c)
 {
+	tls_conn_free(c->tls);
 	close(c->fd);
 	free(c->resp);
 	c->fd = -1;
 	c->resp = NULL;
+	c->tls = NULL;
 	c->draining = false;
+}
+
+/* recv() of plain HTTP or TLS: see tls_recv(); c->want is what TLS waits for. */
+static ssize_t client_recv(struct client *c, void *buf, size_t len)
+{
+	c->want = 0;
+	return c->tls ? tls_recv(c->tls, buf, len, &c->want) : recv(c->fd, buf, len, 0);
+}
+
+static ssize_t client_send(struct client *c, const void *buf, size_t len)
+{
+	c->want = 0;
+	return c->tls ? tls_send(c->tls, buf, len, &c->want) :
+			send(c->fd, buf, len, MSG_NOSIGNAL);
 }
 
 /* How long a client may take to close after the response: it has it all. */
@@ -362,13 +397,15 @@ static void accept_clients(struct server *srv)
 		c->len = c->resp_len = c->sent = 0;
 		c->draining = false;
 		c->polled = false;
+		c->sniffed = false;
+		c->want = 0;
 		c->deadline_ns = monotonic_ns() + srv->timeout_ns;
 	}
 }
 
 static void client_write(struct client *c)
 {
-	ssize_t n = send(c->fd, c->resp + c->sent, c->resp_len - c->sent, MSG_NOSIGNAL);
+	ssize_t n = client_send(c, c->resp + c->sent, c->resp_len - c->sent);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -387,14 +424,49 @@ static void client_write(struct client *c)
 	free(c->resp);
 	c->resp = NULL;
 	c->draining = true;
+	c->want = 0;
+	if (c->tls)
+		tls_close_notify(c->tls);
 	shutdown(c->fd, SHUT_WR);
 	if (c->deadline_ns > monotonic_ns() + DRAIN_NS)
 		c->deadline_ns = monotonic_ns() + DRAIN_NS;
 }
 
+/*
+ * A TLS port's first byte: a TLS handshake record (22) starts TLS; else
+ * it is plain HTTP sent by mistake, which gets a plain 400 saying so, not
+ * a handshake failure to puzzle over. -1: closed or not yet, 0: TLS on,
+ * 1: the response is ready.
+ */
+static int client_sniff(struct server *srv, struct client *c)
+{
+	unsigned char b;
+	ssize_t n = recv(c->fd, &b, 1, MSG_PEEK);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	if (n <= 0) {
+		client_close(c);
+		return -1;
+	}
+	c->sniffed = true;
+	if (b != 22) {
+		respond_text(c, "400 Bad Request", "",
+			     "this server speaks HTTPS: use https://\n", false);
+		return 1;
+	}
+	c->tls = tls_conn_new(srv->tls, c->fd);
+	if (!c->tls) {
+		client_close(c);
+		return -1;
+	}
+	return 0;
+}
+
 static void client_read(struct server *srv, struct client *c)
 {
 	ssize_t n;
+	int r;
 
 	if (c->draining) {
 		/* discard what it still sends, so that close() does not reset */
@@ -403,22 +475,35 @@ static void client_read(struct server *srv, struct client *c)
 			client_close(c);
 		return;
 	}
-	n = recv(c->fd, c->req + c->len, REQ_MAX - c->len, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		client_close(c);
-		return;
+	if (srv->tls && !c->sniffed) {
+		r = client_sniff(srv, c);
+		if (r < 0)
+			return;
+		if (r > 0)
+			goto respond;
 	}
-	c->len += (size_t)n;
-	c->req[c->len] = 0;
-	if (strstr(c->req, "\r\n\r\n"))
-		handle_request(srv, c);
-	else if (c->len == REQ_MAX)
-		respond_text(c, "431 Request Header Fields Too Large", "",
-			     "request too large\n", false);
-	else
-		return;
+	/* TLS may hold decrypted bytes that no poll() announces: read them all */
+	for (;;) {
+		n = client_recv(c, c->req + c->len, REQ_MAX - c->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			client_close(c);
+			return;
+		}
+		c->len += (size_t)n;
+		c->req[c->len] = 0;
+		if (strstr(c->req, "\r\n\r\n")) {
+			handle_request(srv, c);
+			break;
+		}
+		if (c->len == REQ_MAX) {
+			respond_text(c, "431 Request Header Fields Too Large", "",
+				     "request too large\n", false);
+			break;
+		}
+	}
+respond:
 	if (!c->resp)	/* out of memory: nothing to say */
 		client_close(c);
 	else
@@ -462,7 +547,7 @@ static void serve(struct server *srv)
 			if (client_evictable(c))
 				room = true;
 			pfd[n].fd = c->fd;
-			pfd[n].events = c->resp ? POLLOUT : POLLIN;
+			pfd[n].events = c->want ? c->want : c->resp ? POLLOUT : POLLIN;
 			idx[n++] = c;
 		}
 		/* every slot busy with a response: new ones wait in the backlog */
@@ -512,11 +597,14 @@ int exporter_main(int argc, char **argv)
 	static const struct option opts[] = {
 		OPTION_ARG("listen", 'l'),
 		OPTION_ARG("timeout", 't'),
+		OPTION_ARG("web.config.file", 'W'),	/* node_exporter's name */
+		OPTION_ARG("web-config", 'W'),		/* this command's style */
 		DEVICE_OPTION,
 		HELP_OPTION,
 		{ 0 }
 	};
-	const char *listen_spec = EXPORTER_LISTEN_DEFAULT, *device = NULL;
+	const char *listen_spec = EXPORTER_LISTEN_DEFAULT, *device = NULL, *web_config = NULL;
+	char err[NETLAT_ERRBUF_SIZE + 4096];
 	static struct server srv;
 	struct sockaddr_storage ss;
 	char name[INET6_ADDRSTRLEN + 16];
@@ -534,6 +622,9 @@ int exporter_main(int argc, char **argv)
 			if (!parse_seconds(optarg, &timeout) || timeout < 0.01)
 				return usage_error("bad timeout '%s'", optarg);
 			break;
+		case 'W':
+			web_config = optarg;
+			break;
 		default:
 			r = device_option(c, argv, &device);
 			if (r >= 0)
@@ -545,19 +636,28 @@ int exporter_main(int argc, char **argv)
 	if (!parse_listen(listen_spec, &ss, &sl))
 		return usage_error("bad listen address '%s': want IPV4:PORT, [IPV6]:PORT, "
 				   "localhost:PORT or :PORT", listen_spec);
+	/* what the file says is an argument: a bad one is exit 2, before anything */
+	if (web_config && (webcfg_load(web_config, &srv.web, err, sizeof(err)) ||
+			   (srv.web.tls && !(srv.tls = tls_server_new(&srv.web, err, sizeof(err)))))) {
+		error("%s", err);
+		webcfg_free(&srv.web);
+		return EXIT_USAGE;
+	}
 	srv.device = device ? device : NETLAT_DEVICE_PATH;
 	srv.timeout_ns = (uint64_t)(timeout * 1e9);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		srv.clients[i].fd = -1;
+	r = 1;
 	if (check_device(srv.device))
-		return 1;
+		goto out;
 	srv.lfd = listen_on(listen_spec);
 	if (srv.lfd < 0)
-		return 1;
+		goto out;
 	catch_stop_signals();
 	signal(SIGPIPE, SIG_IGN);
 	sock_name(srv.lfd, name, sizeof(name));
-	error("serving http://%s/metrics from %s", name, srv.device);
+	error("serving %s://%s/metrics from %s%s", srv.tls ? "https" : "http", name, srv.device,
+	      srv.web.nr_users ? " (basic auth)" : "");
 	serve(&srv);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		if (srv.clients[i].fd >= 0)
@@ -565,5 +665,9 @@ int exporter_main(int argc, char **argv)
 	close(srv.lfd);
 	error("exporter stopped: %lu scrapes, %lu idle or slow clients evicted",
 	      srv.scrapes, srv.evicted);
-	return stop_requested ? 0 : 1;
+	r = stop_requested ? 0 : 1;
+out:
+	tls_server_free(srv.tls);
+	webcfg_free(&srv.web);
+	return r;
 }

@@ -40,8 +40,9 @@ BASE_PKGS=(qemu-system-x86 busybox-static cpio xz-utils kmod gcc make
 # headless Chromium; under CI=true they fail without it.
 BASE_PKGS+=(chromium)
 # The tools tests check `netlat exporter` with promtool and a real
-# Prometheus server (tools/tests/test_exporter.c).
-BASE_PKGS+=(prometheus)
+# Prometheus server (tools/tests/test_exporter.c), over HTTPS with
+# certificates the openssl command makes (tools/tests/test_webcfg.c).
+BASE_PKGS+=(prometheus openssl)
 # A real server and client for the busy-server tests (netlat_redis_test):
 # redis-tools has the server (as redis-check-rdb: one binary, its name
 # picks the program) and redis-benchmark, without a service to start;

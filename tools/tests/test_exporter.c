@@ -29,8 +29,11 @@ static const struct { unsigned int stage, bucket; uint64_t n; } fed[] = {
 	{ 5, 15, 100 }, { 5, 16, 50 }, { 5, 30, 1 }, { 5, 63, 2 },
 };
 
-/* A tool the test needs: CI must have it (lib.sh installs it), else skip. */
-static bool need_program(const char *name)
+/*
+ * A tool the test needs, from the Debian package @pkg: CI must have it
+ * (lib.sh installs it), else skip.
+ */
+static bool need_program(const char *name, const char *pkg)
 {
 	const char *path = getenv("PATH");
 	char dir[4096];
@@ -45,10 +48,12 @@ static bool need_program(const char *name)
 		if (!access(dir, X_OK))
 			return true;
 	}
-	if (ci)
-		CHECK(!"CI=true but the prometheus package is not installed");
-	else
-		skip_test("%s not installed (Debian package prometheus)", name);
+	if (ci) {
+		fprintf(stderr, "    CI=true but %s (Debian package %s) is not installed\n", name, pkg);
+		CHECK(!"a program CI must have");
+	} else {
+		skip_test("%s not installed (Debian package %s)", name, pkg);
+	}
 	return false;
 }
 
@@ -168,8 +173,8 @@ static pid_t start_exporter(int *port, const char *const *extra)
 
 		usleep(10000);
 		err = read_file(err_path, NULL);
-		/* "serving http://ADDR:PORT/metrics from ..." */
-		p = strstr(err, "http://");
+		/* "serving http://ADDR:PORT/metrics from ..." (or https://) */
+		p = strstr(err, "://");
 		end = p ? strstr(p, "/metrics") : NULL;
 		if (end) {
 			while (end > p && end[-1] >= '0' && end[-1] <= '9')
@@ -616,7 +621,7 @@ static void test_promtool(void)
 	const char *scrape = tmp_path("scrape.prom");
 	FILE *f;
 
-	if (!need_program("promtool"))
+	if (!need_program("promtool", "prometheus"))
 		return;
 	if (!CHECK(text_scrape && (f = fopen(scrape, "w"))))
 		return;
@@ -854,6 +859,87 @@ static void hostile_scrapes(int prom_port, int exp_port)
 		       HOSTILE_SECS, HOSTILE_N, v);
 }
 
+/*
+ * Prometheus on a free port of 127.0.0.1, its files in the temporary
+ * directory @name, scraping every second as the job "netlat" (and "@jobs"
+ * says the rest: the jobs' lines after "static_configs:", and more jobs);
+ * its pid and *@port, or -1.
+ */
+static pid_t start_prometheus(const char *name, const char *jobs, int *port)
+{
+	char flag_cfg[4200], flag_data[4200], flag_listen[64], path[200];
+	char *argv[] = { "prometheus", flag_cfg, flag_data, flag_listen,
+			 "--log.level=warn", NULL };
+	const char *dir = tmp_path(name), *log;
+	pid_t pid;
+	FILE *f;
+
+	*port = local_port(NULL);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/prometheus.yml", name);
+	f = fopen(tmp_path(path), "w");
+	if (!CHECK(f && *port))
+		return -1;
+	/* a short interval so that the test waits little */
+	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+		"scrape_configs:\n  - job_name: netlat\n    static_configs:\n%s", jobs);
+	fclose(f);
+	snprintf(flag_cfg, sizeof(flag_cfg), "--config.file=%s", tmp_path(path));
+	snprintf(flag_data, sizeof(flag_data), "--storage.tsdb.path=%s/data", dir);
+	/* its own port on 127.0.0.1: never the packaged service's :9090 */
+	snprintf(flag_listen, sizeof(flag_listen), "--web.listen-address=127.0.0.1:%d", *port);
+	snprintf(path, sizeof(path), "%s/log", name);
+	log = tmp_path(path);
+	unsetenv("LD_PRELOAD");	/* the fake is for the exporter only */
+	argv[0] = "/usr/bin/prometheus";
+	if (access(argv[0], X_OK))
+		argv[0] = "prometheus";
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);	/* never outlives the test */
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	CHECK(pid > 0);
+	return pid;
+}
+
+/* Wait until Prometheus (in @name) has scraped @job once: else its log. */
+static bool prometheus_up(int port, const char *name, const char *job)
+{
+	char query[128], path[200], *log;
+	double v = NAN;
+	int i;
+
+	snprintf(query, sizeof(query), "up{job=\"%s\"} == 1", job);
+	/* the first scrape lands a few seconds after start */
+	for (i = 0; i < 300 && isnan(v); i++) {
+		usleep(100000);
+		v = prom_query(port, query);
+	}
+	if (CHECK(v == 1))
+		return true;
+	snprintf(path, sizeof(path), "%s/log", name);
+	log = read_file(tmp_path(path), NULL);
+	fprintf(stderr, "    prometheus log: %s\n", log);
+	free(log);
+	return false;
+}
+
+static void stop_prometheus(pid_t pid)
+{
+	struct run r = { 0 };
+
+	kill(pid, SIGTERM);
+	wait_child(&r, pid, 20000);
+	CHECK(!r.signalled);
+}
+
 static void test_prometheus_scrapes(void)
 {
 	static const char *const listen[] = { "--listen", "127.0.0.1:0", NULL };
@@ -870,61 +956,22 @@ static void test_prometheus_scrapes(void)
 		{ 4, "xmit_ack", 0.5 }, { 4, "xmit_ack", 0.9 }, { 4, "xmit_ack", 0.99 },
 		{ 5, "sendmsg_ack", 0.5 }, { 5, "sendmsg_ack", 0.99 },
 	};
-	const char *dir = tmp_path("prometheus"), *cfg = tmp_path("prometheus/prometheus.yml");
-	char flag_cfg[4200], flag_data[4200], flag_listen[64], query[256], *resp;
-	char *argv[] = { "prometheus", flag_cfg, flag_data, flag_listen,
-			 "--log.level=warn", NULL };
-	int exp_port, prom_port, i;
+	char query[256], job[64], *resp;
+	int exp_port, prom_port;
 	pid_t exp_pid, prom_pid;
-	struct run r = { 0 };
-	double v = NAN;
+	double v;
 	size_t k;
-	FILE *f;
 
-	if (!need_program("prometheus"))
+	if (!need_program("prometheus", "prometheus"))
 		return;
 	fake_env("0", "0");
 	setenv("FAKE_NETLAT_HIST", FED_HIST, 1);
 	exp_pid = start_exporter(&exp_port, listen);
-	prom_port = local_port(NULL);
-	mkdir(dir, 0700);
-	f = fopen(cfg, "w");
-	if (!CHECK(f && exp_port && prom_port))
+	snprintf(job, sizeof(job), "      - targets: ['127.0.0.1:%d']\n", exp_port);
+	prom_pid = start_prometheus("prometheus", job, &prom_port);
+	if (!CHECK(exp_port && prom_pid > 0))
 		goto out;
-	/* a short interval so that the test waits little */
-	fprintf(f, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-		"scrape_configs:\n  - job_name: netlat\n    static_configs:\n"
-		"      - targets: ['127.0.0.1:%d']\n", exp_port);
-	fclose(f);
-	snprintf(flag_cfg, sizeof(flag_cfg), "--config.file=%s", cfg);
-	snprintf(flag_data, sizeof(flag_data), "--storage.tsdb.path=%s/data", dir);
-	/* its own port on 127.0.0.1: never the packaged service's :9090 */
-	snprintf(flag_listen, sizeof(flag_listen), "--web.listen-address=127.0.0.1:%d", prom_port);
-	unsetenv("LD_PRELOAD");	/* the fake is for the exporter only */
-	argv[0] = "/usr/bin/prometheus";
-	if (access(argv[0], X_OK))
-		argv[0] = "prometheus";
-	prom_pid = fork();
-	if (prom_pid == 0) {
-		int fd = open(tmp_path("prometheus/log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);	/* never outlives the test */
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	/* the first scrape lands a few seconds after start */
-	for (i = 0; i < 300 && isnan(v); i++) {
-		usleep(100000);
-		v = prom_query(prom_port, "up{job=\"netlat\"} == 1");
-	}
-	if (!CHECK(v == 1)) {
-		resp = read_file(tmp_path("prometheus/log"), NULL);
-		fprintf(stderr, "    prometheus log: %s\n", resp);
-		free(resp);
-	}
+	prometheus_up(prom_port, "prometheus", "netlat");
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		v = prom_query(prom_port, counts[k].query);
 		if (!close_to(v, counts[k].want)) {
@@ -949,9 +996,7 @@ static void test_prometheus_scrapes(void)
 	CHECK_HAS(resp, "\"type\":\"counter\"");
 	CHECK_HAS(resp, "\"unit\":\"bytes\"");
 	free(resp);
-	kill(prom_pid, SIGTERM);
-	wait_child(&r, prom_pid, 20000);
-	CHECK(!r.signalled);
+	stop_prometheus(prom_pid);
 out:
 	stop_exporter(exp_pid, NULL);
 	unsetenv("FAKE_NETLAT_HIST");

@@ -1905,6 +1905,7 @@ static void test_fuzz_command(void)
 #include "test_flight.c"
 #include "test_pictures.c"
 #include "test_exporter.c"
+#include "test_webcfg.c"
 #include "test_rx.c"
 #include "test_join.c"
 #include "test_joinhtml.c"
@@ -2079,6 +2080,12 @@ static const struct test tests[] = {
 	{ "every counter of the uapi in the metrics and stat --hist --json", test_every_counter_everywhere },
 	{ "promtool check metrics accepts the metrics", test_promtool },
 	{ "a real Prometheus scrapes netlat exporter", test_prometheus_scrapes },
+	/* test_webcfg.c */
+	{ "netlat exporter --web.config.file: basic auth over TLS, 401 without", test_web_basic_auth },
+	{ "netlat exporter --web.config.file: plain HTTP and stalled handshakes on the TLS port", test_web_plain_to_tls_port },
+	{ "netlat exporter --web.config.file: client certificates", test_web_client_cert },
+	{ "netlat exporter --web.config.file: bad files, exit 2 and the line", test_web_config_errors },
+	{ "a real Prometheus scrapes netlat exporter over HTTPS with basic auth", test_web_prometheus },
 };
 
 static void remove_tmpdir(void)

@@ -55,7 +55,7 @@ NOKPROBE_SYMBOL(netlat_prefix_eq);
 static notrace bool netlat_rule_match(const struct netlat_filter_rule *r,
 				      const struct netlat_filter_in *in)
 {
-	const struct netlat_tcp_flow *f = in->flow;
+	const struct netlat_flow *f = in->flow;
 	u32 m = r->match;
 
 	if ((m & (NETLAT_MATCH_ADDR | NETLAT_MATCH_PORT | NETLAT_MATCH_COOKIE)) &&
@@ -117,7 +117,7 @@ out:
 NOKPROBE_SYMBOL(netlat_filter_keep);
 
 notrace bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
-				      struct netlat_tcp_flow *flow, u64 id)
+				      struct netlat_flow *flow, u64 id)
 {
 	bool cookie = false;
 
@@ -147,7 +147,7 @@ notrace bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
 NOKPROBE_SYMBOL(netlat_filter_sk_flow_id);
 
 notrace bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
-				   const struct netlat_tcp_flow *flow)
+				   const struct netlat_flow *flow)
 {
 	struct netlat_filter_in in = {
 		.flow = flow, .sk = sk, .net = sock_net(sk),
@@ -159,7 +159,7 @@ NOKPROBE_SYMBOL(netlat_filter_keep_sk);
 
 notrace u32 netlat_filter_sk_verdict(u64 groups, u64 rec, const struct sock *sk)
 {
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	struct netlat_filter_in in = {
 		.flow = &flow, .sk = sk, .net = sock_net(sk),
 		.lazy_cookie = true,

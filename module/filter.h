@@ -17,7 +17,7 @@ struct net;
 
 /* What the conditions of a rule can read of one event; NULL: not known. */
 struct netlat_filter_in {
-	const struct netlat_tcp_flow *flow;	/* ADDR, PORT, COOKIE */
+	const struct netlat_flow *flow;	/* ADDR, PORT, COOKIE */
 	const struct sock *sk;			/* SOCK_COOKIE */
 	const struct net *net;			/* NETNS */
 	/*
@@ -55,10 +55,10 @@ bool netlat_filter_keep(u64 group, const struct netlat_filter_in *in);
  * knows it already, else computed) only for a record kept.
  */
 bool netlat_filter_sk_flow_id(u64 group, const struct sock *sk,
-			      struct netlat_tcp_flow *flow, u64 id);
+			      struct netlat_flow *flow, u64 id);
 
 static inline bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
-					 struct netlat_tcp_flow *flow)
+					 struct netlat_flow *flow)
 {
 	return netlat_filter_sk_flow_id(group, sk, flow, 0);
 }
@@ -69,7 +69,7 @@ static inline bool netlat_filter_sk_flow(u64 group, const struct sock *sk,
  * hit's task, asked at each record (counted if kept out).
  */
 bool netlat_filter_keep_sk(u64 group, const struct sock *sk,
-			   const struct netlat_tcp_flow *flow);
+			   const struct netlat_flow *flow);
 
 /*
  * What the rules say of @sk once per socket (a packet table's entry keeps

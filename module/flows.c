@@ -23,7 +23,7 @@ notrace void netlat_flow_counts_start(struct netlat_flow_counts *c)
 NOKPROBE_SYMBOL(netlat_flow_counts_start);
 
 notrace void netlat_flow_stats_of(struct netlat_flow_stats *e,
-				  const struct netlat_tcp_flow *id,
+				  const struct netlat_flow *id,
 				  const struct netlat_flow_counts *c)
 {
 	memset(e, 0, sizeof(*e));

@@ -29,7 +29,7 @@ struct netlat_flow_counts {
 void netlat_flow_counts_start(struct netlat_flow_counts *c);
 /* @e: socket @id's counters @c as the uapi has them. */
 void netlat_flow_stats_of(struct netlat_flow_stats *e,
-			  const struct netlat_tcp_flow *id,
+			  const struct netlat_flow *id,
 			  const struct netlat_flow_counts *c);
 /* @to gets @e's counts (a sum of sockets). */
 void netlat_flow_stats_add(struct netlat_flow_stats *to,

@@ -68,7 +68,7 @@ notrace u64 netlat_sk_id(const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_sk_id);
 
-notrace void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk)
+notrace void netlat_sk_addrs(struct netlat_flow *f, const struct sock *sk)
 {
 	f->family = sk->sk_family;
 	f->sport = sk->sk_num;
@@ -90,7 +90,7 @@ notrace void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk)
 }
 NOKPROBE_SYMBOL(netlat_sk_addrs);
 
-notrace void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk)
+notrace void netlat_sk_flow(struct netlat_flow *f, const struct sock *sk)
 {
 	netlat_sk_addrs(f, sk);
 	f->cookie = netlat_sk_id(sk);
@@ -102,7 +102,7 @@ NOKPROBE_SYMBOL(netlat_sk_flow);
  * offset of its @proto header; false if it has none.
  */
 static notrace bool netlat_parse_ip(const struct sk_buff *skb, u8 proto,
-				    struct netlat_tcp_flow *f, int *thoff)
+				    struct netlat_flow *f, int *thoff)
 {
 	int off = skb_network_offset(skb);
 
@@ -139,7 +139,7 @@ NOKPROBE_SYMBOL(netlat_parse_ip);
 notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {
-	struct netlat_tcp_flow *f = &seg->flow;
+	struct netlat_flow *f = &seg->flow;
 	const struct tcphdr *th;
 	struct tcphdr _th;
 	int thoff;
@@ -160,7 +160,7 @@ NOKPROBE_SYMBOL(netlat_parse_tcp);
 notrace bool netlat_parse_udp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {
-	struct netlat_tcp_flow *f = &seg->flow;
+	struct netlat_flow *f = &seg->flow;
 	const struct udphdr *uh;
 	struct udphdr _uh;
 	int thoff;

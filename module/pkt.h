@@ -27,13 +27,13 @@ u64 netlat_sk_id(const struct sock *sk);
  * its netlat_sk_id() as the cookie. An AF_INET6 socket talking to a
  * v4-mapped peer (IPv4 on the wire) reads as the AF_INET flow it is.
  */
-void netlat_sk_flow(struct netlat_tcp_flow *f, const struct sock *sk);
+void netlat_sk_flow(struct netlat_flow *f, const struct sock *sk);
 
 /*
  * The same without the cookie (left as it is): what a filter reads before
  * it knows whether a record will be written, with no SipHash.
  */
-void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk);
+void netlat_sk_addrs(struct netlat_flow *f, const struct sock *sk);
 
 /*
  * A TCP segment (or UDP datagram) as its headers describe it. Callers
@@ -42,7 +42,7 @@ void netlat_sk_addrs(struct netlat_tcp_flow *f, const struct sock *sk);
  * read (sequence, flags, payload).
  */
 struct netlat_tcp_seg {
-	struct netlat_tcp_flow flow;	/* addresses and ports; cookie 0 */
+	struct netlat_flow flow;	/* addresses and ports; cookie 0 */
 	u32 seq;
 	u32 payload;		/* bytes after the TCP header */
 	u8 tcp_flags;		/* tcp_flag_byte() */

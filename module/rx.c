@@ -43,7 +43,7 @@
 static notrace void *netlat_rx_reserve(struct netlat_writer *w, u16 type,
 				       u32 len, const struct sock *sk)
 {
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	void *rec;
 
 	if (!netlat_filter_sk_flow(NETLAT_PROBE_RX, sk, &flow))

@@ -483,7 +483,7 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 	}
 	/* the socket's verdict, unless a rule reads the hit's task */
 	if (who->verdict & NETLAT_SKT_PER_HIT) {
-		struct netlat_tcp_flow flow = { .cookie = who->cookie };
+		struct netlat_flow flow = { .cookie = who->cookie };
 
 		netlat_sk_addrs(&flow, sk);
 		if (!netlat_filter_keep_sk(NETLAT_PROBE_RX, sk, &flow))

@@ -50,7 +50,7 @@
 struct netlat_wait_slot {
 	struct task_struct *owner;
 	bool woken;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	struct task_struct *stamped;	/* NULL: no points kept */
 	const struct sock *sk;		/* key only, never dereferenced */
 	u64 block_ns, ready_ns, wakeup_ns, run_ns;
@@ -87,7 +87,7 @@ static __always_inline struct netlat_wait_slot *netlat_wait_slot(struct task_str
 	return &netlat_wait_slots[hash_ptr(t, NETLAT_WAIT_BITS)];
 }
 
-static notrace void netlat_rx_wake(const struct netlat_tcp_flow *flow, u32 event,
+static notrace void netlat_rx_wake(const struct netlat_flow *flow, u32 event,
 				   const struct task_struct *t, int cpu)
 {
 	struct netlat_rec_rx_wake *r;
@@ -150,7 +150,7 @@ notrace int netlat_rxwait_entry(void *data, struct pt_regs *regs)
 {
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct netlat_wait_slot *s;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	u64 now;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk) ||
@@ -221,7 +221,7 @@ static notrace void netlat_ready(const struct sock *sk)
 {
 	u32 bucket = hash_ptr(sk, NETLAT_READY_BITS);
 	struct netlat_ready *b = netlat_ready_tbl[bucket];
-	struct netlat_tcp_flow flow __uninitialized;	/* filled whole */
+	struct netlat_flow flow __uninitialized;	/* filled whole */
 	int i;
 
 	if (!netlat_group_on(NETLAT_PROBE_RX_SCHED) || !netlat_rx_sock(sk))

@@ -42,7 +42,7 @@
 static notrace void *netlat_tcp_reserve(struct netlat_writer *w, u64 group,
 					u16 type, u32 len, const struct sock *sk)
 {
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	void *rec;
 
 	if (!netlat_filter_sk_flow(group, sk, &flow))

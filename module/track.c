@@ -513,7 +513,7 @@ static __always_inline u64 netlat_track_at(const struct netlat_track_pkt *p, u8 
  * the socket's flow (its cookie computed once, at the claim) and verdict.
  */
 struct netlat_track_who {
-	struct netlat_tcp_flow id;
+	struct netlat_flow id;
 	u64 verdict;
 	u32 key;
 };

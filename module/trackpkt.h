@@ -94,7 +94,7 @@ struct netlat_track_flow {
 	 * refused and TCP tries anew).
 	 */
 	u64 tx_next;
-	struct netlat_tcp_flow id;
+	struct netlat_flow id;
 	struct netlat_flow_counts c;
 	struct {
 		u32 seq;		/* write_seq at the sendmsg's start */

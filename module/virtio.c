@@ -160,7 +160,7 @@ NOKPROBE_SYMBOL(nv_find_vq);
  */
 static notrace struct netlat_rec_virtio *
 nv_reserve(struct netlat_writer *w, u8 event, u64 group,
-	   const struct netlat_tcp_flow *flow, const struct sock *sk,
+	   const struct netlat_flow *flow, const struct sock *sk,
 	   const struct net_device *dev)
 {
 	struct netlat_rec_virtio *r;

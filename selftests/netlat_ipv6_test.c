@@ -202,7 +202,7 @@ static void open_flows(struct __test_metadata *_metadata,
 
 /* ---- oracles ---------------------------------------------------------- */
 
-/* An address of a socket as netlat_tcp_flow lays it out for @family. */
+/* An address of a socket as netlat_flow lays it out for @family. */
 static void flow_addr(struct __test_metadata *_metadata,
 		      const struct sockaddr_in6 *a, int family, uint8_t *out)
 {
@@ -219,10 +219,10 @@ static void flow_addr(struct __test_metadata *_metadata,
 }
 
 /* The flow of @c's sender per its own socket, reported as @family. */
-static struct netlat_tcp_flow want_flow(struct __test_metadata *_metadata,
+static struct netlat_flow want_flow(struct __test_metadata *_metadata,
 					const struct nl_conn *c, int family)
 {
-	struct netlat_tcp_flow f = { .family = family };
+	struct netlat_flow f = { .family = family };
 	struct sockaddr_in6 a;
 	socklen_t len = sizeof(a);
 
@@ -237,7 +237,7 @@ static struct netlat_tcp_flow want_flow(struct __test_metadata *_metadata,
 }
 
 /* Either direction of @c by ports alone, whatever the family says. */
-static bool ports_of(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+static bool ports_of(const struct netlat_flow *f, const struct nl_conn *c)
 {
 	return (f->sport == c->sport && f->dport == c->dport) ||
 	       (f->sport == c->dport && f->dport == c->sport);
@@ -266,13 +266,13 @@ static void check_flow(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(v6) *self, const struct nl_conn *c,
 		       unsigned int i, int family, bool want_xmit)
 {
-	struct netlat_tcp_flow want = want_flow(_metadata, c, family);
+	struct netlat_flow want = want_flow(_metadata, c, family);
 	const struct netlat_rec_hdr *h;
 	size_t calls = 0, xmits = 0;
 	int64_t sum = 0;
 
 	nl_log_for_each(&self->log, h) {
-		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+		const struct netlat_flow *f = (const void *)(h + 1);
 
 		if ((h->type != NETLAT_REC_TCP_SENDMSG &&
 		     h->type != NETLAT_REC_TCP_XMIT) ||

@@ -242,7 +242,7 @@ static int account(struct nl_log *l, const struct xfer *x, struct cycle *c)
 	int bad = 0;
 
 	nl_log_for_each(l, h) {
-		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+		const struct netlat_flow *f = (const void *)(h + 1);
 
 		if (h->type == NETLAT_REC_VIRTIO)
 			c->virtio++;

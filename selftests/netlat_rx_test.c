@@ -144,14 +144,14 @@ static int cmp_ts(const void *a, const void *b)
 }
 
 /* The receiver's side of @c: the socket flow of the RX socket records. */
-static bool rx_sock_is(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+static bool rx_sock_is(const struct netlat_flow *f, const struct nl_conn *c)
 {
 	return f->family == c->family && f->sport == c->dport &&
 	       (!f->dport || f->dport == c->sport);
 }
 
 /* The packet flow of @c's data (headers: source = the sender). */
-static bool rx_pkt_is(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+static bool rx_pkt_is(const struct netlat_flow *f, const struct nl_conn *c)
 {
 	return f->family == c->family && f->sport == c->sport &&
 	       f->dport == c->dport;
@@ -170,7 +170,7 @@ static size_t rx_recs(const struct nl_log *l, const struct nl_conn *c,
 	size_t n = 0;
 
 	nl_log_for_each(l, h) {
-		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+		const struct netlat_flow *f = (const void *)(h + 1);
 		bool pkt = type == NETLAT_REC_RX_NETIF || type == NETLAT_REC_RX_DROP;
 		unsigned int p;
 
@@ -207,7 +207,7 @@ static size_t rx_foreign(const struct nl_log *l, uint16_t port)
 	size_t n = 0;
 
 	nl_log_for_each(l, h) {
-		const struct netlat_tcp_flow *f = (const void *)(h + 1);
+		const struct netlat_flow *f = (const void *)(h + 1);
 
 		if (nl_rx_rec_size(h->type) && f->sport != port &&
 		    f->dport != port)

@@ -99,7 +99,7 @@ static int udp_open(struct nl_conn *c)
 }
 
 /* The receiving socket of @c (RX records carry the socket's flow). */
-static bool rx_of(const struct netlat_tcp_flow *f, const struct nl_conn *c)
+static bool rx_of(const struct netlat_flow *f, const struct nl_conn *c)
 {
 	return f->family == c->family && f->sport == c->dport &&
 	       (!f->dport || f->dport == c->sport);

@@ -690,7 +690,7 @@ static inline int nl_udp_open(struct nl_conn *c, int ns_a, const char *addr_a,
 }
 
 /* Is @f the sending side of @c (its family and ports)? */
-static inline bool nl_flow_is(const struct netlat_tcp_flow *f,
+static inline bool nl_flow_is(const struct netlat_flow *f,
 			      const struct nl_conn *c)
 {
 	return f->family == c->family && f->sport == c->sport &&
@@ -738,7 +738,7 @@ static inline uint64_t nl_sum8(const __u64 *v)
 }
 
 /* Is @f either side of @c? */
-static inline bool nl_flow_of(const struct netlat_tcp_flow *f,
+static inline bool nl_flow_of(const struct netlat_flow *f,
 			      const struct nl_conn *c)
 {
 	return f->family == c->family &&

@@ -275,16 +275,16 @@ struct flow_spec {
  * The TCP flow a record carries, or NULL: every TCP and RX record, and
  * virtio records with NETLAT_VIRTIO_FLOW_VALID.
  */
-static const struct netlat_tcp_flow *record_flow(const struct netlat_rec_hdr *rec)
+static const struct netlat_flow *record_flow(const struct netlat_rec_hdr *rec)
 {
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
 	     rec->type == NETLAT_REC_TCP_PKT ||
 	     netlat_rec_is_rx(rec->type)) &&
-	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow))
+	    rec->size >= sizeof(*rec) + sizeof(struct netlat_flow))
 		return (const void *)(rec + 1);
 	if (rec->type == NETLAT_REC_VIRTIO &&
 	    rec->size >= offsetof(struct netlat_rec_virtio, flow) +
-			 sizeof(struct netlat_tcp_flow) &&
+			 sizeof(struct netlat_flow) &&
 	    (((const struct netlat_rec_virtio *)rec)->flags & NETLAT_VIRTIO_FLOW_VALID))
 		return &((const struct netlat_rec_virtio *)rec)->flow;
 	return NULL;
@@ -430,7 +430,7 @@ static bool match_flow(struct filter *f, struct filter_term *t,
 		       const struct netlat_rec_hdr *rec)
 {
 	const struct flow_spec *fs = t->data;
-	const struct netlat_tcp_flow *fl;
+	const struct netlat_flow *fl;
 	const struct endpoint *a = &fs->side[0], *b = &fs->side[1];
 
 	(void)f;

@@ -8,7 +8,7 @@
 #include "flows.h"
 #include "output.h"
 
-uint16_t flow_service_port(const struct netlat_tcp_flow *fl)
+uint16_t flow_service_port(const struct netlat_flow *fl)
 {
 	static unsigned int lo, hi;
 	bool own, peer;
@@ -52,7 +52,7 @@ bool flows_empty(const struct flows *fs)
 	return !fs || !fs->n;
 }
 
-static size_t key_hash(const struct netlat_tcp_flow *k)
+static size_t key_hash(const struct netlat_flow *k)
 {
 	const unsigned char *p = (const void *)k;
 	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
@@ -63,7 +63,7 @@ static size_t key_hash(const struct netlat_tcp_flow *k)
 	return (size_t)h;
 }
 
-static size_t *slot_of(const struct flows *fs, const struct netlat_tcp_flow *k)
+static size_t *slot_of(const struct flows *fs, const struct netlat_flow *k)
 {
 	size_t mask = fs->nr_slots - 1, i = key_hash(k) & mask;
 
@@ -95,9 +95,9 @@ static int grow(struct flows *fs)
 	return 0;
 }
 
-static struct flow_row *row_of(struct flows *fs, const struct netlat_tcp_flow *fl)
+static struct flow_row *row_of(struct flows *fs, const struct netlat_flow *fl)
 {
-	struct netlat_tcp_flow k = *fl;
+	struct netlat_flow k = *fl;
 	size_t *slot;
 
 	k.reserved = 0;

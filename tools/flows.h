@@ -25,7 +25,7 @@ struct fail_count {
 
 /* One flow's row; read-only outside flows.c (html.c draws the table). */
 struct flow_row {
-	struct netlat_tcp_flow key;	/* reserved zeroed */
+	struct netlat_flow key;	/* reserved zeroed */
 	uint64_t sendmsg_calls, sendmsg_bytes;
 	uint64_t xmit_segs, xmit_bytes;	/* first transmissions */
 	uint64_t rtx[NR_RTX_KINDS];	/* attempts by NETLAT_RETRANS_* */
@@ -64,7 +64,7 @@ bool flows_empty(const struct flows *fs);
  * the ephemeral range (net.ipv4.ip_local_port_range of the host reading:
  * a capture does not carry its host's) and the peer's is not.
  */
-uint16_t flow_service_port(const struct netlat_tcp_flow *fl);
+uint16_t flow_service_port(const struct netlat_flow *fl);
 
 /* Row @i (an index from flows_add()); valid until the next flows_add(). */
 const struct flow_row *flows_row(const struct flows *fs, size_t i);

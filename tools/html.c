@@ -26,7 +26,7 @@
 #define LEFT	150	/* room for row labels */
 
 /* A flow as the text report prints it, as HTML. */
-static void esc_flow(FILE *f, const struct netlat_tcp_flow *fl)
+static void esc_flow(FILE *f, const struct netlat_flow *fl)
 {
 	char *txt = NULL;
 	size_t len = 0;
@@ -411,7 +411,7 @@ static void waterfall(FILE *f, const struct report *rep)
 		st->nr_slowest * row + 8);
 	for (i = 0; i < st->nr_slowest; i++) {
 		const struct packet *p = st->slowest[i];
-		const struct netlat_tcp_flow *fl = &flows_row(rep->flows, p->pt[PT_XMIT]->flow)->key;
+		const struct netlat_flow *fl = &flows_row(rep->flows, p->pt[PT_XMIT]->flow)->key;
 		double y = 4 + (double)(i * row);
 
 		fprintf(f, "<text x=\"4\" y=\"%.0f\">%u&gt;%u seq %u</text>", y + 12, fl->sport,

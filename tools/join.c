@@ -38,7 +38,7 @@ struct join_args {
 static bool is_host(const struct join_args *a, unsigned int host,
 		    const struct netlat_rec_hdr *rec)
 {
-	const struct netlat_tcp_flow *f;
+	const struct netlat_flow *f;
 
 	if (!a->have_addr[host])
 		return true;

@@ -45,7 +45,7 @@ static bool has_wire(const struct netlat_xpkt *p)
 			     NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE));
 }
 
-static const struct netlat_tcp_flow *slot_flow(const struct slot *s)
+static const struct netlat_flow *slot_flow(const struct slot *s)
 {
 	return s->tx ? &((const struct netlat_rec_tcp_pkt *)s->rec)->flow
 		     : &((const struct netlat_rec_rx_pkt *)s->rec)->flow;
@@ -97,7 +97,7 @@ static int cmp_rec(const void *a, const void *b)
 	return x->pair < y->pair ? -1 : x->pair > y->pair;
 }
 
-static int cmp_flow(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+static int cmp_flow(const struct netlat_flow *x, const struct netlat_flow *y)
 {
 	int c;
 
@@ -130,7 +130,7 @@ static int cmp_lane_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void flow_name(char *buf, size_t len, const struct netlat_tcp_flow *fl, unsigned int lane)
+static void flow_name(char *buf, size_t len, const struct netlat_flow *fl, unsigned int lane)
 {
 	char s[64], d[64];
 	bool v6 = fl->family == AF_INET6;

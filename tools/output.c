@@ -115,7 +115,7 @@ void format_addr(char *buf, size_t len, unsigned int family, const uint8_t *a)
 }
 
 /* "10.0.0.1:5000>10.0.0.2:80 ck=1a2b..." */
-static void text_flow(FILE *f, const struct netlat_tcp_flow *fl)
+static void text_flow(FILE *f, const struct netlat_flow *fl)
 {
 	char s[64], d[64];
 
@@ -129,7 +129,7 @@ static void text_flow(FILE *f, const struct netlat_tcp_flow *fl)
 			ull(fl->cookie));
 }
 
-static void json_flow(FILE *f, const struct netlat_tcp_flow *fl)
+static void json_flow(FILE *f, const struct netlat_flow *fl)
 {
 	char s[64], d[64];
 
@@ -202,7 +202,7 @@ void print_items(FILE *f, bool html, const void *list, size_t n, size_t shown,
 			n - shown, what);
 }
 
-void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json)
+void print_flow(FILE *f, const struct netlat_flow *fl, bool json)
 {
 	if (json)
 		json_flow(f, fl);
@@ -523,7 +523,7 @@ static bool is_tcp(const struct netlat_rec_hdr *h)
 	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
 		h->type == NETLAT_REC_TCP_PKT ||
 		netlat_rec_is_rx(h->type)) &&
-	       h->size >= sizeof(*h) + sizeof(struct netlat_tcp_flow);
+	       h->size >= sizeof(*h) + sizeof(struct netlat_flow);
 }
 
 /* A record of a flow: as text its type first, then the flow and its fields. */

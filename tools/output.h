@@ -74,7 +74,7 @@ void output_set_drop_names(const struct netlat_names *names);
  * A flow: text "10.0.0.1:5000>10.0.0.2:80 ck=...", or JSON fields
  * ',"family":2,"saddr":...,"cookie":N' (leading comma, no braces).
  */
-void print_flow(FILE *f, const struct netlat_tcp_flow *fl, bool json);
+void print_flow(FILE *f, const struct netlat_flow *fl, bool json);
 
 /* An address of @family (AF_INET: 4 bytes, AF_INET6: 16) as text, "?" if bad. */
 void format_addr(char *buf, size_t len, unsigned int family, const uint8_t *a);

@@ -198,7 +198,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 		add_marker(rep, (const void *)rec);
 	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
 	     rec->type == NETLAT_REC_TCP_PKT) &&
-	    rec->size >= sizeof(*rec) + sizeof(struct netlat_tcp_flow) &&
+	    rec->size >= sizeof(*rec) + sizeof(struct netlat_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;
 	if (netlat_rec_is_rx(rec->type)) {

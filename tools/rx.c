@@ -74,7 +74,7 @@ struct rx_drops {
 };
 
 struct rx_flow {
-	struct netlat_tcp_flow key;	/* the socket's, reserved zeroed */
+	struct netlat_flow key;	/* the socket's, reserved zeroed */
 	uint64_t tuple;			/* its 4-tuple hash, for drops */
 	uint8_t proto;			/* NETLAT_RX_* */
 	uint64_t segs, bytes_rcvd, bytes_read, ofo, backlog;
@@ -83,7 +83,7 @@ struct rx_flow {
 
 /* An RX_DROP: the headers' flow (the sender's first), the reason. */
 struct drop_rec {
-	struct netlat_tcp_flow fl;
+	struct netlat_flow fl;
 	uint8_t proto;
 	uint32_t reason;
 	char name[NETLAT_NAME_MAX];
@@ -194,20 +194,20 @@ static uint64_t tuple_hash(uint16_t family, const uint8_t *laddr, uint16_t lport
 	return fnv(h, &rport, sizeof(rport));
 }
 
-static uint64_t sock_tuple(const struct netlat_tcp_flow *f)
+static uint64_t sock_tuple(const struct netlat_flow *f)
 {
 	return tuple_hash(f->family, f->saddr, f->sport, f->daddr, f->dport);
 }
 
 /* Headers' flow (source = the sender): the receiver's view of it. */
-static uint64_t pkt_tuple(const struct netlat_tcp_flow *f)
+static uint64_t pkt_tuple(const struct netlat_flow *f)
 {
 	return tuple_hash(f->family, f->daddr, f->dport, f->saddr, f->sport);
 }
 
-static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_tcp_flow *f)
+static struct rx_flow *flow_of(struct rx_report *rr, const struct netlat_flow *f)
 {
-	struct netlat_tcp_flow k = *f;
+	struct netlat_flow k = *f;
 	struct rx_flow *nf;
 	size_t i;
 
@@ -311,7 +311,7 @@ static int add_pkt(struct rx_report *rr, const struct netlat_rec_rx_pkt *p)
 
 int rx_report_add(struct rx_report *rr, const struct netlat_rec_hdr *h)
 {
-	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
+	const struct netlat_flow *fl = (const void *)(h + 1);
 	struct rx_rec r = { .ts = h->ts_ns };
 	struct rx_flow *row = NULL;
 

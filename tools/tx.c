@@ -112,7 +112,7 @@ struct stages *tx_new(void)
 
 int tx_add_tcp(struct stages *st, struct flows *fs, const struct netlat_rec_hdr *h)
 {
-	const struct netlat_tcp_flow *fl = (const void *)(h + 1);
+	const struct netlat_flow *fl = (const void *)(h + 1);
 	struct j_rec r = { .cookie = fl->cookie, .ts = h->ts_ns, .seqno = h->seq,
 			   .cpu = h->cpu };
 
@@ -407,7 +407,7 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 		make_packet(p, sm, x, q, d, a);
 }
 
-static const struct netlat_tcp_flow *packet_flow(const struct flows *fs,
+static const struct netlat_flow *packet_flow(const struct flows *fs,
 						 const struct packet *p)
 {
 	return &flows_row(fs, p->pt[PT_XMIT]->flow)->key;
@@ -425,7 +425,7 @@ static int cmp_addrs(unsigned int fx, const uint8_t *sx, const uint8_t *dx,
 	return c ? c : memcmp(dx, dy, 16);
 }
 
-static int cmp_dir_key(const struct netlat_tcp_flow *x, const struct netlat_tcp_flow *y)
+static int cmp_dir_key(const struct netlat_flow *x, const struct netlat_flow *y)
 {
 	return cmp_addrs(x->family, x->saddr, x->daddr, y->family, y->saddr, y->daddr);
 }
@@ -483,7 +483,7 @@ static const struct packet *packet_at(const struct packet *const *p, size_t n, u
 static int add_direction(struct stages *st, const struct flows *fs,
 			 const struct packet *const *p, size_t n, struct netlat_samples *e2e)
 {
-	const struct netlat_tcp_flow *fl = packet_flow(fs, p[0]);
+	const struct netlat_flow *fl = packet_flow(fs, p[0]);
 	struct direction *d = &st->dirs[st->nr_dirs++];
 	size_t i;
 

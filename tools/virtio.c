@@ -20,7 +20,7 @@ const char *virtio_event_name(unsigned int event)
 	return "?";
 }
 
-static void print_addr(FILE *f, const struct netlat_tcp_flow *fl, bool src,
+static void print_addr(FILE *f, const struct netlat_flow *fl, bool src,
 		       char *buf, size_t len)
 {
 	const uint8_t *a = src ? fl->saddr : fl->daddr;

@@ -29,7 +29,7 @@ _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
 _Static_assert(sizeof(struct netlat_config) == 72, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == 576, "probes");
-_Static_assert(sizeof(struct netlat_tcp_flow) == 48, "tcp_flow");
+_Static_assert(sizeof(struct netlat_flow) == 48, "tcp_flow");
 _Static_assert(sizeof(struct netlat_rec_tcp_sendmsg) == 120, "tcp_sendmsg");
 _Static_assert(sizeof(struct netlat_rec_tcp_push) == 96, "tcp_push");
 _Static_assert(sizeof(struct netlat_rec_tcp_skb) == 96, "tcp_skb");

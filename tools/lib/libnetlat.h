@@ -461,7 +461,7 @@ int netlat_set_filters(int fd, const struct netlat_filter_rule *rules, unsigned 
  * netlat_parse_filter() - one filter rule from a spec
  * @spec: comma-separated KEY=VALUE conditions, all of which must hold:
  *	addr=A[/PREFIX] (IPv4 or IPv6, either side of the flow), port=N
- *	(either side), cookie=N (netlat_tcp_flow.cookie), sock-cookie=N
+ *	(either side), cookie=N (netlat_flow.cookie), sock-cookie=N
  *	(SO_COOKIE), netns=INODE|PATH (a number, or a path such as
  *	/proc/PID/ns/net), pid=TGID, tid=TID, and groups=G[,G...] (the probe
  *	groups the rule applies to, as netlat_parse_probes(); default all).

@@ -209,7 +209,7 @@ static int b_times_rx(const struct netlat_join *j, struct netlat_rec_rx_pkt *p)
  * The sender's flow of @fl (@swapped: @fl is the receiver's) and the
  * 64-bit range of [@seq, @end_seq) in it: the flow's index, or -ENOMEM.
  */
-static long place(struct netlat_join *j, unsigned int host, const struct netlat_tcp_flow *fl,
+static long place(struct netlat_join *j, unsigned int host, const struct netlat_flow *fl,
 		  bool swapped, uint32_t seq, uint32_t end_seq, int64_t *s, int64_t *e)
 {
 	long fi = swapped ? flow_get(j, fl->family, fl->daddr, fl->dport, fl->saddr, fl->sport)

@@ -1371,7 +1371,7 @@ static void test_cli_report(void)
 static void *cap_tcp(struct capture *c, uint16_t type, uint16_t size, uint64_t seq,
 		     uint64_t ts)
 {
-	struct netlat_tcp_flow *fl;
+	struct netlat_flow *fl;
 	size_t off = c->len;
 
 	cap_other(c, type, 0, seq, TEST_MONO_NS + ts, size);
@@ -1394,7 +1394,7 @@ static void test_cli_tcp_records(void)
 	struct netlat_rec_tcp_ack *a;
 	struct netlat_rec_tcp_retrans *rt;
 	struct netlat_rec_virtio *v;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	struct capture c = { 0 };
 	struct run r;
 	const char *path;

@@ -60,7 +60,7 @@ static void pic_write(struct capture *c, const struct pev *e, uint64_t seq)
 		[NETLAT_REC_TCP_DEV] = sizeof(struct netlat_rec_tcp_dev),
 	};
 	const struct pflow *pf = &pflows[e->flow];
-	struct netlat_tcp_flow *fl;
+	struct netlat_flow *fl;
 	size_t off = c->len;
 	void *r;
 

@@ -77,7 +77,7 @@ static void test_cli_filters(void)
 static void set_flow(void *rec, int family, const char *saddr, uint16_t sport,
 		     const char *daddr, uint16_t dport, uint64_t cookie)
 {
-	struct netlat_tcp_flow *fl = (void *)((struct netlat_rec_hdr *)rec + 1);
+	struct netlat_flow *fl = (void *)((struct netlat_rec_hdr *)rec + 1);
 
 	memset(fl->saddr, 0, sizeof(fl->saddr));
 	memset(fl->daddr, 0, sizeof(fl->daddr));

@@ -441,7 +441,7 @@ struct netlat_flow {
  */
 struct netlat_rec_tcp_sendmsg {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 start_ns;
 	__aligned_u64 size;
 	__s64 ret;
@@ -474,7 +474,7 @@ struct netlat_rec_tcp_sendmsg {
  */
 struct netlat_rec_tcp_push {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__u32 sendmsg_id;
 	__u16 func;
 	__u16 flags;
@@ -501,7 +501,7 @@ struct netlat_rec_tcp_push {
  */
 struct netlat_rec_tcp_skb {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 seq;
 	__u32 sendmsg_id;
@@ -527,7 +527,7 @@ struct netlat_rec_tcp_skb {
  */
 struct netlat_rec_tcp_xmit {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 seq;
 	__u32 end_seq;
@@ -587,7 +587,7 @@ struct netlat_rec_tcp_xmit {
  */
 struct netlat_rec_tcp_retrans {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 seq;
 	__u32 end_seq;
@@ -625,7 +625,7 @@ struct netlat_rec_tcp_retrans {
  */
 struct netlat_rec_tcp_ack {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__u32 snd_una;
 	__u32 acked;
 	__u32 snd_nxt;
@@ -655,7 +655,7 @@ struct netlat_rec_tcp_ack {
  */
 struct netlat_rec_tcp_dev {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 seq;
 	__u32 end_seq;
@@ -708,7 +708,7 @@ struct netlat_rec_tcp_dev {
  */
 struct netlat_rec_rx_netif {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__aligned_u64 tstamp_ns;
 	__aligned_u64 tstamp_mono_ns;
@@ -771,7 +771,7 @@ struct netlat_rec_rx_netif {
  */
 struct netlat_rec_rx_skb {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 seq;
 	__u32 end_seq;
@@ -820,7 +820,7 @@ struct netlat_rec_rx_skb {
  */
 struct netlat_rec_rx_copy {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 start_ns;
 	__aligned_u64 skb_id;
 	__u32 seq;
@@ -856,7 +856,7 @@ struct netlat_rec_rx_copy {
  */
 struct netlat_rec_rx_drop {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 skb_id;
 	__u32 reason;
 	__u32 seq;
@@ -895,7 +895,7 @@ struct netlat_rec_rx_drop {
  */
 struct netlat_rec_rx_wake {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__u32 event;
 	__u32 pid;
 	__u32 tid;
@@ -988,7 +988,7 @@ struct netlat_rec_virtio {
 	__s32 work;
 	__aligned_u64 skb_id;
 	__aligned_u64 dev_id;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__u32 seq;
 	__u32 tcp_len;
 	__aligned_u64 reserved;
@@ -1048,7 +1048,7 @@ struct netlat_rec_virtio {
  */
 struct netlat_rec_tcp_pkt {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__u32 seq;
 	__u32 end_seq;
 	__aligned_u64 sendmsg_ns;
@@ -1142,7 +1142,7 @@ struct netlat_rec_tcp_pkt {
  */
 struct netlat_rec_rx_pkt {
 	struct netlat_rec_hdr hdr;
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 netif_ns;
 	__aligned_u64 transport_ns;
 	__aligned_u64 queue_ns;
@@ -2194,7 +2194,7 @@ struct netlat_hist {
  * @reserved: zero.
  */
 struct netlat_flow_stats {
-	struct netlat_tcp_flow flow;
+	struct netlat_flow flow;
 	__aligned_u64 packets;
 	__aligned_u64 bytes;
 	__aligned_u64 segs;

@@ -717,8 +717,9 @@ static notrace void netlat_tp_pkt_queue(void *data, struct sk_buff *skb)
 	    !(on & (NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV)))
 		return;
 	netlat_track_queue(sk, skb, on & NETLAT_PROBE_TCP_XMIT,
-			   (on & NETLAT_PROBE_TCP_DEV) &&
-			   netlat_dev_queues(skb));
+			   !(on & NETLAT_PROBE_TCP_DEV) ? NETLAT_TRACK_DEV_NONE :
+			   netlat_dev_queues(skb) ? NETLAT_TRACK_DEV_QDISC :
+			   NETLAT_TRACK_DEV_DIRECT);
 }
 NOKPROBE_SYMBOL(netlat_tp_pkt_queue);
 
@@ -735,7 +736,9 @@ static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
 
 	if (netlat_tracking()) {
 		sk = netlat_own_tcp_sk(skb);
-		if (sk && netlat_group_on(NETLAT_PROBE_TCP_DEV))
+		/* a device without a qdisc had it at net_dev_queue */
+		if (sk && netlat_group_on(NETLAT_PROBE_TCP_DEV) &&
+		    netlat_dev_queues(skb))
 			netlat_track_driver(sk, skb);
 		return;
 	}

@@ -166,15 +166,33 @@ static __always_inline bool netlat_track_first_sent(const struct netlat_track_fl
 }
 
 /*
+ * Packet @p's driver point is stamped (entry locked): its later segments,
+ * if software GSO splits it, start inside the range it leaves; with no
+ * qdisc point (a device without a qdisc that queues: the TCP family
+ * stamps none there), the skb went to its driver at once, so the
+ * driver's time is the qdisc's too.
+ */
+static __always_inline void netlat_track_driver_done(struct netlat_track_flow *f,
+						     struct netlat_track_pkt *p)
+{
+	WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
+	if (!(p->flags & NETLAT_PKT_QDISC)) {
+		p->qdisc_d = p->driver_d;
+		p->flags |= NETLAT_PKT_QDISC;
+	}
+}
+
+/*
  * Data of @f's socket sent for the first time (entry locked, unlocked on
- * return): a packet begins, at @xmit_ns; its qdisc point is now if
- * @qdisc.
+ * return): a packet begins, at @xmit_ns; its device points are now as
+ * @dev says.
  */
 static notrace void netlat_track_begin(struct netlat_skt *t,
 				       struct netlat_track_flow *f,
 				       const struct netlat_tcp_seg *seg,
 				       u32 end_seq, u16 segs, u64 xmit_ns,
-				       bool qdisc, unsigned long flags)
+				       enum netlat_track_dev dev,
+				       unsigned long flags)
 {
 	struct netlat_track_pkt *p;
 	enum netlat_skt_full why;
@@ -208,11 +226,16 @@ static notrace void netlat_track_begin(struct netlat_skt *t,
 	p->sendmsg_ns = !seg->payload ? 0 : netlat_track_send_ns(f, seg->seq);
 	if (p->sendmsg_ns)
 		p->flags |= NETLAT_PKT_SENDMSG;
-	if (qdisc) {
+	if (dev != NETLAT_TRACK_DEV_NONE) {
 		now = ktime_get_mono_fast_ns();
 		/* pacing may stamp the departure ahead: then no wait */
 		p->qdisc_d = now > xmit_ns ? min_t(u64, now - xmit_ns, U32_MAX) : 0;
 		p->flags |= NETLAT_PKT_QDISC;
+		if (dev == NETLAT_TRACK_DEV_DIRECT) {
+			p->driver_d = p->qdisc_d;
+			p->flags |= NETLAT_PKT_DRIVER;
+			netlat_track_driver_done(f, p);
+		}
 	}
 	netlat_track_unlock(f, flags);
 	return;
@@ -317,14 +340,14 @@ NOKPROBE_SYMBOL(netlat_track_no_start);
  * (under the socket's lock) but for a neighbour's queue: with @start, data
  * sent for the first time begins a packet, at the time TCP stamped the skb
  * (its departure time, skb->tstamp: max(tcp_wstamp_ns, tcp_clock_cache));
- * with @qdisc, the qdisc point of a packet that starts at the segment.
- * One hook, one entry lock, for both.
+ * the device points of a packet that starts at the segment as @dev says.
+ * One hook, one entry lock, for all.
  */
 notrace void netlat_track_queue_at(struct netlat_skt *t,
 				   struct netlat_skt_ent *e,
 				   const struct sock *sk,
 				   const struct sk_buff *skb,
-				   bool start, bool qdisc)
+				   bool start, enum netlat_track_dev dev)
 {
 	struct netlat_track_flow *f = netlat_track_flow_of(e);
 	struct netlat_tcp_seg seg __uninitialized;
@@ -373,17 +396,26 @@ notrace void netlat_track_queue_at(struct netlat_skt *t,
 			netlat_track_begin(t, f, &seg, end_seq,
 					   skb_is_gso(skb) ?
 					   skb_shinfo(skb)->gso_segs : 1,
-					   xmit_ns, qdisc, flags);
+					   xmit_ns, dev, flags);
 			return;
 		}
 		netlat_track_unlock(f, flags);
 	}
-	/* sent again: a retransmit's qdisc point, if its packet has none */
-	if (!qdisc || netlat_track_no_start(f, &seg) ||
-	    !netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_QDISC,
-				offsetof(struct netlat_track_pkt, qdisc_d),
+	/* sent again: a retransmit's device points, if its packet has none */
+	if (dev == NETLAT_TRACK_DEV_NONE || netlat_track_no_start(f, &seg))
+		return;
+	if (dev == NETLAT_TRACK_DEV_QDISC) {
+		if (netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_QDISC,
+				       offsetof(struct netlat_track_pkt, qdisc_d),
+				       &p, &flags))
+			netlat_track_unlock(f, flags);
+		return;
+	}
+	if (!netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_DRIVER,
+				offsetof(struct netlat_track_pkt, driver_d),
 				&p, &flags))
 		return;
+	netlat_track_driver_done(f, p);
 	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_queue_at);
@@ -452,16 +484,7 @@ notrace void netlat_track_driver_at(struct netlat_skt *t,
 				offsetof(struct netlat_track_pkt, driver_d),
 				&p, &flags))
 		return;
-	WRITE_ONCE(f->driver_range, (u64)p->seq << 32 | p->range_end);
-	/*
-	 * No qdisc point: the device has no qdisc that queues (the TCP
-	 * family stamps none there), so the skb went to its driver at once:
-	 * the driver's time is the qdisc's too.
-	 */
-	if (!(p->flags & NETLAT_PKT_QDISC)) {
-		p->qdisc_d = p->driver_d;
-		p->flags |= NETLAT_PKT_QDISC;
-	}
+	netlat_track_driver_done(f, p);
 	netlat_track_unlock(f, flags);
 }
 NOKPROBE_SYMBOL(netlat_track_driver_at);

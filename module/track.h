@@ -29,9 +29,23 @@ struct sk_buff;
  */
 void netlat_track_sendmsg_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 			     const struct sock *sk, u32 seq);
+/*
+ * What net_dev_queue stamps of a packet that starts at its segment: the
+ * device group is off (NONE); the device's qdisc may queue it (QDISC: the
+ * qdisc point; the driver's comes at net_dev_start_xmit); or the device
+ * has no qdisc and __dev_queue_xmit() calls its driver at once (DIRECT:
+ * both points now, and net_dev_start_xmit, which would add only the
+ * segment's checks and the driver's lock, is not looked at).
+ */
+enum netlat_track_dev {
+	NETLAT_TRACK_DEV_NONE,
+	NETLAT_TRACK_DEV_QDISC,
+	NETLAT_TRACK_DEV_DIRECT,
+};
+
 void netlat_track_queue_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 			   const struct sock *sk, const struct sk_buff *skb,
-			   bool start, bool qdisc);
+			   bool start, enum netlat_track_dev dev);
 void netlat_track_queue_out(const struct sock *sk, const struct sk_buff *skb);
 void netlat_track_driver_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 			    const struct sock *sk, const struct sk_buff *skb);
@@ -51,13 +65,14 @@ static __always_inline void netlat_track_sendmsg(const struct sock *sk,
 
 /*
  * net_dev_queue of a segment of @sk: with @start, data sent for the first
- * time begins a packet; with @qdisc, the qdisc point of a packet that
- * starts at the segment. A socket kept out only counts its new data as
+ * time begins a packet; the device's points of a packet that starts at
+ * the segment as @dev says. A socket kept out only counts its new data as
  * packet records filtered.
  */
 static __always_inline void netlat_track_queue(const struct sock *sk,
 					       const struct sk_buff *skb,
-					       bool start, bool qdisc)
+					       bool start,
+					       enum netlat_track_dev dev)
 {
 	struct netlat_skt *t = netlat_track_skt();
 	struct netlat_skt_ent *e;
@@ -72,7 +87,7 @@ static __always_inline void netlat_track_queue(const struct sock *sk,
 			netlat_track_queue_out(sk, skb);
 		return;
 	}
-	netlat_track_queue_at(t, e, sk, skb, start, qdisc);
+	netlat_track_queue_at(t, e, sk, skb, start, dev);
 }
 
 /* net_dev_start_xmit of a segment of @sk: the driver point. */

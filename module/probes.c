@@ -29,7 +29,6 @@
 #include "compat.h"
 
 u64 netlat_probes_on;
-static DEFINE_MUTEX(netlat_probes_lock);
 static LIST_HEAD(netlat_families);
 static u64 netlat_groups_avail;		/* READ_ONCE outside the mutex */
 static u64 netlat_groups_enabled;
@@ -272,7 +271,7 @@ static void netlat_update_avail(void)
 	struct netlat_family *f;
 	u64 avail = 0;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node)
 		avail |= f->avail;
 	WRITE_ONCE(netlat_groups_avail, avail);
@@ -284,7 +283,7 @@ static u64 netlat_groups_deferred(void)
 	struct netlat_family *f;
 	u64 deferred = 0;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node)
 		if (f->module && !f->attached)
 			deferred |= f->groups;
@@ -304,7 +303,7 @@ static int netlat_family_switch(struct netlat_family *f, u64 enable)
 	unsigned int i;
 	int err = 0, e;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	if (!f->attached)
 		return 0;
 	/* table order: a family lists context probes before their users */
@@ -324,7 +323,7 @@ static void netlat_family_attach(struct netlat_family *f)
 	u64 avail = 0, partial = 0, outside_tp = 0;
 	unsigned int i;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	if (f->attached || (f->attach && f->attach()))
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
@@ -369,7 +368,7 @@ static void netlat_family_detach(struct netlat_family *f)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	if (!f->attached)
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
@@ -402,7 +401,7 @@ static void netlat_wraps_yield(void)
 	struct netlat_probe *p;
 	unsigned int i, n = 0;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node) {
 		for (i = 0; i < f->nr_probes; i++) {
 			p = &f->probes[i];
@@ -430,14 +429,14 @@ static int netlat_module_event(struct notifier_block *nb, unsigned long state,
 	struct netlat_family *f;
 
 	if (state == MODULE_STATE_COMING && is_livepatch_module(mod)) {
-		mutex_lock(&netlat_probes_lock);
+		mutex_lock(&netlat_registry_lock);
 		netlat_wraps_yield();
-		mutex_unlock(&netlat_probes_lock);
+		mutex_unlock(&netlat_registry_lock);
 		return NOTIFY_DONE;
 	}
 	if (state != MODULE_STATE_LIVE && state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node) {
 		if (!f->module || strcmp(f->module, mod->name))
 			continue;
@@ -446,7 +445,7 @@ static int netlat_module_event(struct notifier_block *nb, unsigned long state,
 		else
 			netlat_family_detach(f);
 	}
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 	return NOTIFY_DONE;
 }
 
@@ -459,7 +458,7 @@ static int netlat_probes_apply(u64 enable)
 	struct netlat_family *f;
 	int err = 0, e;
 
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	/*
 	 * Handlers of groups going off stop writing; once the grace period
 	 * ends none is still inside a record (handlers run non-preemptible).
@@ -491,13 +490,13 @@ int netlat_probes_set(u64 enable)
 
 	if (enable & ~NETLAT_PROBE_ALL)
 		return -EINVAL;
-	if (mutex_lock_interruptible(&netlat_probes_lock))
+	if (mutex_lock_interruptible(&netlat_registry_lock))
 		return -ERESTARTSYS;
 	if (enable & ~(netlat_groups_avail | netlat_groups_deferred()))
 		err = -EOPNOTSUPP;
 	else
 		err = netlat_probes_apply(enable);
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 	return err;
 }
 
@@ -510,14 +509,14 @@ void netlat_probes_set_level(u32 level)
 {
 	struct netlat_family *f;
 
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	netlat_probes_level = level;
 	list_for_each_entry(f, &netlat_families, node) {
 		netlat_family_switch(f, netlat_groups_enabled);
 		if (f->level_set)
 			f->level_set(level);
 	}
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 }
 
 u64 netlat_probes_available(void)
@@ -532,7 +531,7 @@ void netlat_probes_state(struct netlat_probes *st)
 	u64 missed = 0, partial = 0;
 
 	memset(st->group_missed, 0, sizeof(st->group_missed));
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node) {
 		partial |= f->partial;
 		for (i = 0; i < f->nr_probes; i++) {
@@ -548,14 +547,14 @@ void netlat_probes_state(struct netlat_probes *st)
 	st->enabled = netlat_groups_enabled;
 	st->deferred = netlat_groups_deferred();
 	st->nmissed = missed;
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 }
 
 /* How the running kernel has @p (NETLAT_HOOK_*). */
 static u8 netlat_probe_mechanism(const struct netlat_family *f,
 				 const struct netlat_probe *p)
 {
-	lockdep_assert_held(&netlat_probes_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	if (!p->avail)
 		return f->module && !f->attached ? NETLAT_HOOK_DEFERRED :
 						   NETLAT_HOOK_ABSENT;
@@ -582,7 +581,7 @@ static unsigned int netlat_probes_hooks(struct netlat_hook *out,
 	struct netlat_family *f;
 	unsigned int i, n = 0;
 
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node) {
 		for (i = 0; i < f->nr_probes; i++) {
 			const struct netlat_probe *p = &f->probes[i];
@@ -601,7 +600,7 @@ static unsigned int netlat_probes_hooks(struct netlat_hook *out,
 				   (p->optional ? NETLAT_HOOK_OPTIONAL : 0);
 		}
 	}
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 	return n;
 }
 
@@ -644,24 +643,24 @@ int netlat_family_add(struct netlat_family *f)
 	f->groups = 0;
 	for (i = 0; i < f->nr_probes; i++)
 		f->groups |= f->probes[i].group;
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	list_add_tail(&f->node, &netlat_families);
 	/* a module-bound family's module may be live already */
 	netlat_family_attach(f);
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 	return 0;
 }
 
 /* No handler of @f runs once this returns. */
 void netlat_family_remove(struct netlat_family *f)
 {
-	mutex_lock(&netlat_probes_lock);
+	mutex_lock(&netlat_registry_lock);
 	netlat_family_detach(f);
 	/* what groups_on took for its enabled groups is given back */
 	if (f->groups_off && (f->groups & netlat_groups_enabled))
 		f->groups_off(f->groups & netlat_groups_enabled);
 	list_del(&f->node);
-	mutex_unlock(&netlat_probes_lock);
+	mutex_unlock(&netlat_registry_lock);
 }
 
 int netlat_probes_init(bool test_missing)

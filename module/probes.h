@@ -56,7 +56,7 @@ struct netlat_probe {
 
 	/* registry state, under its mutex */
 	struct kprobe kp;
-	struct netlat_fentry *fentry;	/* kp's site hooked through ftrace */
+	struct netlat_site *fentry;	/* kp's site hooked through ftrace */
 	struct kretprobe krp;
 	struct fprobe fp;		/* krp's site, if netlat_use_fprobe() */
 	struct netlat_wrap *wrap;	/* krp's site wrapped instead */

@@ -19,7 +19,6 @@
  */
 #include <linux/ftrace.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/srcu.h>
 #include "wrap.h"
@@ -55,17 +54,20 @@ struct netlat_wrap {
 	netlat_wrap_body_t body;	/* past the site's call */
 	netlat_wrap_handler_t entry;
 	netlat_wrap_handler_t ret;
+	struct netlat_site *site;	/* its hook in the site table */
 	bool live;			/* added, not deleted */
 	bool on;			/* release: the handlers are set */
 };
 
-/* A slot keeps its site once used: a call may still be on its way in. */
+/*
+ * A wrapper keeps its site once used: a call the callback sent to it may
+ * still be on its way in, and must meet its own function's body.
+ */
 static struct netlat_wrap netlat_wraps[NETLAT_WRAP_MAX];
 /* A call's handlers run inside it: a delete waits for them (any CPU). */
 static struct srcu_struct netlat_wrap_srcu;
-static bool netlat_wrap_srcu_ready;		/* under the mutex */
-static DEFINE_MUTEX(netlat_wrap_lock);
-static unsigned int netlat_wrap_nr_on;		/* under the mutex */
+static bool netlat_wrap_srcu_ready;	/* under the registry's mutex */
+static unsigned int netlat_wrap_nr_on;	/* under the registry's mutex */
 
 /*
  * The handlers run as a kretprobe's would, preemption off; the body runs
@@ -133,21 +135,28 @@ static const netlat_wrap_body_t netlat_wrap_fns[NETLAT_WRAP_MAX] = {
 
 /*
  * Only sets the instruction pointer, calling nothing: no recursion to
- * guard against, so no call goes unwrapped. The slots are never freed.
+ * guard against, so no call goes unwrapped. A site's slot may be reused
+ * while this runs, a wrapper never: it is taken only if bound to @ip.
  */
 static notrace void netlat_wrap_func(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
 				     struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	unsigned int i;
+	struct netlat_site *s;
+	struct netlat_wrap *w;
 
-	for (i = 0; regs && i < NETLAT_WRAP_MAX; i++) {
-		if (READ_ONCE(netlat_wraps[i].ip) != ip)
+	if (!regs)
+		return;
+	for (s = netlat_site_find(ip); s; s = READ_ONCE(s->also)) {
+		unsigned int n = READ_ONCE(s->wrap);
+
+		if (!n)
 			continue;
-		if (READ_ONCE(netlat_wraps[i].on))
+		w = &netlat_wraps[n - 1];
+		if (READ_ONCE(w->ip) == ip && READ_ONCE(w->on))
 			instruction_pointer_set(regs,
-						(unsigned long)netlat_wrap_fns[i]);
+					(unsigned long)netlat_wrap_fns[n - 1]);
 		return;
 	}
 }
@@ -168,21 +177,21 @@ struct netlat_wrap *netlat_wrap_add(struct kprobe *kp,
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(netlat_wrap_fns) != NETLAT_WRAP_MAX);
+	lockdep_assert_held(&netlat_registry_lock);
 	/* the site is the function's first instruction */
 	if (!netlat_wrap_ipmodify || !entry || !ret ||
 	    !netlat_fentry_usable(kp) || kp->offset ||
 	    data_size > NETLAT_WRAP_DATA)
 		return NULL;
-	mutex_lock(&netlat_wrap_lock);
 	if (!netlat_wrap_srcu_ready) {
 		if (init_srcu_struct(&netlat_wrap_srcu))
-			goto out;
+			return NULL;
 		netlat_wrap_srcu_ready = true;
 	}
 	for (i = 0; i < NETLAT_WRAP_MAX; i++) {
 		struct netlat_wrap *s = &netlat_wraps[i];
 
-		/* its own slot again after a delete, else a free one */
+		/* its own wrapper again after a delete, else a free one */
 		if (s->ip == ip) {
 			w = s->live ? NULL : s;
 			break;
@@ -190,23 +199,25 @@ struct netlat_wrap *netlat_wrap_add(struct kprobe *kp,
 		if (!s->ip && !w)
 			w = s;
 	}
-	if (w) {
-		w->body = (netlat_wrap_body_t)(ip + MCOUNT_INSN_SIZE);
-		w->entry = entry;
-		w->ret = ret;
-		w->live = true;
-		WRITE_ONCE(w->ip, ip);
-	}
-out:
-	mutex_unlock(&netlat_wrap_lock);
+	if (!w)
+		return NULL;
+	w->site = netlat_site_add(ip, NULL, w - netlat_wraps + 1);
+	if (!w->site)
+		return NULL;
+	w->body = (netlat_wrap_body_t)(ip + MCOUNT_INSN_SIZE);
+	w->entry = entry;
+	w->ret = ret;
+	w->live = true;
+	/* bound for good: the callback finds it through w->site from now */
+	WRITE_ONCE(w->ip, ip);
 	return w;
 }
 
-static int netlat_wrap_switch_locked(struct netlat_wrap *w, bool on)
+int netlat_wrap_switch(struct netlat_wrap *w, bool on)
 {
 	int err;
 
-	lockdep_assert_held(&netlat_wrap_lock);
+	lockdep_assert_held(&netlat_registry_lock);
 	if (w->on == on)
 		return 0;
 	/* on: fails if another IPMODIFY user (a live patch) has the site */
@@ -222,22 +233,12 @@ static int netlat_wrap_switch_locked(struct netlat_wrap *w, bool on)
 	return 0;
 }
 
-int netlat_wrap_switch(struct netlat_wrap *w, bool on)
-{
-	int err;
-
-	mutex_lock(&netlat_wrap_lock);
-	err = netlat_wrap_switch_locked(w, on);
-	mutex_unlock(&netlat_wrap_lock);
-	return err;
-}
-
 void netlat_wrap_del(struct netlat_wrap *w)
 {
-	mutex_lock(&netlat_wrap_lock);
-	netlat_wrap_switch_locked(w, false);
+	netlat_wrap_switch(w, false);
+	netlat_site_del(w->site);
+	w->site = NULL;
 	w->live = false;
-	mutex_unlock(&netlat_wrap_lock);
 	/* a call that saw "on" may still run a handler: it never sleeps */
 	synchronize_srcu(&netlat_wrap_srcu);
 }

@@ -208,15 +208,12 @@ static bool netlat_fentry_others_on(struct netlat_site *e)
 
 int netlat_fentry_switch(struct netlat_site *e, bool on)
 {
-	int err;
+	int err = 0;
 
-	lockdep_assert_held(&netlat_registry_lock);
 	if (e->on == on)
 		return 0;
 	/* the site is in the filter while any of its entry hooks is on */
-	if (netlat_fentry_others_on(e))
-		err = 0;
-	else
+	if (!netlat_fentry_others_on(e))
 		err = netlat_ftrace_site(&netlat_fentry_ops,
 					 &netlat_fentry_nr_on,
 					 netlat_site_ip(e), on);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe registry (see probes.h). A family's probes are looked up when it
- * is attached and, if found, registered disabled (kprobes, kretprobes) or
- * remembered (tracepoints, registered only while enabled, so an idle
- * module costs nothing on their sites). A family bound to a module is
+ * is attached and, if found, registered disarmed by the backend each gets
+ * (hooks.c), which the registry then calls through its ops: it never asks
+ * which mechanism a probe has. A family bound to a module is
  * attached when the module becomes live (module notifier) and detached
  * when it goes: the kernel's kprobe layer only disarms the kprobes of a
  * departing module, and a kprobe never pins the module it probes.
@@ -19,14 +19,13 @@
 #include <linux/notifier.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/netlat.h>
 #include "probes.h"
+#include "hooks.h"
 #include "fentry.h"
 #include "wrap.h"
 #include "uarg.h"
-#include "compat.h"
 
 u64 netlat_probes_on;
 static LIST_HEAD(netlat_families);
@@ -35,234 +34,33 @@ static u64 netlat_groups_enabled;
 static bool netlat_test_missing;
 static u32 netlat_probes_level;		/* NETLAT_LEVEL_* */
 
-static void netlat_find_tp(struct tracepoint *tp, void *priv)
-{
-	struct netlat_probe *p = priv;
-
-	if (!p->tp && !strcmp(tp->name, p->name))
-		p->tp = tp;
-}
-
-/* Blocked senders hold an instance while they sleep in sendmsg. */
-static int netlat_maxactive(void)
-{
-	return max_t(int, 256, 32 * num_possible_cpus());
-}
-
-/* Kretprobe and fprobe callbacks: the probe's handlers, given its data. */
-static notrace int netlat_krp_entry(struct kretprobe_instance *ri,
-				    struct pt_regs *regs)
-{
-	struct netlat_probe *p =
-		container_of(get_kretprobe(ri), struct netlat_probe, krp);
-
-	return p->entry(ri->data, regs);
-}
-NOKPROBE_SYMBOL(netlat_krp_entry);
-
-static notrace int netlat_krp_ret(struct kretprobe_instance *ri,
-				  struct pt_regs *regs)
-{
-	struct netlat_probe *p =
-		container_of(get_kretprobe(ri), struct netlat_probe, krp);
-
-	return p->ret(ri->data, regs);
-}
-NOKPROBE_SYMBOL(netlat_krp_ret);
-
-#ifdef NETLAT_FPROBE
-static notrace int netlat_fp_entry(struct fprobe *fp, unsigned long ip,
-				   unsigned long ret_ip,
-				   NETLAT_FPROBE_REGS *regs, void *data)
-{
-	struct netlat_probe *p = container_of(fp, struct netlat_probe, fp);
-
-	return p->entry(data, netlat_fprobe_regs(regs));
-}
-NOKPROBE_SYMBOL(netlat_fp_entry);
-
-static notrace void netlat_fp_exit(struct fprobe *fp, unsigned long ip,
-				   unsigned long ret_ip,
-				   NETLAT_FPROBE_REGS *regs, void *data)
-{
-	struct netlat_probe *p = container_of(fp, struct netlat_probe, fp);
-
-	p->ret(data, netlat_fprobe_regs(regs));
-}
-NOKPROBE_SYMBOL(netlat_fp_exit);
-
-/*
- * A return probe is an fprobe while on: registered then, gone when off
- * (a registered fprobe, even disabled, is called at its site). Its
- * kretprobe stays registered, disabled: it found the symbol.
- */
-static bool netlat_use_fprobe(const struct netlat_probe *p)
-{
-	return netlat_fentry_usable(&p->krp.kp);
-}
-
-static int netlat_fprobe_switch(struct netlat_probe *p, bool on)
-{
-	unsigned long addr = (unsigned long)p->krp.kp.addr;
-	int err;
-
-	if (!on) {
-		err = unregister_fprobe(&p->fp);
-		if (!err)
-			p->missed_gone += p->fp.nmissed;
-		return err;
-	}
-	memset(&p->fp, 0, sizeof(p->fp));
-	p->fp.entry_handler = netlat_fp_entry;
-	p->fp.exit_handler = netlat_fp_exit;
-	p->fp.entry_data_size = p->data_size;
-	netlat_fprobe_maxactive(&p->fp, netlat_maxactive());
-	err = register_fprobe_ips(&p->fp, &addr, 1);
-	return err;
-}
-#else
-static bool netlat_use_fprobe(const struct netlat_probe *p)
-{
-	return false;
-}
-
-static int netlat_fprobe_switch(struct netlat_probe *p, bool on)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
-static int netlat_probe_register(struct netlat_probe *p)
+static int netlat_probe_switch(struct netlat_probe_state *st, bool on)
 {
 	int err;
 
-	/* a probe struct is registered afresh after every detach */
-	memset(&p->kp, 0, sizeof(p->kp));
-	memset(&p->krp, 0, sizeof(p->krp));
-	p->fentry = NULL;
-	p->wrap = NULL;
-	switch (p->kind) {
-	case NETLAT_KPROBE:
-		p->kp.symbol_name = p->name;
-		p->kp.pre_handler = p->pre;
-		p->kp.flags = KPROBE_FLAG_DISABLED;
-		err = register_kprobe(&p->kp);
-		if (!err)
-			p->fentry = netlat_fentry_add(&p->kp);
-		return err;
-	case NETLAT_KRETPROBE:
-		p->krp.kp.symbol_name = p->name;
-		p->krp.kp.flags = KPROBE_FLAG_DISABLED;
-		p->krp.entry_handler = netlat_krp_entry;
-		p->krp.handler = netlat_krp_ret;
-		p->krp.data_size = p->data_size;
-		p->krp.maxactive = netlat_maxactive();
-		err = register_kretprobe(&p->krp);
-		/* a module's function ("module:symbol") is not wrapped */
-		if (!err && p->atomic && !strchr(p->name, ':') &&
-		    !netlat_use_fprobe(p))
-			p->wrap = netlat_wrap_add(&p->krp.kp, p->entry, p->ret,
-						  p->data_size);
-		return err;
-	case NETLAT_TRACEPOINT:
-		if (!p->tp)
-			for_each_kernel_tracepoint(netlat_find_tp, p);
-		return p->tp ? 0 : -ENOENT;
-	}
-	return -EINVAL;
-}
-
-/* A site that refuses the wrap (a live patch has it): the kretprobe. */
-static int netlat_wrap_probe_switch(struct netlat_probe *p, bool on)
-{
-	int err = netlat_wrap_switch(p->wrap, on);
-
-	if (!err || !on)
-		return err;
-	pr_info("%s: wrapping it failed (%d), a kretprobe instead\n", p->name,
-		err);
-	netlat_wrap_del(p->wrap);
-	p->wrap = NULL;
-	return enable_kretprobe(&p->krp);
-}
-
-static int netlat_probe_switch(struct netlat_probe *p, bool on)
-{
-	int err = 0;
-
-	if (!p->avail || p->on == on)
+	if (!st->ops || st->on == on)
 		return 0;
-	switch (p->kind) {
-	case NETLAT_KPROBE:
-		if (p->fentry)
-			err = netlat_fentry_switch(p->fentry, on);
-		else
-			err = on ? enable_kprobe(&p->kp) :
-				   disable_kprobe(&p->kp);
-		break;
-	case NETLAT_KRETPROBE:
-		if (netlat_use_fprobe(p))
-			err = netlat_fprobe_switch(p, on);
-		else if (p->wrap)
-			err = netlat_wrap_probe_switch(p, on);
-		else
-			err = on ? enable_kretprobe(&p->krp) :
-				   disable_kretprobe(&p->krp);
-		break;
-	case NETLAT_TRACEPOINT:
-		err = on ? tracepoint_probe_register(p->tp, p->tp_fn, NULL) :
-			   tracepoint_probe_unregister(p->tp, p->tp_fn, NULL);
-		break;
-	}
+	err = st->ops->arm(st, on);
 	if (!err)
-		p->on = on;
+		st->on = on;
 	else
-		pr_warn("%s %s: %d\n", on ? "enabling" : "disabling", p->name,
-			err);
+		pr_warn("%s %s: %d\n", on ? "enabling" : "disabling",
+			st->p->name, err);
 	return err;
 }
 
-static u64 netlat_probe_missed(const struct netlat_probe *p)
+static u64 netlat_probe_missed(const struct netlat_probe_state *st)
 {
-	if (!p->avail)
-		return 0;
-	if (p->kind == NETLAT_KPROBE)
-		return p->kp.nmissed +
-		       (p->fentry ? netlat_fentry_missed(p->fentry) : 0);
-	if (p->kind == NETLAT_KRETPROBE)
-		return p->krp.nmissed + p->krp.kp.nmissed +
-		       (p->on && netlat_use_fprobe(p) ? p->fp.nmissed : 0);
-	return 0;
+	return st->ops ? st->ops->missed(st) : 0;
 }
 
-static void netlat_probe_unregister(struct netlat_probe *p)
+static void netlat_probe_unregister(struct netlat_probe_state *st)
 {
-	if (!p->avail)
+	if (!st->ops)
 		return;
-	switch (p->kind) {
-	case NETLAT_KPROBE:
-		/* before: unregistering waits for handlers of both */
-		if (p->fentry)
-			netlat_fentry_del(p->fentry);
-		p->fentry = NULL;
-		unregister_kprobe(&p->kp);
-		break;
-	case NETLAT_KRETPROBE:
-		/* its misses were taken by the caller (detach) */
-		if (p->on && netlat_use_fprobe(p))
-			unregister_fprobe(&p->fp);
-		if (p->wrap)
-			netlat_wrap_del(p->wrap);
-		p->wrap = NULL;
-		unregister_kretprobe(&p->krp);
-		break;
-	case NETLAT_TRACEPOINT:
-		if (p->on)
-			tracepoint_probe_unregister(p->tp, p->tp_fn, NULL);
-		break;
-	}
-	p->on = false;
-	p->avail = false;
+	st->ops->detach(st);
+	st->on = false;
+	st->ops = NULL;
 }
 
 /* The union of what the attached families give. */
@@ -308,9 +106,9 @@ static int netlat_family_switch(struct netlat_family *f, u64 enable)
 		return 0;
 	/* table order: a family lists context probes before their users */
 	for (i = 0; i < f->nr_probes; i++) {
-		struct netlat_probe *p = &f->probes[i];
-
-		e = netlat_probe_switch(p, netlat_probe_wanted(p, enable));
+		e = netlat_probe_switch(&f->state[i],
+					netlat_probe_wanted(&f->probes[i],
+							    enable));
 		if (e && !err)
 			err = e;
 	}
@@ -327,12 +125,12 @@ static void netlat_family_attach(struct netlat_family *f)
 	if (f->attached || (f->attach && f->attach()))
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
-		struct netlat_probe *p = &f->probes[i];
+		const struct netlat_probe *p = &f->probes[i];
 		int err;
 
 		if (p->test_only && !netlat_test_missing)
 			continue;
-		err = netlat_probe_register(p);
+		err = netlat_hook_attach(&f->state[i]);
 		if (err && p->optional)
 			continue;
 		if (err) {
@@ -342,7 +140,6 @@ static void netlat_family_attach(struct netlat_family *f)
 			partial |= p->group;
 			continue;
 		}
-		p->avail = true;
 		avail |= p->group;
 		if (p->kind != NETLAT_TRACEPOINT)
 			outside_tp |= p->group;
@@ -350,7 +147,7 @@ static void netlat_family_attach(struct netlat_family *f)
 	/* A module-bound family needs a probe in its module: is it there? */
 	if (f->module && !outside_tp) {
 		for (i = 0; i < f->nr_probes; i++)
-			netlat_probe_unregister(&f->probes[i]);
+			netlat_probe_unregister(&f->state[i]);
 		if (f->detach)
 			f->detach();
 		return;
@@ -372,8 +169,8 @@ static void netlat_family_detach(struct netlat_family *f)
 	if (!f->attached)
 		return;
 	for (i = 0; i < f->nr_probes; i++) {
-		f->probes[i].missed_gone += netlat_probe_missed(&f->probes[i]);
-		netlat_probe_unregister(&f->probes[i]);
+		f->state[i].missed_gone += netlat_probe_missed(&f->state[i]);
+		netlat_probe_unregister(&f->state[i]);
 	}
 	/* No tracepoint handler still runs once this returns. */
 	tracepoint_synchronize_unregister();
@@ -389,32 +186,21 @@ static void netlat_family_detach(struct netlat_family *f)
 
 /*
  * A live patch is loading (its init, which enables it, runs after the
- * notifier): every wrapped call gives its site up for its kretprobe, so
- * the patch gets the one IPMODIFY right of the function (ipmodify=1).
- * The kretprobe goes on before the wrap goes: a call that meets both is
- * recorded once (a retransmit handler skips an entry nested in one for
- * the same skb), and none falls between them.
+ * notifier): every hook that holds its site's IPMODIFY right (a wrapped
+ * call, ipmodify=1) gives it up, so that the patch gets it.
  */
-static void netlat_wraps_yield(void)
+static void netlat_hooks_yield(void)
 {
 	struct netlat_family *f;
-	struct netlat_probe *p;
+	struct netlat_probe_state *st;
 	unsigned int i, n = 0;
 
 	lockdep_assert_held(&netlat_registry_lock);
 	list_for_each_entry(f, &netlat_families, node) {
 		for (i = 0; i < f->nr_probes; i++) {
-			p = &f->probes[i];
-			if (!p->wrap)
-				continue;
-			if (p->on && enable_kretprobe(&p->krp)) {
-				pr_warn("%s: no kretprobe to yield its wrapped call to\n",
-					p->name);
-				continue;
-			}
-			netlat_wrap_del(p->wrap);
-			p->wrap = NULL;
-			n++;
+			st = &f->state[i];
+			if (st->ops && st->ops->yield && st->ops->yield(st))
+				n++;
 		}
 	}
 	if (n)
@@ -430,7 +216,7 @@ static int netlat_module_event(struct notifier_block *nb, unsigned long state,
 
 	if (state == MODULE_STATE_COMING && is_livepatch_module(mod)) {
 		mutex_lock(&netlat_registry_lock);
-		netlat_wraps_yield();
+		netlat_hooks_yield();
 		mutex_unlock(&netlat_registry_lock);
 		return NOTIFY_DONE;
 	}
@@ -535,10 +321,10 @@ void netlat_probes_state(struct netlat_probes *st)
 	list_for_each_entry(f, &netlat_families, node) {
 		partial |= f->partial;
 		for (i = 0; i < f->nr_probes; i++) {
-			const struct netlat_probe *p = &f->probes[i];
-			u64 n = p->missed_gone + netlat_probe_missed(p);
+			const struct netlat_probe_state *ps = &f->state[i];
+			u64 n = ps->missed_gone + netlat_probe_missed(ps);
 
-			st->group_missed[__ffs64(p->group)] += n;
+			st->group_missed[__ffs64(f->probes[i].group)] += n;
 			missed += n;
 		}
 	}
@@ -550,28 +336,15 @@ void netlat_probes_state(struct netlat_probes *st)
 	mutex_unlock(&netlat_registry_lock);
 }
 
-/* How the running kernel has @p (NETLAT_HOOK_*). */
+/* How the running kernel has @st's probe (NETLAT_HOOK_*). */
 static u8 netlat_probe_mechanism(const struct netlat_family *f,
-				 const struct netlat_probe *p)
+				 const struct netlat_probe_state *st)
 {
 	lockdep_assert_held(&netlat_registry_lock);
-	if (!p->avail)
-		return f->module && !f->attached ? NETLAT_HOOK_DEFERRED :
-						   NETLAT_HOOK_ABSENT;
-	switch (p->kind) {
-	case NETLAT_TRACEPOINT:
-		return NETLAT_HOOK_TRACEPOINT;
-	case NETLAT_KPROBE:
-		if (p->fentry)
-			return NETLAT_HOOK_FTRACE;
-		return p->kp.flags & KPROBE_FLAG_FTRACE ?
-		       NETLAT_HOOK_KPROBE_FTRACE : NETLAT_HOOK_KPROBE;
-	case NETLAT_KRETPROBE:
-		if (netlat_use_fprobe(p))
-			return NETLAT_HOOK_FPROBE;
-		return p->wrap ? NETLAT_HOOK_WRAPPED : NETLAT_HOOK_KRETPROBE;
-	}
-	return NETLAT_HOOK_ABSENT;
+	if (st->ops)
+		return st->ops->mechanism;
+	return f->module && !f->attached ? NETLAT_HOOK_DEFERRED :
+					   NETLAT_HOOK_ABSENT;
 }
 
 /* Every family's hooks, the first @room of them in @out: how many. */
@@ -594,9 +367,9 @@ static unsigned int netlat_probes_hooks(struct netlat_hook *out,
 			h = &out[n - 1];
 			strscpy(h->name, p->name, sizeof(h->name));
 			h->group = p->group;
-			h->mechanism = netlat_probe_mechanism(f, p);
+			h->mechanism = netlat_probe_mechanism(f, &f->state[i]);
 			h->levels = p->levels;
-			h->flags = (p->on ? NETLAT_HOOK_ARMED : 0) |
+			h->flags = (f->state[i].on ? NETLAT_HOOK_ARMED : 0) |
 				   (p->optional ? NETLAT_HOOK_OPTIONAL : 0);
 		}
 	}
@@ -640,9 +413,14 @@ int netlat_family_add(struct netlat_family *f)
 {
 	unsigned int i;
 
+	f->state = kcalloc(f->nr_probes, sizeof(*f->state), GFP_KERNEL);
+	if (!f->state)
+		return -ENOMEM;
 	f->groups = 0;
-	for (i = 0; i < f->nr_probes; i++)
+	for (i = 0; i < f->nr_probes; i++) {
+		f->state[i].p = &f->probes[i];
 		f->groups |= f->probes[i].group;
+	}
 	mutex_lock(&netlat_registry_lock);
 	list_add_tail(&f->node, &netlat_families);
 	/* a module-bound family's module may be live already */
@@ -661,6 +439,13 @@ void netlat_family_remove(struct netlat_family *f)
 		f->groups_off(f->groups & netlat_groups_enabled);
 	list_del(&f->node);
 	mutex_unlock(&netlat_registry_lock);
+	kfree(f->state);
+	f->state = NULL;
+}
+
+void netlat_probes_assert_held(void)
+{
+	lockdep_assert_held(&netlat_registry_lock);
 }
 
 int netlat_probes_init(bool test_missing)

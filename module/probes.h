@@ -11,60 +11,8 @@
 #ifndef _NETLAT_PROBES_H
 #define _NETLAT_PROBES_H
 
-#include <linux/kprobes.h>
-#include <linux/fprobe.h>
-#include <linux/tracepoint.h>
 #include <linux/list.h>
-
-enum netlat_probe_kind {
-	NETLAT_KPROBE,
-	NETLAT_KRETPROBE,
-	NETLAT_TRACEPOINT,
-};
-
-/*
- * A return probe's handlers. A kretprobe or, where the kernel has them, an
- * fprobe (which nests across contexts like fentry.h's hooks) calls them;
- * without fprobes, a wrapper (wrap.h) for a function that never sleeps.
- */
-typedef int (*netlat_ret_handler_t)(void *data, struct pt_regs *regs);
-
-struct netlat_probe {
-	const char *name;	/* symbol ("module:symbol") or tracepoint */
-	u64 group;		/* NETLAT_PROBE_* bit */
-	enum netlat_probe_kind kind;
-	/* NETLAT_KPROBE */
-	kprobe_pre_handler_t pre;
-	bool test_only;		/* only with module parameter test_missing */
-	/* a compiler clone only some builds have: its absence is no gap */
-	bool optional;
-	/*
-	 * NETLAT_AT_LEVEL() bits of the levels (NETLAT_LEVEL_*) at which it is
-	 * armed while its group is on; 0: at every level. A hook that gives a
-	 * level nothing is not hit there (a hit costs even when it returns
-	 * at once).
-	 */
-	u8 levels;
-	/* NETLAT_KRETPROBE: @data, data_size bytes of the call's own */
-	netlat_ret_handler_t entry;	/* nonzero: no return handler */
-	netlat_ret_handler_t ret;
-	size_t data_size;
-	/* the function never sleeps: without fprobes it is wrapped (wrap.h) */
-	bool atomic;
-	/* NETLAT_TRACEPOINT */
-	void *tp_fn;
-
-	/* registry state, under its mutex */
-	struct kprobe kp;
-	struct netlat_site *fentry;	/* kp's site hooked through ftrace */
-	struct kretprobe krp;
-	struct fprobe fp;		/* krp's site, if netlat_use_fprobe() */
-	struct netlat_wrap *wrap;	/* krp's site wrapped instead */
-	struct tracepoint *tp;
-	u64 missed_gone;	/* nmissed of its registrations detached */
-	bool avail;
-	bool on;
-};
+#include "hooks.h"
 
 #define NETLAT_AT_LEVEL(level)	(1U << (level))
 #define NETLAT_EVENTS_ONLY	NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS)
@@ -105,7 +53,7 @@ struct netlat_family {
 	const char *name;
 	/* NULL: the core kernel; else attached while this module is live */
 	const char *module;
-	struct netlat_probe *probes;
+	const struct netlat_probe *probes;
 	unsigned int nr_probes;
 	/* optional, under the registry mutex: before its probes register
 	 * (nonzero: not attached) and after they are gone */
@@ -121,6 +69,7 @@ struct netlat_family {
 	void (*groups_off)(u64 groups);
 
 	/* registry state */
+	struct netlat_probe_state *state;	/* one per probe */
 	struct list_head node;
 	u64 groups;		/* every group of the table */
 	u64 avail;
@@ -137,6 +86,9 @@ static __always_inline bool netlat_group_on(u64 group)
 }
 
 struct netlat_probes;
+
+/* Asserts what a family's callback runs under ("the registry mutex"). */
+void netlat_probes_assert_held(void);
 
 int netlat_probes_init(bool test_missing);
 void netlat_probes_exit(void);

@@ -676,7 +676,7 @@ static void netlat_rx_groups_off(u64 groups)
 		netlat_rxtrack_stop();
 }
 
-static struct netlat_probe netlat_rx_probes[] = {
+static const struct netlat_probe netlat_rx_probes[] = {
 	/* the packet level reads the arrival from the skb, later */
 	NETLAT_TP_AT(netif_receive_skb, NETLAT_PROBE_RX, netlat_tp_netif,
 		     NETLAT_EVENTS_ONLY),

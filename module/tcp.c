@@ -766,7 +766,7 @@ NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
  * sendmsg kretprobe goes off before the packet level's kprobe goes on, so
  * no sendmsg is stamped twice (an ACK ended twice ends nothing more).
  */
-static struct netlat_probe netlat_tcp_probes[] = {
+static const struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP_AT("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,
 		      netlat_sendmsg_entry, netlat_sendmsg_ret,
 		      struct netlat_sendmsg_data, NETLAT_EVENTS_ONLY),

@@ -444,7 +444,7 @@ NOKPROBE_SYMBOL(nv_gro_tp);
  * packet's device point is its receive stamp (the rx group's netif_ns),
  * so the other hooks would give that level nothing but their cost.
  */
-static struct netlat_probe nv_probes[] = {
+static const struct netlat_probe nv_probes[] = {
 	NETLAT_KP(NV_MOD ":start_xmit", NETLAT_PROBE_VIRTIO_TX, nv_xmit_pre),
 	NETLAT_KP_AT(NV_MOD ":skb_xmit_done", NETLAT_PROBE_VIRTIO_TX,
 		     nv_xmit_done_pre, NETLAT_EVENTS_ONLY),

@@ -59,13 +59,15 @@ struct netlat_family {
 	 * (nonzero: not attached) and after they are gone */
 	int (*attach)(void);
 	void (*detach)(void);
-	/* optional: these of its groups go on, none of them was on */
+	/* optional, under the registry mutex: these of its groups go on,
+	 * none of them was on */
 	void (*groups_on)(u64 groups);
 	/* optional, under the registry mutex: the level changed (its probes
 	 * are switched for it already) */
 	void (*level_set)(u32 level);
-	/* optional: these of its groups went off (their probes are off and
-	 * no handler runs in them), or the family is removed while on */
+	/* optional, under the registry mutex: these of its groups went off
+	 * (their probes are off and no handler runs in them), or the family
+	 * is removed while on */
 	void (*groups_off)(u64 groups);
 
 	/* registry state */

@@ -839,12 +839,14 @@ static u64 netlat_rxtrack_left(struct netlat_skt *t, struct netlat_skt_ent *e)
 /* Under the registry mutex, before its hooks: the group goes on. */
 void netlat_rxtrack_start(void)
 {
+	netlat_probes_assert_held();
 	netlat_skt_home_set(&netlat_rxtrack_home, NETLAT_SKT_WANT, true, true);
 }
 
 /* Under the registry mutex: the group went off, no handler runs. */
 void netlat_rxtrack_stop(void)
 {
+	netlat_probes_assert_held();
 	netlat_skt_home_set(&netlat_rxtrack_home, NETLAT_SKT_DROP, false, true);
 }
 

@@ -319,6 +319,7 @@ NOKPROBE_SYMBOL(netlat_rxwait_switch_tp);
 /* The group goes on: no wait is in a slot while it was off. */
 void netlat_rxwait_reset(void)
 {
+	netlat_probes_assert_held();
 	memset(netlat_wait_slots, 0, sizeof(netlat_wait_slots));
 	memset(netlat_ready_tbl, 0, sizeof(netlat_ready_tbl));
 	bitmap_zero(netlat_ready_used, 1 << NETLAT_READY_BITS);

@@ -215,6 +215,7 @@ void netlat_track_commit(u32 level, u64 slow_ns, struct netlat_skt_next *n)
  */
 void netlat_track_groups_on(u64 on)
 {
+	netlat_probes_assert_held();
 	if (on & NETLAT_TRACK_GROUPS)
 		netlat_skt_home_set(&netlat_track_home, NETLAT_SKT_AS_IS, true,
 				    true);

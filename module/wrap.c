@@ -20,6 +20,7 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/srcu.h>
 #include "wrap.h"
 #include "fentry.h"
@@ -135,8 +136,9 @@ static const netlat_wrap_body_t netlat_wrap_fns[NETLAT_WRAP_MAX] = {
 
 /*
  * Only sets the instruction pointer, calling nothing: no recursion to
- * guard against, so no call goes unwrapped. A site's slot may be reused
- * while this runs, a wrapper never: it is taken only if bound to @ip.
+ * guard against, so no call goes unwrapped. It may be preempted, and a
+ * site's slot reused meanwhile, a wrapper never: it is taken only if it
+ * is bound to @ip.
  */
 static notrace void netlat_wrap_func(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
@@ -144,17 +146,15 @@ static notrace void netlat_wrap_func(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct netlat_site *s;
-	struct netlat_wrap *w;
+	unsigned int n;
 
 	if (!regs)
 		return;
 	for (s = netlat_site_find(ip); s; s = READ_ONCE(s->also)) {
-		unsigned int n = READ_ONCE(s->wrap);
-
-		if (!n)
+		n = READ_ONCE(s->wrap);
+		if (!n || READ_ONCE(netlat_wraps[n - 1].ip) != ip)
 			continue;
-		w = &netlat_wraps[n - 1];
-		if (READ_ONCE(w->ip) == ip && READ_ONCE(w->on))
+		if (READ_ONCE(netlat_wraps[n - 1].on))
 			instruction_pointer_set(regs,
 					(unsigned long)netlat_wrap_fns[n - 1]);
 		return;
@@ -239,6 +239,12 @@ void netlat_wrap_del(struct netlat_wrap *w)
 	netlat_site_del(w->site);
 	w->site = NULL;
 	w->live = false;
+	/*
+	 * The slot may be reused at once, and fentry.c's callback may be
+	 * walking it (preemption off): an entry hook's slot waits for a grace
+	 * period in its kprobe's unregistering, this one here.
+	 */
+	synchronize_rcu();
 	/* a call that saw "on" may still run a handler: it never sleeps */
 	synchronize_srcu(&netlat_wrap_srcu);
 }

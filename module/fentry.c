@@ -58,12 +58,13 @@ struct netlat_site *netlat_site_add(unsigned long ip, struct kprobe *kp,
 	return NULL;
 }
 
-unsigned long netlat_site_ip(const struct netlat_site *s)
+/* @s's site's address; its first hook, under the registry's mutex */
+static unsigned long netlat_site_ip(const struct netlat_site *s)
 {
 	return s->ip & ~NETLAT_SITE_ALSO;
 }
 
-struct netlat_site *netlat_site_first(const struct netlat_site *s)
+static struct netlat_site *netlat_site_first(const struct netlat_site *s)
 {
 	lockdep_assert_held(&netlat_registry_lock);
 	return netlat_site_find(netlat_site_ip(s));

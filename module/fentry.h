@@ -83,9 +83,6 @@ struct netlat_site *netlat_site_add(unsigned long ip, struct kprobe *kp,
  * may still be inside it: a grace period before @s's hook is reused.
  */
 void netlat_site_del(struct netlat_site *s);
-/* Under the registry's mutex: @s's site address, and its first hook. */
-unsigned long netlat_site_ip(const struct netlat_site *s);
-struct netlat_site *netlat_site_first(const struct netlat_site *s);
 
 /* An ftrace_ops's site on or off; under the registry's mutex. */
 int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,

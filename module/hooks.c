@@ -305,7 +305,8 @@ static int netlat_tp_attach(struct netlat_probe_state *st)
  */
 static const struct netlat_hook_ops netlat_backends[NETLAT_BACKENDS] = {
 #define NETLAT_BACKEND(m, a, mi, d, ...) \
-	[m] = { .mechanism = m, .arm = a, .missed = mi, .detach = d, __VA_ARGS__ }
+	[m] = { .mechanism = m, .arm = a, .missed = mi, .detach = d, \
+		__VA_ARGS__ }
 	NETLAT_BACKEND(NETLAT_HOOK_TRACEPOINT, netlat_tp_arm, netlat_tp_missed,
 		       netlat_tp_detach),
 	NETLAT_BACKEND(NETLAT_HOOK_FTRACE, netlat_fentry_arm,

@@ -32,10 +32,12 @@ struct netlat_wrap *netlat_wrap_add(struct kprobe *kp,
 				    netlat_wrap_handler_t entry,
 				    netlat_wrap_handler_t ret,
 				    size_t data_size);
+/* Under the registry's mutex, as the add. */
 int netlat_wrap_switch(struct netlat_wrap *w, bool on);
 /*
- * Off for good; no handler of @w runs once this returns. Its slot is not
- * reused: until the last site is off, a call may still be on its way in.
+ * Off for good, under the registry's mutex; no handler of @w runs once
+ * this returns. Its wrapper is kept for its site: until the last site is
+ * off, a call may still be on its way in.
  */
 void netlat_wrap_del(struct netlat_wrap *w);
 /* At unload, after every delete. */

@@ -34,7 +34,7 @@
  * operator's choice; by default the kretprobes stay in use, and what
  * they lose (a hit nested in another kprobe's) is counted as missed.
  * Even so a live patch wins: the registry gives the wrapped sites up as
- * one loads (probes.c, netlat_wraps_yield()).
+ * one loads (probes.c, netlat_hooks_yield(); hooks.c).
  */
 static bool netlat_wrap_ipmodify;
 module_param_named(ipmodify, netlat_wrap_ipmodify, bool, 0444);

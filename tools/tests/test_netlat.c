@@ -1909,6 +1909,7 @@ static void test_fuzz_command(void)
 #include "test_rx.c"
 #include "test_join.c"
 #include "test_joinhtml.c"
+#include "test_stages.c"
 
 /* ==== cgroup paths ======================================================= */
 
@@ -2078,6 +2079,7 @@ static const struct test tests[] = {
 	{ "netlat exporter and textfile while the module is gone", test_exporter_device_gone },
 	{ "netlat stat --prometheus: atomic textfile", test_textfile },
 	{ "every counter of the uapi in the metrics and stat --hist --json", test_every_counter_everywhere },
+	{ "every stage of the uapi in report, tail, stat --hist and the metrics", test_every_stage_everywhere },
 	{ "promtool check metrics accepts the metrics", test_promtool },
 	{ "a real Prometheus scrapes netlat exporter", test_prometheus_scrapes },
 	/* test_webcfg.c */

@@ -4,11 +4,7 @@
 #define NETLAT_JOIN_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
-
-#include "libnetlat.h"
-#include "jointrace.h"
 
 int cmd_join(int argc, char **argv);
 /*
@@ -18,17 +14,6 @@ int cmd_join(int argc, char **argv);
  * left out. 0, or 1 (the error printed).
  */
 int join_peer_print(const char *a_path, const char *b_path, bool json);
-
-/*
- * One direction of a join (the sender's index, 0: A): each host's stages
- * and the wire, as the text, the JSON and the page (joinhtml.c) print them.
- */
-struct join_direction {
-	struct netlat_samples tx[JOIN_SIDE_STAGES], rx[JOIN_SIDE_STAGES], wire, bound;
-	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
-	uint64_t no_clock;
-	uint64_t one_sided;	/* wire times that are a bound, not an estimate */
-};
 
 /*
  * "netlat report A --peer B --html": the join of @a_path and @b_path with

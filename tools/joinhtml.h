@@ -8,9 +8,24 @@
 #ifndef NETLAT_JOINHTML_H
 #define NETLAT_JOINHTML_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "join.h"
+#include "libnetlat.h"
+#include "jointrace.h"
+
+/*
+ * One direction of a join (the sender's index, 0: A): each host's stages
+ * and the wire, as the text, the JSON and the page (joinhtml.c) print them.
+ * Here, as join.c hands it to the page, so that this header, below
+ * join.c, includes nothing of join's.
+ */
+struct join_direction {
+	struct netlat_samples tx[JOIN_SIDE_STAGES], rx[JOIN_SIDE_STAGES], wire, bound;
+	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
+	uint64_t no_clock;
+	uint64_t one_sided;	/* wire times that are a bound, not an estimate */
+};
 
 /* A join as join.c hands it over. */
 struct join_html {

@@ -114,6 +114,12 @@ void print_dist_json(FILE *f, const struct netlat_dist *d);
 void print_dist_header(FILE *f, int width, const char *first);
 void print_dist_row(FILE *f, int width, const char *label, const struct netlat_dist *d);
 
+/*
+ * Name of a NETLAT_VIRTIO_* event ("xmit", "xmit_done", ...), "?" if
+ * unknown: here, as print_record() prints virtio records, below virtio.c.
+ */
+const char *virtio_event_name(unsigned int event);
+
 /* "manual", "trigger" (NETLAT_SNAP_*); "stream", "overwrite" (NETLAT_MODE_*). */
 const char *snap_reason_name(unsigned int reason);
 const char *ring_mode_name(unsigned int mode);

@@ -15,7 +15,6 @@
 #include "tx.h"
 #include "flows.h"
 #include "output.h"
-#include "virtio.h"
 
 /*
  * Track ids: pid 1 holds the CPUs (tid = cpu + 1) and, as tid 0, global

@@ -1,107 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* virtio_net records (NETLAT_REC_VIRTIO): printing and the report summary. */
+/* virtio_net records (NETLAT_REC_VIRTIO): the report summary (output.c prints them). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "virtio.h"
 #include "output.h"
-
-const char *virtio_event_name(unsigned int event)
-{
-	switch (event) {
-	case NETLAT_VIRTIO_XMIT: return "xmit";
-	case NETLAT_VIRTIO_XMIT_DONE: return "xmit_done";
-	case NETLAT_VIRTIO_RECV_DONE: return "recv_done";
-	case NETLAT_VIRTIO_POLL: return "poll";
-	case NETLAT_VIRTIO_RECV: return "recv";
-	case NETLAT_VIRTIO_GRO: return "gro";
-	}
-	return "?";
-}
-
-static void print_addr(FILE *f, const struct netlat_flow *fl, bool src,
-		       char *buf, size_t len)
-{
-	const uint8_t *a = src ? fl->saddr : fl->daddr;
-
-	(void)f;
-	if (fl->family == 10)
-		snprintf(buf, len, "%x:%x:%x:%x:%x:%x:%x:%x",
-			 a[0] << 8 | a[1], a[2] << 8 | a[3], a[4] << 8 | a[5],
-			 a[6] << 8 | a[7], a[8] << 8 | a[9], a[10] << 8 | a[11],
-			 a[12] << 8 | a[13], a[14] << 8 | a[15]);
-	else
-		snprintf(buf, len, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
-}
-
-bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
-{
-	const struct netlat_rec_virtio *r = (const void *)h;
-	char s[48], d[48];
-
-	if (h->type != NETLAT_REC_VIRTIO || h->size < sizeof(*r))
-		return false;
-	if (json)
-		fprintf(f, ",\"event\":\"%s\"", virtio_event_name(r->event));
-	else
-		fprintf(f, "VIRTIO %s", virtio_event_name(r->event));
-	FIELD(ifindex);
-	if (r->flags & NETLAT_VIRTIO_QUEUE_VALID)
-		FIELD(queue);
-	if (r->flags & NETLAT_VIRTIO_VQ_VALID) {
-		if (json)
-			fprintf(f, ",\"vq\":\"%s.%u\"", r->vq_index & 1 ?
-				"output" : "input", r->vq_index / 2);
-		else
-			fprintf(f, " vq=%s.%u", r->vq_index & 1 ?
-				"output" : "input", r->vq_index / 2);
-		FIELDS(vq_index, num_free, ring_size, num_max);
-		if (r->flags & NETLAT_VIRTIO_SPLIT_VALID)
-			FIELDS(avail_idx, used_idx);
-		if (json)
-			fprintf(f, ",\"packed\":%s,\"broken\":%s",
-				r->flags & NETLAT_VIRTIO_PACKED ? "true" : "false",
-				r->flags & NETLAT_VIRTIO_BROKEN ? "true" : "false");
-		else if (r->flags & (NETLAT_VIRTIO_PACKED | NETLAT_VIRTIO_BROKEN))
-			fprintf(f, "%s%s",
-				r->flags & NETLAT_VIRTIO_PACKED ? " packed" : "",
-				r->flags & NETLAT_VIRTIO_BROKEN ? " BROKEN" : "");
-	}
-	switch (r->event) {
-	case NETLAT_VIRTIO_XMIT:
-	case NETLAT_VIRTIO_RECV:
-	case NETLAT_VIRTIO_GRO:
-		FIELD(len);
-		break;
-	case NETLAT_VIRTIO_POLL:
-		FIELDS(budget, work);
-		break;
-	}
-	if (r->skb_id) {
-		if (json)
-			FIELD(skb_id);
-		else
-			fprintf(f, " skb=%016llx", ull(r->skb_id));
-	}
-	if (r->flags & NETLAT_VIRTIO_FLOW_VALID) {
-		print_addr(f, &r->flow, true, s, sizeof(s));
-		print_addr(f, &r->flow, false, d, sizeof(d));
-		if (json)
-			fprintf(f, ",\"family\":%u,\"saddr\":\"%s\",\"sport\":%u,"
-				"\"daddr\":\"%s\",\"dport\":%u,\"cookie\":%llu",
-				r->flow.family, s, r->flow.sport, d,
-				r->flow.dport, ull(r->flow.cookie));
-		else
-			fprintf(f, " tcp=%s:%u>%s:%u ck=%016llx", s,
-				r->flow.sport, d, r->flow.dport,
-				ull(r->flow.cookie));
-		FIELDS(seq, tcp_len);
-	}
-	if (json)
-		FIELD(flags);
-	return true;
-}
 
 /* ---- report ------------------------------------------------------------- */
 

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* virtio_net records (NETLAT_REC_VIRTIO): printing and the report summary. */
+/* virtio_net records (NETLAT_REC_VIRTIO): the report summary. */
 #ifndef NETLAT_TOOLS_VIRTIO_H
 #define NETLAT_TOOLS_VIRTIO_H
 
 #include <stdbool.h>
 #include <stdio.h>
 #include "libnetlat.h"
-
-/* Name of a NETLAT_VIRTIO_* event ("xmit", "xmit_done", ...), "?" if unknown. */
-const char *virtio_event_name(unsigned int event);
-
-/*
- * The fields of a NETLAT_REC_VIRTIO record after the common part of the
- * line: text (" k=v") or JSON (",\"k\":v"). False if @h is not one.
- */
-bool virtio_print_fields(FILE *f, const struct netlat_rec_hdr *h, bool json);
 
 /* Per-virtqueue summary for "netlat report". */
 struct virtio_report;

@@ -219,9 +219,6 @@ static void netlat_config_commit(struct netlat_config_next *n)
 	WRITE_ONCE(netlat_table_bytes, n->table_bytes);
 	netlat_track_commit(n->level, n->slow_ns, &n->tx);
 	netlat_rxtrack_commit(n->level, &n->rx);
-	/* hooks that only one level needs are armed for the new one */
-	if (cfg->flags & NETLAT_CONFIG_LEVEL)
-		netlat_probes_set_level(n->level);
 	if (cfg->flags & NETLAT_CONFIG_SAMPLE)
 		netlat_track_set_sample(cfg->sample);
 	if (cfg->flags & NETLAT_CONFIG_KEYS) {
@@ -233,6 +230,7 @@ static void netlat_config_commit(struct netlat_config_next *n)
 static int netlat_config_set(const struct netlat_config *cfg, u32 usize)
 {
 	struct netlat_config_next n = { .cfg = cfg };
+	u32 level_in_force;
 	int err;
 
 	err = netlat_config_check(cfg, usize);
@@ -248,18 +246,29 @@ static int netlat_config_set(const struct netlat_config *cfg, u32 usize)
 		err = -ERESTARTSYS;
 		goto out_keys;
 	}
+	level_in_force = READ_ONCE(netlat_track_level);
 	err = netlat_config_resolve(&n);
 	if (err)
 		goto out_unlock;
+	/* before the tables' locks: the registry's is taken before them */
+	if (cfg->flags & NETLAT_CONFIG_LEVEL) {
+		err = netlat_probes_level_begin(n.level);
+		if (err)
+			goto out_unlock;
+	}
 	err = netlat_config_prepare(&n);
 	if (err)
-		goto out_unlock;
+		goto out_level;
 	err = netlat_config_commit_rings(&n);
 	if (err) {
 		netlat_config_abort(&n);
-		goto out_unlock;
+		goto out_level;
 	}
 	netlat_config_commit(&n);
+	level_in_force = n.level;
+out_level:
+	if (cfg->flags & NETLAT_CONFIG_LEVEL)
+		netlat_probes_level_end(level_in_force);
 out_unlock:
 	mutex_unlock(&netlat_lock);
 out_keys:

@@ -32,7 +32,8 @@ static LIST_HEAD(netlat_families);
 static u64 netlat_groups_avail;		/* READ_ONCE outside the mutex */
 static u64 netlat_groups_enabled;
 static bool netlat_test_missing;
-static u32 netlat_probes_level;		/* NETLAT_LEVEL_* */
+/* NETLAT_AT_LEVEL() bits: one level's, both while it changes */
+static u32 netlat_probes_levels = NETLAT_AT_LEVEL(NETLAT_LEVEL_EVENTS);
 
 static int netlat_probe_switch(struct netlat_probe_state *st, bool on)
 {
@@ -92,7 +93,7 @@ static u64 netlat_groups_deferred(void)
 static bool netlat_probe_wanted(const struct netlat_probe *p, u64 enable)
 {
 	return (p->group & enable) &&
-	       (!p->levels || (p->levels & NETLAT_AT_LEVEL(netlat_probes_level)));
+	       (!p->levels || (p->levels & netlat_probes_levels));
 }
 
 /* Each probe of @f on or off as @enable says. */
@@ -270,6 +271,22 @@ static int netlat_probes_apply(u64 enable)
 	return err;
 }
 
+/*
+ * All or nothing, and going back never arms: the probes of @enable go on
+ * beside those on now, and only then do those no longer wanted go off.
+ * If one cannot be armed (the kernel's text patching ran out of memory)
+ * what went on goes off again; disarming does not fail (a mechanism
+ * that cannot let go keeps its site and says so).
+ */
+static int netlat_probes_apply_all(u64 enable)
+{
+	u64 prev = netlat_groups_enabled;
+	int err;
+
+	err = netlat_probes_apply(prev | enable);
+	return netlat_probes_apply(err ? prev : enable) ?: err;
+}
+
 int netlat_probes_set(u64 enable)
 {
 	int err;
@@ -281,27 +298,59 @@ int netlat_probes_set(u64 enable)
 	if (enable & ~(netlat_groups_avail | netlat_groups_deferred()))
 		err = -EOPNOTSUPP;
 	else
-		err = netlat_probes_apply(enable);
+		err = netlat_probes_apply_all(enable);
 	mutex_unlock(&netlat_registry_lock);
 	return err;
 }
 
+/* Each family's probes as the groups enabled and the levels want them. */
+static int netlat_probes_switch_levels(u32 levels)
+{
+	struct netlat_family *f;
+	int err = 0, e;
+
+	lockdep_assert_held(&netlat_registry_lock);
+	netlat_probes_levels = levels;
+	list_for_each_entry(f, &netlat_families, node) {
+		e = netlat_family_switch(f, netlat_groups_enabled);
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
 /*
- * The level (NETLAT_LEVEL_*) changed: probes that only one level needs
- * go on or off for the groups enabled. Their handlers still check the
- * level themselves: a hit in flight across the change must do no harm.
+ * A change of level (NETLAT_LEVEL_*) in two steps around the tables'
+ * own (netlat_config_set()), as netlat_probes_apply_all(): first the
+ * probes only @level needs go on beside the current level's, which may
+ * fail, and then netlat_probes_level_end() takes off those of the level
+ * left behind, or of @level if the change did not happen. Handlers
+ * check the level themselves, so a probe of a level not in force does
+ * nothing, and a hit in flight across the change does no harm.
  */
-void netlat_probes_set_level(u32 level)
+int netlat_probes_level_begin(u32 level)
+{
+	u32 now = netlat_probes_levels;
+	int err;
+
+	mutex_lock(&netlat_registry_lock);
+	err = netlat_probes_switch_levels(now | NETLAT_AT_LEVEL(level));
+	if (err)
+		netlat_probes_switch_levels(now);
+	mutex_unlock(&netlat_registry_lock);
+	return err;
+}
+
+/* The level in force is @level: the probes of any other go off. */
+void netlat_probes_level_end(u32 level)
 {
 	struct netlat_family *f;
 
 	mutex_lock(&netlat_registry_lock);
-	netlat_probes_level = level;
-	list_for_each_entry(f, &netlat_families, node) {
-		netlat_family_switch(f, netlat_groups_enabled);
+	netlat_probes_switch_levels(NETLAT_AT_LEVEL(level));
+	list_for_each_entry(f, &netlat_families, node)
 		if (f->level_set)
 			f->level_set(level);
-	}
 	mutex_unlock(&netlat_registry_lock);
 }
 

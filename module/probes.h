@@ -97,7 +97,8 @@ void netlat_probes_exit(void);
 int netlat_family_add(struct netlat_family *f);
 void netlat_family_remove(struct netlat_family *f);
 int netlat_probes_set(u64 enable);
-void netlat_probes_set_level(u32 level);
+int netlat_probes_level_begin(u32 level);
+void netlat_probes_level_end(u32 level);
 void netlat_probes_state(struct netlat_probes *st);
 u64 netlat_probes_available(void);
 /* NETLAT_IOC_HOOKS: each hook and how the running kernel has it. */

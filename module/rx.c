@@ -161,19 +161,17 @@ static __always_inline void netlat_rx_tcp_arrive(const struct sock *sk,
 
 /*
  * A TCP data segment (TCP_SKB_CB filled) arrives (TRANSPORT) or is queued
- * (QUEUE): the receive table, and at the events level its record. @now:
- * the hook's clock (netlat_now()), shared with the send table's ACK, or
- * NULL.
+ * (QUEUE): the receive table, and at the events level its record.
  */
-static notrace void netlat_rx_tcp_skb_at(const struct sock *sk,
-					 const struct sk_buff *skb, u16 type,
-					 u8 where, u64 *now)
+static notrace void netlat_rx_tcp_skb(const struct sock *sk,
+				      const struct sk_buff *skb, u16 type,
+				      u8 where)
 {
 	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
 	struct netlat_rec_rx_skb *r;
 	struct netlat_writer w __uninitialized;
 	u32 len = netlat_tcp_payload(skb);
-	u64 own_now = 0;
+	u64 now = 0;
 	u32 rcv_nxt;
 
 	if (!len)
@@ -183,8 +181,7 @@ static notrace void netlat_rx_tcp_skb_at(const struct sock *sk,
 		netlat_rxtrack_queue(sk, skb, NETLAT_RX_TCP, cb->seq, len,
 				     where);
 	else
-		netlat_rx_tcp_arrive(sk, skb, len, rcv_nxt, where,
-				     now ?: &own_now);
+		netlat_rx_tcp_arrive(sk, skb, len, rcv_nxt, where, &now);
 	if (netlat_rxtrack_packets())
 		return;
 	r = netlat_rx_reserve(&w, type, sizeof(*r), sk);
@@ -199,14 +196,6 @@ static notrace void netlat_rx_tcp_skb_at(const struct sock *sk,
 	r->rcv_nxt = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 	netlat_rx_stamp(skb, &r->tstamp_ns, &r->tstamp_mono_ns);
 	netlat_commit(&w);
-}
-NOKPROBE_SYMBOL(netlat_rx_tcp_skb_at);
-
-static notrace void netlat_rx_tcp_skb(const struct sock *sk,
-				      const struct sk_buff *skb, u16 type,
-				      u8 where)
-{
-	netlat_rx_tcp_skb_at(sk, skb, type, where, NULL);
 }
 NOKPROBE_SYMBOL(netlat_rx_tcp_skb);
 
@@ -232,7 +221,7 @@ NOKPROBE_SYMBOL(netlat_do_rcv);
 
 static notrace int netlat_v4_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (netlat_group_on(NETLAT_PROBE_RX))
+	if (netlat_group_on(NETLAT_PROBE_RX) && !netlat_rxtrack_packets())
 		netlat_do_rcv(regs);
 	return 0;
 }
@@ -243,7 +232,8 @@ static notrace int netlat_v6_do_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 	struct sk_buff *skb = (void *)regs_get_kernel_argument(regs, 1);
 
 	/* IPv4 on an AF_INET6 socket: tcp_v6_do_rcv calls tcp_v4_do_rcv */
-	if (netlat_group_on(NETLAT_PROBE_RX) && skb->protocol != htons(ETH_P_IP))
+	if (netlat_group_on(NETLAT_PROBE_RX) && !netlat_rxtrack_packets() &&
+	    skb->protocol != htons(ETH_P_IP))
 		netlat_do_rcv(regs);
 	return 0;
 }
@@ -274,13 +264,10 @@ static __always_inline void netlat_pkt_segment(const struct sock *sk,
 	 * Owned: tcp_add_backlog saw it; a listener's is a handshake's. The
 	 * packet level writes no record of an arrival: the table only.
 	 */
-	if ((on & NETLAT_PROBE_RX) && state != TCP_LISTEN &&
-	    !sock_owned_by_user_nocheck(sk)) {
+	if ((on & NETLAT_PROBE_RX) && netlat_rxtrack_packets() &&
+	    state != TCP_LISTEN && !sock_owned_by_user_nocheck(sk)) {
 		len = netlat_tcp_payload(skb);
-		if (!netlat_rxtrack_packets())
-			netlat_rx_tcp_skb_at(sk, skb, NETLAT_REC_RX_TRANSPORT, 0,
-					     &now);
-		else if (len)
+		if (len)
 			netlat_rx_tcp_arrive(sk, skb, len,
 					     READ_ONCE(tcp_sk(sk)->rcv_nxt), 0,
 					     &now);
@@ -356,7 +343,7 @@ NOKPROBE_SYMBOL(netlat_child_pre);
 /* tcp_queue_rcv(sk, skb, fragstolen): in order onto the receive queue */
 static notrace int netlat_queue_rcv_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (netlat_group_on(NETLAT_PROBE_RX))
+	if (netlat_group_on(NETLAT_PROBE_RX) && !netlat_rxtrack_packets())
 		netlat_rx_tcp_skb((void *)regs_get_kernel_argument(regs, 0),
 				  (void *)regs_get_kernel_argument(regs, 1),
 				  NETLAT_REC_RX_QUEUE, NETLAT_RX_Q_IN_ORDER);

@@ -161,8 +161,6 @@ static notrace int netlat_sendmsg_entry(void *data, struct pt_regs *regs)
 		s->sk = d->sk;
 		s->id = d->id;
 	}
-	if (netlat_tracking() && netlat_group_on(NETLAT_PROBE_TCP_SENDMSG))
-		netlat_track_sendmsg(d->sk, d->id);
 	return 0;
 }
 NOKPROBE_SYMBOL(netlat_sendmsg_entry);
@@ -762,9 +760,9 @@ NOKPROBE_SYMBOL(netlat_tp_destroy_sock);
  * (.levels): the packet level needs no push or skb records, only the
  * start of a sendmsg and the snd_una an ACK leads to (kprobes where the
  * event level needs kretprobes); the event level frees no packet-table
- * slots. Table order matters when the level changes: the event level's
- * sendmsg kretprobe goes off before the packet level's kprobe goes on, so
- * no sendmsg is stamped twice (an ACK ended twice ends nothing more).
+ * slots. While the level changes both levels' hooks are armed
+ * (netlat_probes_level_begin()), so only the packet level's sendmsg
+ * kprobe stamps a sendmsg into the table: none is stamped twice.
  */
 static const struct netlat_probe netlat_tcp_probes[] = {
 	NETLAT_KRP_AT("tcp_sendmsg_locked", NETLAT_PROBE_TCP_SENDMSG,

@@ -111,19 +111,6 @@ static int netem(int ns, const char *dev, double loss_pct, uint32_t delay_ms)
 	return ret;
 }
 
-/* @s into the file @path (procfs, debugfs): 0 or -errno. */
-static int put_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* A's NIC sends one segment per skb: TSO and GSO off, gso_max_segs 1. */
 static int one_segment_per_skb(void)
 {
@@ -177,7 +164,7 @@ FIXTURE_TEARDOWN(pkt)
 	netem(g_ns_b, DEV_B, 0, 0);
 	/* config_all_or_nothing's injection points, if it stopped early */
 	if (!access("/sys/kernel/debug/fail_function/inject", W_OK))
-		put_str("/sys/kernel/debug/fail_function/inject", "\n");
+		nl_put_str("/sys/kernel/debug/fail_function/inject", "\n", 0);
 }
 
 /* A connection, @bytes sent and read, FIN sent and ACKed. */
@@ -1286,11 +1273,11 @@ static int set_config_failing(int fd, struct netlat_config *cfg, unsigned int nt
 	int ret;
 
 	snprintf(buf, sizeof(buf), "%u", nth);
-	if (put_str("/proc/thread-self/fail-nth", buf))
+	if (nl_put_str("/proc/thread-self/fail-nth", buf, 0))
 		return -EIO;
 	ret = nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, cfg, sizeof(*cfg));
 	/* fewer allocations than @nth: the count must not outlive the call */
-	put_str("/proc/thread-self/fail-nth", "0");
+	nl_put_str("/proc/thread-self/fail-nth", "0", 0);
 	return ret;
 }
 
@@ -1335,16 +1322,16 @@ TEST_F(pkt, config_all_or_nothing)
 	ASSERT_EQ(0, nl_control(self->fd, NETLAT_IOC_STOP));
 	ASSERT_EQ(0, nl_get_info(self->fd, &before));
 
-	ASSERT_EQ(0, put_str(FEI "/verbose", "0"));	/* no stack dumps */
-	ASSERT_EQ(0, put_str(FEI "/probability", "0"));	/* fail-nth only */
+	ASSERT_EQ(0, nl_put_str(FEI "/verbose", "0", 0));	/* no stack dumps */
+	ASSERT_EQ(0, nl_put_str(FEI "/probability", "0", 0));	/* fail-nth only */
 	for (i = 0; i < sizeof(g_config_allocs) / sizeof(g_config_allocs[0]); i++) {
-		ASSERT_EQ(0, put_str(FEI "/inject", g_config_allocs[i]))
+		ASSERT_EQ(0, nl_put_str(FEI "/inject", g_config_allocs[i], 0))
 			TH_LOG("%s is not injectable", g_config_allocs[i]);
 		if (!strcmp(g_config_allocs[i], "netlat_skt_alloc"))
 			continue;	/* fails with NULL */
 		/* -ENOMEM, as the unsigned number the file parses */
 		snprintf(path, sizeof(path), FEI "/%s/retval", g_config_allocs[i]);
-		ASSERT_EQ(0, put_str(path, "0xfffffffffffffff4"));
+		ASSERT_EQ(0, nl_put_str(path, "0xfffffffffffffff4", 0));
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = NETLAT_CONFIG_RING_BYTES | NETLAT_CONFIG_WATERMARK |
@@ -1376,7 +1363,7 @@ TEST_F(pkt, config_all_or_nothing)
 		EXPECT_EQ(h0.rx_packets, h1.rx_packets);
 		EXPECT_EQ(0u, h1.key_by);
 	}
-	put_str(FEI "/inject", "\n");	/* every injection point gone */
+	nl_put_str(FEI "/inject", "\n", 0);	/* every injection point gone */
 	ASSERT_EQ(0, ret);
 	/* the keys, the rings, their snapshot buffer, each table that exists */
 	EXPECT_EQ(rx ? 5u : 4u, failed);

@@ -437,6 +437,41 @@ static inline bool nl_wait_path(const char *path, bool present,
 	return !access(path, F_OK) == present;
 }
 
+/* @s into the file @path (procfs, debugfs, tracefs), opened O_WRONLY and
+ * @flags: 0, or -errno (-EIO for a short write). */
+static inline int nl_put_str(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* The first @len - 1 bytes of @path into @buf, NUL-ended: the bytes read,
+ * or -errno. */
+static inline ssize_t nl_get_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (got < (ssize_t)len - 1 &&
+	       (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
 /* Deterministic payload bytes, zeros and 0xff included. */
 static inline void nl_fill_pattern(void *buf, size_t len, uint32_t seed)
 {

@@ -62,7 +62,7 @@ kernel_trouble() {
 		fi
 		{ grep -E '^NETLAT-(HOST|VM-TROUBLE)' "$log"
 		  # once each: a panic replays the whole log (panic_print, lib.sh)
-		  grep -E "$TROUBLE_RE" "$log" | awk '!seen[$0]++' | head -n 20 |
+		  awk -v re="$TROUBLE_RE" "$TROUBLE_AWK" "$log" | awk '!seen[$0]++' | head -n 20 |
 			sed "s/^/$job console: /"; } || true
 	done
 }

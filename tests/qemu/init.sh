@@ -34,6 +34,13 @@ mount_fs() {
 	# tracefs/debugfs: benchmarks and probe work look there.
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	# The debug kernel's failslab and fail_page_alloc fail nothing, not
+	# even a fail-nth count (it counts every check that is not filtered
+	# out first), until a test arms them (selftests/netlat_fault_test).
+	[ -w /sys/kernel/debug/failslab/cache-filter ] &&
+		echo Y >/sys/kernel/debug/failslab/cache-filter
+	[ -w /sys/kernel/debug/fail_page_alloc/min-order ] &&
+		echo 11 >/sys/kernel/debug/fail_page_alloc/min-order
 }
 
 # cmdline_arg <name> <default>: value of name=... on the kernel command line.
@@ -102,7 +109,7 @@ kmemleak_check() {
 
 # Kernel log and taint after everything ran (and was unloaded).
 check_kernel() {
-	if dmesg | grep -E "$TROUBLE_RE"; then
+	if dmesg | awk -v re="$TROUBLE_RE" -v ctx=12 -f /trouble.awk | grep .; then
 		trouble "kernel log shows problems (above)"
 	fi
 	taint=$(cat /proc/sys/kernel/tainted)

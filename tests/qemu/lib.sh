@@ -67,8 +67,17 @@ VIRTIO_MODS=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev
 EXTRA_MODS=(veth sch_netem)
 
 # Kernel messages that mean the module (or the kernel) misbehaved. Used on
-# the console by check.sh and on dmesg inside the VM (/trouble_re).
+# the console by check.sh and on dmesg inside the VM (/trouble_re), both
+# through TROUBLE_AWK.
 TROUBLE_RE='Kernel panic|BUG:|WARNING:|Oops|Call Trace|general protection|KASAN|UBSAN|lockdep:|locking correctness validator|inconsistent lock state|lock inversion|INFO: task|soft lockup|hard LOCKUP|detected stall|refcount_t:|list_(add|del) corruption|suspicious RCU usage|possible recursive locking|circular locking'
+# A backtrace the kernel prints for an allocation failure (warn_alloc) that
+# selftests/netlat_fault_test injected into its own task is not trouble;
+# one of any other task's is. Prints the trouble lines of its input, each
+# after up to ctx (awk -v) lines before it not printed yet.
+TROUBLE_AWK='$0 ~ "^(\\[ *[0-9.]+\\] )?netlat_fault_te: (page allocation failure|vmalloc error):" { skip = 1 }
+skip { if ($0 ~ /<\/TASK>|Mem-Info:/) skip = 0; next }
+$0 ~ re { for (i = NR - ctx; i < NR; i++) if (i > last && (i in line)) print line[i]; print; last = NR }
+{ line[NR] = $0; delete line[NR - ctx] }'
 
 # shellcheck source=tests/qemu/debugkernel.sh
 source "$LANE/debugkernel.sh"
@@ -468,6 +477,7 @@ make_initramfs() {
 	cp /bin/busybox "$root/bin/busybox"
 	install -m 755 "$LANE/init.sh" "$root/init"
 	echo "$TROUBLE_RE" >"$root/trouble_re"
+	echo "$TROUBLE_AWK" >"$root/trouble.awk"
 	cp "$(moddir "$k")/netlat.ko" "$root/netlat.ko"
 	[[ -z ${INITRAMFS_BASE_KO:-} ]] || cp "$INITRAMFS_BASE_KO" "$root/netlat-base.ko"
 	mkdir -p "$root/lib/netlat"

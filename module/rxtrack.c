@@ -54,7 +54,6 @@
 
 #define NETLAT_RXTRACK_PKTS		4096	/* queued per socket */
 #define NETLAT_RXTRACK_QUEUE_SCAN	32	/* newest packets a queue event looks at */
-#define NETLAT_RXTRACK_BATCH	4	/* packets ended per lock hold */
 
 struct netlat_rxtrack_pkt {
 	unsigned long skb;		/* key only, never dereferenced */
@@ -103,11 +102,6 @@ struct netlat_rxtrack_hint {
 	bool queued;		/* taken as queued in order at its arrival */
 };
 
-/* A packet that ended, copied out of the FIFO to be accounted unlocked. */
-struct netlat_rxtrack_end {
-	struct netlat_rxtrack_pkt p;
-};
-
 /*
  * What the records of a socket's packets need of its entry, copied under
  * its lock once for the packets one hold ends: its flow, verdict and key.
@@ -127,13 +121,6 @@ static __always_inline void netlat_rxtrack_who(struct netlat_rxtrack_who *who,
 	who->verdict = f->verdict;
 	who->key = f->key;
 	who->proto = proto;
-}
-
-/* @p of the socket of entry @f (locked) ended: into @d. */
-static __always_inline void netlat_rxtrack_take(struct netlat_rxtrack_end *d,
-						const struct netlat_rxtrack_pkt *p)
-{
-	d->p = *p;
 }
 
 static const struct netlat_rxtrack_wake netlat_rxtrack_no_wake;
@@ -440,11 +427,10 @@ NOKPROBE_SYMBOL(netlat_rxtrack_queue);
  */
 static notrace void netlat_rxtrack_end(const struct sock *sk,
 				   const struct netlat_rxtrack_who *who,
-				   const struct netlat_rxtrack_end *e, u64 end_ns,
+				   const struct netlat_rxtrack_pkt *p, u64 end_ns,
 				   u32 reason, u32 pid, u32 tid,
 				   const struct netlat_rxtrack_wake *wk)
 {
-	const struct netlat_rxtrack_pkt *p = &e->p;
 	struct netlat_rec_rx_pkt *r;
 	struct netlat_writer w __uninitialized;
 
@@ -526,7 +512,7 @@ NOKPROBE_SYMBOL(netlat_rxtrack_end);
  */
 static notrace void netlat_rxtrack_end_all(const struct sock *sk,
 				       const struct netlat_rxtrack_who *who,
-				       const struct netlat_rxtrack_end *e,
+				       const struct netlat_rxtrack_pkt *e,
 				       unsigned int n, u64 end_ns, u32 reason,
 				       bool reader,
 				       const struct netlat_rxtrack_wake **wk)
@@ -539,7 +525,7 @@ static notrace void netlat_rxtrack_end_all(const struct sock *sk,
 	for (i = 0; i < n; i++) {
 		const struct netlat_rxtrack_wake *x = &netlat_rxtrack_no_wake;
 
-		if (wk && *wk && (e[i].p.flags & NETLAT_RXP_COPIED)) {
+		if (wk && *wk && (e[i].flags & NETLAT_RXP_COPIED)) {
 			x = *wk;
 			*wk = NULL;
 		}
@@ -548,20 +534,102 @@ static notrace void netlat_rxtrack_end_all(const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_end_all);
 
-/* Whether @p's bytes are those of a packet of @done[@n] copied already. */
-static notrace bool netlat_rxtrack_copied_twice(const struct netlat_rxtrack_end *done,
-					    unsigned int n,
-					    const struct netlat_rxtrack_pkt *p)
+/* What a read's or a close's run of packets needs (netlat_skt_end_run()). */
+struct netlat_rxtrack_run {
+	struct netlat_rxtrack_pkt done[NETLAT_SKT_BATCH];
+	struct netlat_rxtrack_who who;
+	const struct sock *sk;
+	const struct netlat_rxtrack_wake *wk;
+	u64 now, oldest;
+	u32 from, to;		/* the bytes read; a copy's to: copied_seq */
+	bool reader, peek;	/* reader false: the socket closes */
+	u8 proto;
+};
+
+/*
+ * A packet a read meets (entry locked): one that ended before leaves from
+ * the head; one whose last byte it copies ends; one read in part stays.
+ */
+static __always_inline unsigned int
+netlat_rxtrack_read_end(struct netlat_skt_ent *e, void *slot, void *arg,
+			unsigned int n)
 {
+	struct netlat_rxtrack_run *r = arg;
+	struct netlat_rxtrack_pkt *p = slot;
+	u32 end = p->seq + p->len;
 	unsigned int i;
 
+	if (p->done)
+		return NETLAT_SKT_POP;
+	if (!after(end, r->from) || !before(p->seq, r->to))
+		return 0;
+	if (r->peek) {
+		p->flags |= NETLAT_RXP_PEEKED;
+		return 0;
+	}
+	if ((p->flags & NETLAT_RXP_QUEUED) &&
+	    (!r->oldest || p->queue_ns < r->oldest))
+		r->oldest = p->queue_ns;
+	if (after(end, r->to))
+		return 0;	/* its last byte is still queued */
+	p->done = true;
+	/*
+	 * The same bytes twice in a batch: the second is a resent segment TCP
+	 * dropped in the backlog, a drop the arrival hint (gone) did not see.
+	 */
 	for (i = 0; i < n; i++)
-		if ((done[i].p.flags & NETLAT_RXP_COPIED) &&
-		    done[i].p.seq == p->seq && done[i].p.len == p->len)
-			return true;
-	return false;
+		if ((r->done[i].flags & NETLAT_RXP_COPIED) &&
+		    r->done[i].seq == p->seq && r->done[i].len == p->len)
+			break;
+	p->flags |= i < n ? NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
+	return NETLAT_SKT_TAKE | NETLAT_SKT_POP;
 }
-NOKPROBE_SYMBOL(netlat_rxtrack_copied_twice);
+
+/* A close's walk: every packet leaves; one not ended yet ends uncopied. */
+static __always_inline unsigned int
+netlat_rxtrack_close_end(struct netlat_skt_ent *e, void *slot, void *arg,
+			 unsigned int n)
+{
+	struct netlat_rxtrack_pkt *p = slot;
+
+	if (p->done)
+		return NETLAT_SKT_POP;
+	p->done = true;
+	p->flags |= NETLAT_RXP_CLOSED;
+	return NETLAT_SKT_TAKE | NETLAT_SKT_POP;
+}
+
+static __always_inline void netlat_rxtrack_read_held(struct netlat_skt *t,
+						     struct netlat_skt_ent *e,
+						     void *arg, unsigned int n)
+{
+	struct netlat_rxtrack_run *r = arg;
+
+	if (n)
+		netlat_rxtrack_who(&r->who, e, r->proto);
+}
+
+static __always_inline void netlat_rxtrack_close_held(struct netlat_skt *t,
+						      struct netlat_skt_ent *e,
+						      void *arg, unsigned int n)
+{
+	netlat_rxtrack_read_held(t, e, arg, n);
+	/* all gone: a new socket may take the entry from now on */
+	if (!netlat_skt_len(e))
+		netlat_skt_release(t, e);
+}
+
+static __always_inline void netlat_rxtrack_run_account(void *arg,
+						       unsigned int n)
+{
+	struct netlat_rxtrack_run *r = arg;
+
+	/* a read's clock only for packets it ends */
+	if (n)
+		netlat_rxtrack_end_all(r->sk, &r->who, r->done, n,
+				       netlat_now(&r->now), 0, r->reader,
+				       &r->wk);
+}
 
 /* netlat_rxtrack_copy_tcp() (rxtrack.h) of a socket with packets queued. */
 notrace u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t,
@@ -570,58 +638,20 @@ notrace u64 netlat_rxtrack_copy_tcp_at(struct netlat_skt *t,
 				       u32 bytes, bool peek,
 				       const struct netlat_rxtrack_wake *wk)
 {
-	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
-	struct netlat_rxtrack_who who __uninitialized;
-	u32 from = peek ? copied : copied - bytes;
-	u32 to = peek ? copied + bytes : copied;
-	struct netlat_skt_cur c;
-	u64 now = 0, oldest = 0;
-	unsigned long flags;
-	unsigned int n;
-	bool more;
+	struct netlat_rxtrack_run r __uninitialized;
 
-	do {
-		if (!netlat_skt_lock(f, sk, &flags))
-			return oldest;
-		n = 0;
-		for (more = netlat_skt_first(f, &c);
-		     more && n < NETLAT_RXTRACK_BATCH;
-		     more = netlat_skt_next(t, f, &c)) {
-			struct netlat_rxtrack_pkt *p = netlat_rxtrack_at(t, &c);
-			u32 end = p->seq + p->len;
-
-			if (p->done || !after(end, from) || !before(p->seq, to))
-				continue;
-			if (peek) {
-				p->flags |= NETLAT_RXP_PEEKED;
-				continue;
-			}
-			if ((p->flags & NETLAT_RXP_QUEUED) &&
-			    (!oldest || p->queue_ns < oldest))
-				oldest = p->queue_ns;
-			if (after(end, copied))
-				continue;	/* its last byte is still queued */
-			p->done = true;
-			/*
-			 * The same bytes twice: a resent segment that came
-			 * while the first was in the backlog, and that TCP
-			 * dropped there (the arrival hint, gone by then, could
-			 * not tell its drop): one copy, the other dropped.
-			 */
-			p->flags |= netlat_rxtrack_copied_twice(done, n, p) ?
-				    NETLAT_RXP_DROPPED : NETLAT_RXP_COPIED;
-			netlat_rxtrack_take(&done[n++], p);
-		}
-		if (n)
-			netlat_rxtrack_who(&who, f, NETLAT_RX_TCP);
-		netlat_rxtrack_trim(t, f);
-		netlat_skt_unlock(f, flags);
-		/* the clock only for packets this copy ends */
-		if (n)
-			netlat_rxtrack_end_all(sk, &who, done, n,
-					       netlat_now(&now), 0, true, &wk);
-	} while (n == NETLAT_RXTRACK_BATCH);
-	return peek ? 0 : oldest;
+	r.sk = sk;
+	r.wk = wk;
+	r.now = r.oldest = 0;
+	r.from = peek ? copied : copied - bytes;
+	r.to = peek ? copied + bytes : copied;
+	r.reader = true;
+	r.peek = peek;
+	r.proto = NETLAT_RX_TCP;
+	netlat_skt_end_run(t, f, sk, r.done, sizeof(r.done[0]),
+			   netlat_rxtrack_read_end, netlat_rxtrack_read_held,
+			   netlat_rxtrack_run_account, &r);
+	return peek ? 0 : r.oldest;
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_copy_tcp_at);
 
@@ -634,7 +664,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	struct netlat_skt_ent *f = netlat_rxtrack_find_out(t, sk, false, NULL);
 	struct netlat_rxtrack_pkt *p = NULL;
 	struct netlat_skt_cur c;
-	struct netlat_rxtrack_end done __uninitialized;
+	struct netlat_rxtrack_pkt done __uninitialized;
 	struct netlat_rxtrack_who who __uninitialized;
 	unsigned long flags;
 	u64 now, queued = 0;
@@ -677,7 +707,7 @@ notrace u64 netlat_rxtrack_copy_udp(const struct sock *sk,
 	p->flags |= NETLAT_RXP_COPIED;
 	if (p->flags & NETLAT_RXP_QUEUED)
 		queued = p->queue_ns;
-	netlat_rxtrack_take(&done, p);
+	done = *p;
 	netlat_rxtrack_who(&who, f, NETLAT_RX_UDP);
 	netlat_rxtrack_trim(t, f);
 	netlat_skt_unlock(f, flags);
@@ -697,7 +727,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 {
 	struct netlat_rxtrack_hint *hint = this_cpu_ptr(&netlat_rxtrack_hint);
 	struct netlat_skt_ent *f;
-	struct netlat_rxtrack_end done __uninitialized;
+	struct netlat_rxtrack_pkt done __uninitialized;
 	struct netlat_rxtrack_who who __uninitialized;
 	struct netlat_skt *tbl;
 	const struct sock *sk;
@@ -752,7 +782,7 @@ notrace void netlat_rxtrack_drop(const struct sk_buff *skb, u8 proto, u32 seq,
 		}
 		p->done = true;
 		p->flags |= NETLAT_RXP_DROPPED;
-		netlat_rxtrack_take(&done, p);
+		done = *p;
 		netlat_rxtrack_who(&who, f, proto);
 		found = true;
 		netlat_rxtrack_trim(tbl, f);
@@ -770,41 +800,19 @@ notrace void netlat_rxtrack_close(const struct sock *sk)
 {
 	struct netlat_skt *tbl = netlat_rxtrack_tbl_get();
 	struct netlat_skt_ent *f = tbl ? netlat_skt_lookup(tbl, sk) : NULL;
-	u8 proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
-						    NETLAT_RX_UDP;
-	struct netlat_rxtrack_end done[NETLAT_RXTRACK_BATCH] __uninitialized;
-	struct netlat_rxtrack_who who __uninitialized;
-	struct netlat_skt_cur c;
-	unsigned long flags;
-	unsigned int n;
-	u64 now;
+	struct netlat_rxtrack_run r __uninitialized;
 
 	if (!f)
 		return;
-	now = ktime_get_mono_fast_ns();
-	for (;;) {
-		if (!netlat_skt_lock(f, sk, &flags))
-			return;
-		for (n = 0; netlat_skt_first(f, &c) && n < NETLAT_RXTRACK_BATCH;
-		     netlat_skt_pop(tbl, f)) {
-			struct netlat_rxtrack_pkt *p = netlat_rxtrack_at(tbl, &c);
-
-			if (p->done)
-				continue;
-			p->done = true;
-			p->flags |= NETLAT_RXP_CLOSED;
-			netlat_rxtrack_take(&done[n++], p);
-		}
-		if (!netlat_skt_len(f) && !n) {
-			/* a new socket may take the entry from now on */
-			netlat_skt_release(tbl, f);
-			netlat_skt_unlock(f, flags);
-			return;
-		}
-		netlat_rxtrack_who(&who, f, proto);
-		netlat_skt_unlock(f, flags);
-		netlat_rxtrack_end_all(sk, &who, done, n, now, 0, false, NULL);
-	}
+	r.sk = sk;
+	r.wk = NULL;
+	r.now = ktime_get_mono_fast_ns();
+	r.reader = false;
+	r.proto = sk->sk_protocol == IPPROTO_TCP ? NETLAT_RX_TCP :
+						   NETLAT_RX_UDP;
+	netlat_skt_end_run(tbl, f, sk, r.done, sizeof(r.done[0]),
+			   netlat_rxtrack_close_end, netlat_rxtrack_close_held,
+			   netlat_rxtrack_run_account, &r);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_close);
 

@@ -6,7 +6,8 @@
  * memory budget sizes. An idle socket holds an entry and no block; when a
  * new socket finds no free entry, the idle one used longest ago gives up
  * its entry (evicted). Lookup, claim, filter verdict, per-entry lock and
- * lifetime are written here once; a table type adds its own fields after
+ * lifetime are written here once, and so is how a run of packets ends in
+ * batches (netlat_skt_end_run()); a table type adds its own fields after
  * struct netlat_skt_ent and its packet state in the slots.
  *
  * Nothing is written into kernel structures and no socket is dereferenced
@@ -17,6 +18,8 @@
 #define _NETLAT_SKTBL_H
 
 #include <linux/types.h>
+#include <linux/string.h>
+#include <linux/lockdep.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -383,6 +386,100 @@ static __always_inline void *netlat_skt_at(struct netlat_skt *t,
 		c.blk = t->link[c.blk].prev;
 	c.pos = pos;
 	return netlat_skt_slot(t, &c);
+}
+
+/*
+ * Ending packets in batches. A socket's packets end in runs (an ACK
+ * acknowledges several, a read copies several, a close ends them all):
+ * under the entry's lock the run's packets are copied out of the FIFO
+ * into a batch on the caller's stack, then accounted (histograms,
+ * counters, records) with the lock dropped, so that the lock is held for
+ * a few loads and stores a packet whatever a record costs. A batch holds
+ * NETLAT_SKT_BATCH packets; a longer run takes the lock again for the
+ * rest. The type says which packets end (@end), what it keeps of the
+ * entry while it holds the lock (@held) and how it accounts a batch
+ * (@account); the helpers are inline and their callbacks constants, so
+ * that each walk compiles to the loop it would be written as, with no
+ * call through a pointer.
+ */
+#define NETLAT_SKT_BATCH	4	/* packets ended per lock hold */
+
+/*
+ * What @end says of a packet (bits; none: it has not ended, it stays and
+ * the walk goes on). It may change the packet's slot first: the batch
+ * gets the slot as @end left it.
+ */
+#define NETLAT_SKT_TAKE		1U	/* ended: copied into the batch */
+#define NETLAT_SKT_POP		2U	/* out of the FIFO, if at its head */
+#define NETLAT_SKT_STOP		4U	/* the walk ends with it */
+
+/*
+ * The packets of @e (locked) that end, from the head, into @batch (slots
+ * of @size bytes) until @end says stop, the FIFO ends or the batch is
+ * full. A packet may end out of order (a later one's bytes copied first):
+ * one not at the head once a packet before it stayed is marked by @end
+ * and left for a later walk to pop. @end is shown the batch's count so
+ * far (@n), @arg its caller's. Returns the packets taken.
+ */
+static __always_inline unsigned int
+netlat_skt_take(struct netlat_skt *t, struct netlat_skt_ent *e, void *batch,
+		size_t size,
+		unsigned int (*end)(struct netlat_skt_ent *e, void *slot,
+				    void *arg, unsigned int n),
+		void *arg)
+{
+	struct netlat_skt_cur c;
+	unsigned int n = 0, v;
+	bool head = true, more;
+
+	lockdep_assert_held(&e->lock);
+	for (more = netlat_skt_first(e, &c); more && n < NETLAT_SKT_BATCH;) {
+		void *slot = netlat_skt_slot(t, &c);
+
+		v = end(e, slot, arg, n);
+		/* before the pop: a block freed may go to another entry */
+		if (v & NETLAT_SKT_TAKE)
+			memcpy(batch + (size_t)n++ * size, slot, size);
+		if (v & NETLAT_SKT_STOP)
+			break;
+		if (head && (v & NETLAT_SKT_POP)) {
+			netlat_skt_pop(t, e);
+			more = netlat_skt_first(e, &c);
+		} else {
+			head = false;
+			more = netlat_skt_next(t, e, &c);
+		}
+	}
+	return n;
+}
+
+/*
+ * A run of @sk's packets ends: batches taken by netlat_skt_take() from
+ * its entry @e, each with the lock held, then @held (lock still held,
+ * @n taken: what the records need of the entry), then accounted by
+ * @account without the lock; again while a batch comes back full. Stops
+ * if @e is no longer @sk's.
+ */
+static __always_inline void
+netlat_skt_end_run(struct netlat_skt *t, struct netlat_skt_ent *e,
+		   const struct sock *sk, void *batch, size_t size,
+		   unsigned int (*end)(struct netlat_skt_ent *e, void *slot,
+				       void *arg, unsigned int n),
+		   void (*held)(struct netlat_skt *t, struct netlat_skt_ent *e,
+				void *arg, unsigned int n),
+		   void (*account)(void *arg, unsigned int n), void *arg)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	do {
+		if (!netlat_skt_lock(e, sk, &flags))
+			return;
+		n = netlat_skt_take(t, e, batch, size, end, arg);
+		held(t, e, arg, n);
+		netlat_skt_unlock(e, flags);
+		account(arg, n);
+	} while (n == NETLAT_SKT_BATCH);
 }
 
 static __always_inline struct netlat_skt_ent *

@@ -666,6 +666,64 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 }
 NOKPROBE_SYMBOL(netlat_track_range_done);
 
+/* An ACK's run (netlat_skt_end_run()): its batch and what it needs. */
+struct netlat_track_acked {
+	struct netlat_track_pkt done[NETLAT_SKT_BATCH];
+	struct netlat_track_who who;
+	const struct sock *sk;
+	u64 *nowp;
+	u32 una;
+};
+
+/*
+ * A packet of the ACK's run (entry locked): its own packet ends once at
+ * or below snd_una; a range entry stays until its range is ACKed too.
+ */
+static __always_inline unsigned int
+netlat_track_acked_end(struct netlat_skt_ent *e, void *slot, void *arg,
+		       unsigned int n)
+{
+	struct netlat_track_flow *f = netlat_track_flow_of(e);
+	struct netlat_track_acked *a = arg;
+	struct netlat_track_pkt *p = slot;
+	unsigned int v = 0;
+
+	if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
+		if (after(p->end_seq, a->una))
+			return NETLAT_SKT_STOP;
+		netlat_track_count(f, p);
+		netlat_track_slow_join(f, p, netlat_now(a->nowp));
+		/* the record drops FIRST_DONE; the slot keeps ACKED unread */
+		p->flags |= NETLAT_TRACK_FIRST_DONE | NETLAT_PKT_ACKED;
+		v = NETLAT_SKT_TAKE;
+	}
+	if (after(p->range_end, a->una))
+		return v | NETLAT_SKT_STOP;
+	if (p->merged)
+		netlat_track_range_done(f, p);
+	return v | NETLAT_SKT_POP;
+}
+
+static __always_inline void netlat_track_acked_held(struct netlat_skt *t,
+						    struct netlat_skt_ent *e,
+						    void *arg, unsigned int n)
+{
+	struct netlat_track_acked *a = arg;
+
+	netlat_track_who(netlat_track_flow_of(e), &a->who);
+}
+
+/* records are written outside the entry's lock */
+static __always_inline void netlat_track_acked_account(void *arg,
+						       unsigned int n)
+{
+	struct netlat_track_acked *a = arg;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		netlat_track_end(a->sk, &a->who, &a->done[i], *a->nowp);
+}
+
 /*
  * An ACK arriving now moves snd_una to @una: every packet below it is
  * done. The clock (*@nowp, netlat_now()) is read only for a packet it
@@ -674,41 +732,14 @@ NOKPROBE_SYMBOL(netlat_track_range_done);
 notrace void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 				 const struct sock *sk, u32 una, u64 *nowp)
 {
-	struct netlat_track_flow *f = netlat_track_flow_of(e);
-	struct netlat_track_pkt done[4] __uninitialized;
-	struct netlat_track_who who __uninitialized;
-	struct netlat_skt_cur c;
-	unsigned long flags;
-	unsigned int n, i;
+	struct netlat_track_acked a __uninitialized;
 
-	do {
-		if (!netlat_track_lock(f, sk, &flags))
-			return;
-		netlat_track_who(f, &who);
-		for (n = 0; n < ARRAY_SIZE(done) && netlat_skt_first(&f->e, &c);) {
-			struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
-
-			if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
-				if (after(p->end_seq, una))
-					break;
-				done[n] = *p;
-				done[n++].flags |= NETLAT_PKT_ACKED;
-				netlat_track_count(f, p);
-				netlat_track_slow_join(f, p, netlat_now(nowp));
-				p->flags |= NETLAT_TRACK_FIRST_DONE;
-			}
-			/* a range entry stays until its range is ACKed */
-			if (after(p->range_end, una))
-				break;
-			if (p->merged)
-				netlat_track_range_done(f, p);
-			netlat_skt_pop(t, &f->e);
-		}
-		netlat_track_unlock(f, flags);
-		/* records are written outside the entry's lock */
-		for (i = 0; i < n; i++)
-			netlat_track_end(sk, &who, &done[i], *nowp);
-	} while (n == ARRAY_SIZE(done));
+	a.sk = sk;
+	a.nowp = nowp;
+	a.una = una;
+	netlat_skt_end_run(t, e, sk, a.done, sizeof(a.done[0]),
+			   netlat_track_acked_end, netlat_track_acked_held,
+			   netlat_track_acked_account, &a);
 }
 NOKPROBE_SYMBOL(netlat_track_ack_at);
 

@@ -55,6 +55,7 @@ struct server {
 	uint64_t timeout_ns;
 	unsigned long scrapes;
 	unsigned long evicted;	/* slots taken from idle or slow clients */
+	unsigned long throttled;	/* 429s: the bcrypt budget was spent */
 	char last_error[NETLAT_ERRBUF_SIZE];	/* said once until it changes */
 	struct webcfg web;		/* the web config file's, or all zero */
 	struct tls_server *tls;		/* NULL: plain HTTP */
@@ -278,6 +279,33 @@ static void serve_metrics(struct server *srv, struct client *c, bool om, bool he
 	free(body);
 }
 
+/*
+ * Basic auth, if the web config asks for it: true, or false with the
+ * response made (401, or 429 while password checks are over their budget:
+ * the connection closes, and a right password already seen still passes).
+ */
+static bool authorized(struct server *srv, struct client *c, const char *auth, size_t len,
+		       bool head)
+{
+	char extra[64];
+	unsigned int retry_s = 1;
+
+	switch (webcfg_authorize(&srv->web, auth, len, &retry_s)) {
+	case WEBCFG_AUTH_OK:
+		return true;
+	case WEBCFG_AUTH_BUSY:
+		srv->throttled++;
+		snprintf(extra, sizeof(extra), "Retry-After: %u\r\n", retry_s);
+		respond_text(c, "429 Too Many Requests", extra,
+			     "too many password checks: retry later\n", head);
+		break;
+	default:
+		respond_text(c, "401 Unauthorized", "WWW-Authenticate: Basic realm=\"netlat\"\r\n",
+			     "Unauthorized\n", head);
+	}
+	return false;
+}
+
 /* A whole request head is in c->req (NUL-terminated): make the response. */
 static void handle_request(struct server *srv, struct client *c)
 {
@@ -304,11 +332,8 @@ static void handle_request(struct server *srv, struct client *c)
 	}
 	head = !strcmp(c->req, "HEAD");
 	/* before the path: without credentials nothing is said about it */
-	if (!webcfg_authorized(&srv->web, auth, auth ? (size_t)(auth_end - auth) : 0)) {
-		respond_text(c, "401 Unauthorized", "WWW-Authenticate: Basic realm=\"netlat\"\r\n",
-			     "Unauthorized\n", head);
+	if (!authorized(srv, c, auth, auth ? (size_t)(auth_end - auth) : 0, head))
 		return;
-	}
 	path_end = sp1 + 1 + strcspn(sp1 + 1, "?");
 	*path_end = 0;
 	if (strcmp(sp1 + 1, "/metrics")) {
@@ -663,8 +688,8 @@ int exporter_main(int argc, char **argv)
 		if (srv.clients[i].fd >= 0)
 			client_close(&srv.clients[i]);
 	close(srv.lfd);
-	error("exporter stopped: %lu scrapes, %lu idle or slow clients evicted",
-	      srv.scrapes, srv.evicted);
+	error("exporter stopped: %lu scrapes, %lu idle or slow clients evicted, "
+	      "%lu password checks refused (429)", srv.scrapes, srv.evicted, srv.throttled);
 	r = stop_requested ? 0 : 1;
 out:
 	tls_server_free(srv.tls);

@@ -19,6 +19,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include "cli.h"
 #include "webcfg.h"
 
 #define BCRYPT_LEN	60
@@ -441,55 +442,112 @@ static long b64_decode(const char *s, size_t len, char *out, size_t room)
 	return (long)n;
 }
 
-bool webcfg_authorized(struct webcfg *cfg, const char *value, size_t len)
+/*
+ * The budget as of now: a quarter of the time since the last refill is
+ * added, up to the burst. It starts full.
+ */
+static void budget_refill(struct webcfg *cfg, uint64_t now)
 {
-	static struct crypt_data cd;	/* 32 KiB: not on the stack */
-	unsigned char digest[SHA256_DIGEST_LENGTH];
-	struct webcfg_user *u = NULL;
-	const char *hash, *out;
-	char creds[4096], *colon;
-	bool ok;
-	long n;
-	size_t i;
+	uint64_t add = (now - cfg->bcrypt_refill_ns) / WEBCFG_BCRYPT_SHARE;
 
-	if (!cfg->nr_users)
-		return true;
-	if (!value)
-		return false;
+	if (!cfg->bcrypt_refill_ns || add >= (uint64_t)WEBCFG_BCRYPT_BURST_NS)
+		cfg->bcrypt_budget_ns = WEBCFG_BCRYPT_BURST_NS;
+	else if (cfg->bcrypt_budget_ns + (int64_t)add > WEBCFG_BCRYPT_BURST_NS)
+		cfg->bcrypt_budget_ns = WEBCFG_BCRYPT_BURST_NS;
+	else
+		cfg->bcrypt_budget_ns += (int64_t)add;
+	cfg->bcrypt_refill_ns = now;
+}
+
+/* Whole seconds until the spent budget is positive again (at least 1). */
+static unsigned int budget_retry_s(const struct webcfg *cfg)
+{
+	uint64_t wait_ns = (uint64_t)(1 - cfg->bcrypt_budget_ns) * WEBCFG_BCRYPT_SHARE;
+
+	return (unsigned int)(wait_ns / 1000000000ULL) + 1;
+}
+
+/*
+ * "user:password" of a Basic Authorization header's value into @creds
+ * (NUL-terminated, the ':' made a NUL); the password, or NULL.
+ */
+static char *basic_creds(const char *value, size_t len, char *creds, size_t room)
+{
+	char *colon;
+	long n;
+
 	while (len && (*value == ' ' || *value == '\t'))
 		value++, len--;
 	while (len && (value[len - 1] == ' ' || value[len - 1] == '\t'))
 		len--;
 	if (len < 6 || strncasecmp(value, "Basic ", 6))
-		return false;
+		return NULL;
 	for (value += 6, len -= 6; len && *value == ' '; value++, len--)
 		;
-	n = b64_decode(value, len, creds, sizeof(creds) - 1);
+	n = b64_decode(value, len, creds, room - 1);
 	if (n < 0 || memchr(creds, 0, (size_t)n))
-		return false;	/* crypt() would stop at a NUL: "pw\0x" is not "pw" */
+		return NULL;	/* crypt() would stop at a NUL: "pw\0x" is not "pw" */
 	creds[n] = 0;
 	colon = strchr(creds, ':');
 	if (!colon)
-		return false;
+		return NULL;
 	*colon = 0;
+	return colon + 1;
+}
+
+/*
+ * bcrypt @pass against @u's hash (a known user's for an unknown one: the
+ * time tells nothing), timed and charged to the budget.
+ */
+static bool bcrypt_check(struct webcfg *cfg, struct webcfg_user *u, const char *pass)
+{
+	static struct crypt_data cd;	/* 32 KiB: not on the stack */
+	const char *hash = u ? u->hash : cfg->users[0].hash, *out;
+	uint64_t t0 = monotonic_ns();
+	bool ok;
+
+	out = crypt_rn(pass, hash, &cd, sizeof(cd));
+	ok = u && out && strlen(out) == BCRYPT_LEN && !CRYPTO_memcmp(out, hash, BCRYPT_LEN);
+	OPENSSL_cleanse(&cd, sizeof(cd));
+	cfg->bcrypt_budget_ns -= (int64_t)(monotonic_ns() - t0);
+	return ok;
+}
+
+enum webcfg_auth webcfg_authorize(struct webcfg *cfg, const char *value, size_t len,
+				  unsigned int *retry_s)
+{
+	unsigned char digest[SHA256_DIGEST_LENGTH];
+	struct webcfg_user *u = NULL;
+	enum webcfg_auth r = WEBCFG_AUTH_DENIED;
+	char creds[4096], *pass;
+	size_t i;
+
+	if (!cfg->nr_users)
+		return WEBCFG_AUTH_OK;
+	pass = value ? basic_creds(value, len, creds, sizeof(creds)) : NULL;
+	if (!pass)
+		goto out;
 	for (i = 0; i < cfg->nr_users && !u; i++)
 		if (!strcmp(cfg->users[i].name, creds))
 			u = &cfg->users[i];
-	SHA256((const unsigned char *)colon + 1, strlen(colon + 1), digest);
+	SHA256((const unsigned char *)pass, strlen(pass), digest);
+	/* the remembered password: no bcrypt, so the budget is not asked */
 	if (u && u->ok && !CRYPTO_memcmp(digest, u->digest, sizeof(digest))) {
-		ok = true;
+		r = WEBCFG_AUTH_OK;
 		goto out;
 	}
-	/* an unknown user costs a known one's bcrypt: the time tells nothing */
-	hash = u ? u->hash : cfg->users[0].hash;
-	out = crypt_rn(colon + 1, hash, &cd, sizeof(cd));
-	ok = u && out && strlen(out) == BCRYPT_LEN && !CRYPTO_memcmp(out, hash, BCRYPT_LEN);
-	if (ok) {
+	budget_refill(cfg, monotonic_ns());
+	if (cfg->bcrypt_budget_ns <= 0) {
+		*retry_s = budget_retry_s(cfg);
+		r = WEBCFG_AUTH_BUSY;
+		goto out;
+	}
+	if (bcrypt_check(cfg, u, pass)) {
 		memcpy(u->digest, digest, sizeof(digest));
 		u->ok = true;
+		r = WEBCFG_AUTH_OK;
 	}
 out:
 	OPENSSL_cleanse(creds, sizeof(creds));
-	OPENSSL_cleanse(&cd, sizeof(cd));
-	return ok;
+	return r;
 }

@@ -16,19 +16,25 @@
 #define WEB_USER	"prometheus"
 #define WEB_PASS	"s3cret:with colon"	/* the first ':' splits user and password */
 
-/* bcrypt of @pass with the prefix @prefix ("$2b$"), cost 5: fast tests. */
-static const char *bcrypt_hash(const char *prefix, const char *pass)
+/* bcrypt of @pass with the prefix @prefix ("$2b$") and @cost. */
+static const char *bcrypt_hash_cost(const char *prefix, unsigned long cost, const char *pass)
 {
 	static char hash[CRYPT_OUTPUT_SIZE];
 	char salt[CRYPT_GENSALT_OUTPUT_SIZE];
 	struct crypt_data cd;
 
 	memset(&cd, 0, sizeof(cd));
-	if (!crypt_gensalt_rn(prefix, 5, NULL, 0, salt, sizeof(salt)) ||
+	if (!crypt_gensalt_rn(prefix, cost, NULL, 0, salt, sizeof(salt)) ||
 	    !crypt_rn(pass, salt, &cd, sizeof(cd)))
 		return "(no bcrypt)";
 	snprintf(hash, sizeof(hash), "%s", cd.output);
 	return hash;
+}
+
+/* Cost 5: fast tests. */
+static const char *bcrypt_hash(const char *prefix, const char *pass)
+{
+	return bcrypt_hash_cost(prefix, 5, pass);
 }
 
 /*
@@ -408,4 +414,203 @@ static void test_web_prometheus(void)
 		stop_prometheus(prom_pid);
 	}
 	stop_web_exporter(exp_pid, NULL);
+}
+
+/* ---- the bcrypt budget ------------------------------------------------------ */
+
+#define FLOOD_CLIENTS	50
+#define FLOOD_SECS	6
+
+/* "Authorization: Basic ...\r\n" for @userpass into @out. */
+static void basic_header(char *out, size_t len, const char *userpass)
+{
+	char b64[512];
+
+	EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)userpass,
+			(int)strlen(userpass));
+	snprintf(out, len, "Authorization: Basic %s\r\n", b64);
+}
+
+/* What the flood saw, written by its child to flood.counts. */
+struct flood_counts {
+	unsigned long requests, unauthorized, throttled, retry_after, other;
+};
+
+/* One response a flood client read whole: counted by its status. */
+static void flood_count(struct flood_counts *fc, const char *resp)
+{
+	fc->requests++;
+	if (strstr(resp, " 401 Unauthorized\r\n"))
+		fc->unauthorized++;
+	else if (strstr(resp, " 429 Too Many Requests\r\n"))
+		fc->throttled++;
+	else
+		fc->other++;
+	if (strstr(resp, "\r\nRetry-After: "))
+		fc->retry_after++;
+}
+
+/*
+ * A child process whose FLOOD_CLIENTS connections to @port send a wrong
+ * password for @secs, each reconnecting as soon as it has read its
+ * response and the server's close; counts in flood.counts.
+ */
+static pid_t password_flood(int port, unsigned int secs)
+{
+	static struct pollfd p[FLOOD_CLIENTS];
+	static char resp[FLOOD_CLIENTS][1024];
+	static size_t got[FLOOD_CLIENTS];
+	struct flood_counts fc = { 0 };
+	char req[1024], auth[600];
+	uint64_t end;
+	FILE *f;
+	pid_t pid;
+	int i, n;
+
+	basic_header(auth, sizeof(auth), WEB_USER ":wrong");
+	n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", auth);
+	fflush(NULL);
+	pid = fork();
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (i = 0; i < FLOOD_CLIENTS; i++)
+		p[i].fd = -1;
+	end = monotonic_now_ns() + secs * 1000000000ull;
+	while (monotonic_now_ns() < end) {
+		for (i = 0; i < FLOOD_CLIENTS; i++) {
+			if (p[i].fd >= 0)
+				continue;
+			/* blocking connect and send: the backlog takes them at once */
+			p[i].fd = connect_local(port);
+			p[i].events = POLLIN;
+			got[i] = 0;
+			if (p[i].fd >= 0 && send(p[i].fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+				close(p[i].fd);
+				p[i].fd = -1;
+			}
+		}
+		if (poll(p, FLOOD_CLIENTS, 50) <= 0)
+			continue;
+		for (i = 0; i < FLOOD_CLIENTS; i++) {
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = recv(p[i].fd, resp[i] + got[i], sizeof(resp[i]) - 1 - got[i], MSG_DONTWAIT);
+			if (r > 0) {
+				got[i] += (size_t)r;
+				continue;
+			}
+			if (r < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			resp[i][got[i]] = 0;
+			if (got[i])
+				flood_count(&fc, resp[i]);
+			close(p[i].fd);
+			p[i].fd = -1;
+		}
+	}
+	f = fopen(tmp_path("flood.counts"), "w");
+	if (f) {
+		fwrite(&fc, sizeof(fc), 1, f);
+		fclose(f);
+	}
+	_exit(0);
+}
+
+/* How long one bcrypt of @hash takes here now: the slowest of three, in s. */
+static double bcrypt_seconds(const char *hash)
+{
+	static struct crypt_data cd;
+	double worst = 0, t;
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		t0 = monotonic_now_ns();
+		crypt_rn("not it", hash, &cd, sizeof(cd));
+		t = (double)(monotonic_now_ns() - t0) / 1e9;
+		worst = t > worst ? t : worst;
+	}
+	return worst;
+}
+
+/*
+ * @count scrapes with the right password beside a flood of wrong ones: all
+ * 200, each within @bound seconds; the slowest, in s.
+ */
+static double scrapes_beside_flood(int port, const char *auth, int count, double bound)
+{
+	char req[1024], *resp;
+	double t, worst = 0;
+	uint64_t t0;
+	int i, n;
+
+	n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", auth);
+	for (i = 0; i < count; i++) {
+		usleep(200000);
+		t0 = monotonic_now_ns();
+		resp = http_raw(port, req, (size_t)n);
+		t = (double)(monotonic_now_ns() - t0) / 1e9;
+		worst = t > worst ? t : worst;
+		if (!CHECK_HAS(resp, "HTTP/1.1 200 OK\r\n") || !CHECK(t < bound))
+			fprintf(stderr, "    scrape %d beside the flood: %.3f s (bound %.3f s)\n",
+				i, t, bound);
+		free(resp);
+	}
+	return worst;
+}
+
+/*
+ * A flood of wrong passwords (FLOOD_CLIENTS in a loop; bcrypt of cost 11)
+ * spends the bcrypt budget: the flood gets 429 with Retry-After, and a
+ * client with the right password, seen once before, keeps scraping.
+ * Without the budget each poll of the exporter's loop runs a bcrypt for
+ * each of its 16 slots (16 bcrypts: seconds), and the scrapes wait that
+ * long. With it, password checks get a quarter of the time and a burst of
+ * 250 ms, and a check may overrun its budget by the one bcrypt it ran: a
+ * scrape waits at most for the burst and two bcrypts; the bound adds half
+ * a second for a loaded machine (the test measures a bcrypt here first).
+ */
+static void test_web_bcrypt_budget(void)
+{
+	char users[256], auth[600];
+	struct flood_counts fc = { 0 };
+	const char *hash;
+	double bound, t, worst;
+	struct run r = { 0 };
+	char *resp;
+	size_t len;
+	int port;
+	pid_t pid, flood;
+
+	basic_header(auth, sizeof(auth), WEB_USER ":" WEB_PASS);
+	/* cost 11 (~0.2 s): cost 5 (~6 ms) is too cheap to flood with */
+	hash = bcrypt_hash_cost("$2b$", 11, WEB_PASS);
+	t = bcrypt_seconds(hash);
+	bound = 0.25 + 2 * t + 0.5;
+	snprintf(users, sizeof(users), "basic_auth_users:\n  %s: %s\n", WEB_USER, hash);
+	fake_env("0", "0");
+	setenv("FAKE_NETLAT_HIST", FED_HIST, 1);
+	pid = start_exporter(&port, (const char *const[]){ "--listen", "127.0.0.1:0",
+		"--web.config.file", write_tmp("budget.yml", users), NULL });
+	/* the right password once: from now on its SHA-256 digest */
+	worst = scrapes_beside_flood(port, auth, 1, 10);
+	flood = password_flood(port, FLOOD_SECS);
+	usleep(500000);		/* the flood spent the burst */
+	worst = scrapes_beside_flood(port, auth, 20, bound);
+	wait_child(&r, flood, (FLOOD_SECS + 10) * 1000);
+	resp = read_file(tmp_path("flood.counts"), &len);
+	if (CHECK_U64(len, sizeof(fc)))
+		memcpy(&fc, resp, sizeof(fc));
+	free(resp);
+	CHECK(fc.throttled > 0 && fc.retry_after == fc.throttled);
+	CHECK(fc.unauthorized > 0 && !fc.other);
+	printf("    bcrypt %.3f s; beside %lu wrong passwords (%lu 401, %lu 429) "
+	       "the slowest scrape took %.3f s (bound %.3f s)\n", t, fc.requests,
+	       fc.unauthorized, fc.throttled, worst, bound);
+	stop_exporter(pid, "exporter stopped: 21 scrapes, ");
+	unsetenv("FAKE_NETLAT_HIST");
+	free(fake_done());
 }

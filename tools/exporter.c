@@ -7,7 +7,10 @@
  * the response is built at once from the ioctls, then sent as the socket
  * takes it. Idle or slow clients cannot keep a scraper out: with every
  * slot taken, a new connection takes the slot of the oldest client still
- * short of a whole request that has had a chance to send it (a poll).
+ * short of a whole request that has had a chance to send it (a poll, and
+ * EVICT_AGE_NS: a TLS handshake needs round trips). The slots are many, so
+ * that under a flood each still lives that long while a scraper queued
+ * behind the flood waits for few turns of them (see accept_clients()).
  * With a web config file (webcfg.h) it speaks TLS (tls.h, non-blocking:
  * a handshake is part of reading the request, under the same rules) and
  * asks for basic auth.
@@ -29,7 +32,14 @@
 #include "tls.h"
 #include "webcfg.h"
 
-#define MAX_CLIENTS	16
+/*
+ * A flood of N connections cycles through the slots, each living at least
+ * EVICT_AGE_NS: a scraper queued behind it waits about (N - MAX_CLIENTS) /
+ * MAX_CLIENTS * EVICT_AGE_NS (1,000: 0.1 s). 16 slots gave each one poll,
+ * a millisecond under a flood: too short for a TLS handshake.
+ */
+#define MAX_CLIENTS	512
+#define EVICT_AGE_NS	100000000ULL
 #define REQ_MAX		8192	/* request line and headers */
 
 #define CT_TEXT	"text/plain; version=0.0.4; charset=utf-8"
@@ -38,6 +48,7 @@
 struct client {
 	int fd;			/* -1: free slot */
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC: closed then */
+	uint64_t evictable_ns;	/* not evicted before (accepted + EVICT_AGE_NS) */
 	size_t len;		/* request bytes in req */
 	char *resp;		/* NULL while the request is read */
 	size_t resp_len, sent;
@@ -380,17 +391,18 @@ static ssize_t client_send(struct client *c, const void *buf, size_t len)
 #define DRAIN_NS	1000000000ULL
 
 /* A client still short of a whole request after its chance to send it. */
-static bool client_evictable(const struct client *c)
+static bool client_evictable(const struct client *c, uint64_t now)
 {
-	return c->fd >= 0 && !c->resp && !c->draining && c->polled;
+	return c->fd >= 0 && !c->resp && !c->draining && c->polled && now >= c->evictable_ns;
 }
 
 /*
  * A slot for a new connection: a free one, else the one of the oldest
  * evictable client (accepted first: the deadlines of clients reading
  * their request are their accept times plus one timeout); NULL if none.
+ * The caller evicts it only once a connection was accepted.
  */
-static struct client *free_slot(struct server *srv)
+static struct client *free_slot(struct server *srv, uint64_t now)
 {
 	struct client *c, *old = NULL;
 	size_t i;
@@ -399,32 +411,34 @@ static struct client *free_slot(struct server *srv)
 		c = &srv->clients[i];
 		if (c->fd < 0)
 			return c;
-		if (client_evictable(c) && (!old || c->deadline_ns < old->deadline_ns))
+		if (client_evictable(c, now) && (!old || c->deadline_ns < old->deadline_ns))
 			old = c;
-	}
-	if (old) {
-		client_close(old);
-		srv->evicted++;
 	}
 	return old;
 }
 
 static void accept_clients(struct server *srv)
 {
+	uint64_t now = monotonic_ns();
 	struct client *c;
 	int fd;
 
-	while ((c = free_slot(srv))) {
+	while ((c = free_slot(srv, now))) {
 		fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;	/* EAGAIN, or a passing error: poll tells again */
+		if (c->fd >= 0) {
+			client_close(c);
+			srv->evicted++;
+		}
 		c->fd = fd;
 		c->len = c->resp_len = c->sent = 0;
 		c->draining = false;
 		c->polled = false;
 		c->sniffed = false;
 		c->want = 0;
-		c->deadline_ns = monotonic_ns() + srv->timeout_ns;
+		c->evictable_ns = now + EVICT_AGE_NS;
+		c->deadline_ns = now + srv->timeout_ns;
 	}
 }
 
@@ -569,8 +583,11 @@ static void serve(struct server *srv)
 			}
 			if ((c->deadline_ns - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((c->deadline_ns - now) / 1000000) + 1;
-			if (client_evictable(c))
+			if (client_evictable(c, now))
 				room = true;
+			else if (!c->resp && !c->draining &&
+				 (c->evictable_ns - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((c->evictable_ns - now) / 1000000) + 1;	/* room then */
 			pfd[n].fd = c->fd;
 			pfd[n].events = c->want ? c->want : c->resp ? POLLOUT : POLLIN;
 			idx[n++] = c;

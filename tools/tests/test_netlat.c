@@ -1906,6 +1906,7 @@ static void test_fuzz_command(void)
 #include "test_pictures.c"
 #include "test_exporter.c"
 #include "test_webcfg.c"
+#include "test_hostile.c"
 #include "test_rx.c"
 #include "test_join.c"
 #include "test_joinhtml.c"
@@ -2089,6 +2090,8 @@ static const struct test tests[] = {
 	{ "netlat exporter --web.config.file: bad files, exit 2 and the line", test_web_config_errors },
 	{ "a real Prometheus scrapes netlat exporter over HTTPS with basic auth", test_web_prometheus },
 	{ "netlat exporter --web.config.file: a flood of wrong passwords gets 429, scrapes go on", test_web_bcrypt_budget },
+	/* test_hostile.c */
+	{ "a real Prometheus scrapes netlat exporter (HTTP, HTTPS) beside 1,000 hostile connections each", test_hostile_scrapes },
 };
 
 static void remove_tmpdir(void)

@@ -238,7 +238,7 @@ static void test_web_plain_to_tls_port(void)
 {
 	static const char hello[] = "\x16\x03\x01\x02\x00\x01";	/* a ClientHello's start */
 	char users[256], *resp;
-	int port, stalled[16];
+	int port, stalled[EXPORTER_SLOTS];
 	uint64_t t0;
 	pid_t pid;
 	size_t i;
@@ -256,7 +256,7 @@ static void test_web_plain_to_tls_port(void)
 	CHECK_HAS(resp, "HTTP/1.1 200 OK\r\n");
 	free(resp);
 
-	for (i = 0; i < 16; i++) {
+	for (i = 0; i < EXPORTER_SLOTS; i++) {
 		stalled[i] = connect_local(port);
 		if (stalled[i] >= 0)	/* each mid-handshake, and no further */
 			CHECK(send(stalled[i], hello, sizeof(hello) - 1, 0) == sizeof(hello) - 1);
@@ -269,7 +269,7 @@ static void test_web_plain_to_tls_port(void)
 		fprintf(stderr, "    a scrape beside stalled handshakes took %.3f s\n",
 			(double)(monotonic_now_ns() - t0) / 1e9);
 	free(resp);
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < EXPORTER_SLOTS; i++)
 		if (stalled[i] >= 0)
 			close(stalled[i]);
 	stop_web_exporter(pid, "exporter stopped: 2 scrapes, ");
@@ -451,6 +451,58 @@ static void flood_count(struct flood_counts *fc, const char *resp)
 }
 
 /*
+ * Read what the server sent on @p's socket into @buf (@room bytes, *@got
+ * so far; a longer response is cut): true once it closed, with @buf
+ * NUL-terminated and the socket closed (p->fd -1).
+ */
+static bool conn_read(struct pollfd *p, char *buf, size_t *got, size_t room)
+{
+	ssize_t r = recv(p->fd, buf + *got, room - 1 - *got, MSG_DONTWAIT);
+
+	if (r > 0)
+		*got += (size_t)r;
+	if (r > 0 && *got < room - 1)
+		return false;
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	buf[*got] = 0;
+	close(p->fd);
+	p->fd = -1;
+	return true;
+}
+
+/*
+ * fork() for a child that floods with @n connections (@p's, none open
+ * yet) and dies with the test: 0 in the child, its pid in the parent.
+ */
+static pid_t flood_fork(struct pollfd *p, int n)
+{
+	pid_t pid;
+	int i;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (i = 0; i < n; i++)
+		p[i].fd = -1;
+	return 0;
+}
+
+/* The flooding child's end: its @len bytes of counts into the file @name. */
+static _Noreturn void flood_exit(const char *name, const void *counts, size_t len)
+{
+	FILE *f = fopen(tmp_path(name), "w");
+
+	if (f) {
+		fwrite(counts, len, 1, f);
+		fclose(f);
+	}
+	_exit(0);
+}
+
+/*
  * A child process whose FLOOD_CLIENTS connections to @port send a wrong
  * password for @secs, each reconnecting as soon as it has read its
  * response and the server's close; counts in flood.counts.
@@ -463,19 +515,14 @@ static pid_t password_flood(int port, unsigned int secs)
 	struct flood_counts fc = { 0 };
 	char req[1024], auth[600];
 	uint64_t end;
-	FILE *f;
 	pid_t pid;
 	int i, n;
 
 	basic_header(auth, sizeof(auth), WEB_USER ":wrong");
 	n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: x\r\n%s\r\n", auth);
-	fflush(NULL);
-	pid = fork();
+	pid = flood_fork(p, FLOOD_CLIENTS);
 	if (pid)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (i = 0; i < FLOOD_CLIENTS; i++)
-		p[i].fd = -1;
 	end = monotonic_now_ns() + secs * 1000000000ull;
 	while (monotonic_now_ns() < end) {
 		for (i = 0; i < FLOOD_CLIENTS; i++) {
@@ -493,30 +540,12 @@ static pid_t password_flood(int port, unsigned int secs)
 		if (poll(p, FLOOD_CLIENTS, 50) <= 0)
 			continue;
 		for (i = 0; i < FLOOD_CLIENTS; i++) {
-			ssize_t r;
-
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			r = recv(p[i].fd, resp[i] + got[i], sizeof(resp[i]) - 1 - got[i], MSG_DONTWAIT);
-			if (r > 0) {
-				got[i] += (size_t)r;
-				continue;
-			}
-			if (r < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			resp[i][got[i]] = 0;
-			if (got[i])
+			if (p[i].fd >= 0 && p[i].revents &&
+			    conn_read(&p[i], resp[i], &got[i], sizeof(resp[i])) && got[i])
 				flood_count(&fc, resp[i]);
-			close(p[i].fd);
-			p[i].fd = -1;
 		}
 	}
-	f = fopen(tmp_path("flood.counts"), "w");
-	if (f) {
-		fwrite(&fc, sizeof(fc), 1, f);
-		fclose(f);
-	}
-	_exit(0);
+	flood_exit("flood.counts", &fc, sizeof(fc));
 }
 
 /* How long one bcrypt of @hash takes here now: the slowest of three, in s. */
@@ -567,8 +596,8 @@ static double scrapes_beside_flood(int port, const char *auth, int count, double
  * spends the bcrypt budget: the flood gets 429 with Retry-After, and a
  * client with the right password, seen once before, keeps scraping.
  * Without the budget each poll of the exporter's loop runs a bcrypt for
- * each of its 16 slots (16 bcrypts: seconds), and the scrapes wait that
- * long. With it, password checks get a quarter of the time and a burst of
+ * each slot with a request (up to 50 bcrypts: seconds), and the scrapes
+ * wait that long. With it, password checks get a quarter of the time and a burst of
  * 250 ms, and a check may overrun its budget by the one bcrypt it ran: a
  * scrape waits at most for the burst and two bcrypts; the bound adds half
  * a second for a loaded machine (the test measures a bcrypt here first).

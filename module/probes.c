@@ -330,10 +330,11 @@ static int netlat_probes_switch_levels(u32 levels)
  */
 int netlat_probes_level_begin(u32 level)
 {
-	u32 now = netlat_probes_levels;
+	u32 now;
 	int err;
 
 	mutex_lock(&netlat_registry_lock);
+	now = netlat_probes_levels;
 	err = netlat_probes_switch_levels(now | NETLAT_AT_LEVEL(level));
 	if (err)
 		netlat_probes_switch_levels(now);

@@ -63,18 +63,32 @@ static int j_push(struct j_vec *a, const struct j_rec *r)
  * its NR_PT points in st->kp, a zero time where a point was not seen).
  */
 #define KERNEL_PKT	1
+
+/* The send table's row of a kernel stage; -1 for a stage it has none of. */
+static int tx_stage(unsigned int s)
+{
+	switch (s) {
+	case NETLAT_STAGE_SENDMSG_XMIT:
+		return ST_SM_XMIT;
+	case NETLAT_STAGE_XMIT_QDISC:
+		return ST_XMIT_QDISC;
+	case NETLAT_STAGE_QDISC_DRIVER:
+		return ST_QDISC_DRV;
+	case NETLAT_STAGE_DRIVER_ACK:
+		return ST_DRV_ACK;
+	case NETLAT_STAGE_XMIT_ACK:
+		return ST_XMIT_ACK;
+	case NETLAT_STAGE_SENDMSG_ACK:
+		return ST_SM_ACK;
+	case NETLAT_STAGE_DRIVER_VQ:
+		return ST_DRV_VQ;
+	}
+	return -1;
+}
+
 static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 		   const struct j_rec *base)
 {
-	static const int to_st[NETLAT_NR_STAGES] = {
-		[NETLAT_STAGE_SENDMSG_XMIT] = ST_SM_XMIT,
-		[NETLAT_STAGE_XMIT_QDISC] = ST_XMIT_QDISC,
-		[NETLAT_STAGE_QDISC_DRIVER] = ST_QDISC_DRV,
-		[NETLAT_STAGE_DRIVER_ACK] = ST_DRV_ACK,
-		[NETLAT_STAGE_XMIT_ACK] = ST_XMIT_ACK,
-		[NETLAT_STAGE_SENDMSG_ACK] = ST_SM_ACK,
-		[NETLAT_STAGE_DRIVER_VQ] = ST_DRV_VQ,
-	};
 	const uint64_t ts[NR_PT] = {
 		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,
 		[PT_QDISC] = p->qdisc_ns, [PT_DRIVER] = p->driver_ns,
@@ -86,10 +100,13 @@ static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 	int k;
 
 	st->kernel_pkts++;
-	for (s = 0; s < NETLAT_NR_STAGES; s++)
-		if (to_st[s] >= 0 && netlat_pkt_stage(p, s, &from, &to) &&
-		    netlat_samples_add(&st->d[to_st[s]], to - from))
+	for (s = 0; s < NETLAT_NR_STAGES; s++) {
+		int d = tx_stage(s);
+
+		if (d >= 0 && netlat_pkt_stage(p, s, &from, &to) &&
+		    netlat_samples_add(&st->d[d], to - from))
 			return -ENOMEM;
+	}
 	r.seq = p->seq;
 	r.end = p->end_seq;
 	for (k = 0; k < NR_PT; k++) {

@@ -90,13 +90,29 @@ void netlat_site_del(struct netlat_site *s)
 	WRITE_ONCE(s->ip, NETLAT_SITE_GONE);
 }
 
+/*
+ * An ftrace user of ours (an ops, an fprobe) calls this module's text
+ * while it is registered: it holds a reference to the module from its
+ * registration until it is unregistered, so that rmmod fails (in use)
+ * rather than free text a patched call still reaches, and one that
+ * cannot be unregistered (ftrace failed and stopped) keeps the module
+ * for good. Taken where a reference is held already (an ioctl's open
+ * file, init, a module notifier).
+ */
+void netlat_ftrace_ref(bool get)
+{
+	if (get)
+		__module_get(THIS_MODULE);
+	else
+		module_put(THIS_MODULE);
+}
+
 #ifdef NETLAT_FENTRY
 /*
  * Site @ip into (@on) or out of @ops's filter, @ops registered while the
  * filter holds any (*@nr_on of them): an ops with an empty filter would
- * trace every function. Out: the ops goes before the filter empties; if
- * it cannot (ftrace failed and stopped), the site stays on and so does
- * the module, whose callback may still be called.
+ * trace every function. The ops holds the module while registered
+ * (netlat_ftrace_ref()). Out: the ops goes before the filter empties.
  */
 int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
 		       unsigned long ip, bool on)
@@ -114,6 +130,7 @@ int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
 				ftrace_set_filter_ip(ops, ip, 1, 0);
 				return err;
 			}
+			netlat_ftrace_ref(true);
 		}
 		++*nr_on;
 		return 0;
@@ -121,10 +138,11 @@ int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
 	if (*nr_on == 1) {
 		err = unregister_ftrace_function(ops);
 		if (err) {
-			pr_warn("ftrace: %ps stays on (%d)\n", (void *)ip, err);
-			__module_get(THIS_MODULE);
+			pr_warn("ftrace: %ps stays on, and so does the module (%d)\n",
+				(void *)ip, err);
 			return err;
 		}
+		netlat_ftrace_ref(false);
 	}
 	--*nr_on;
 	/* left in the filter, the site only finds itself off */

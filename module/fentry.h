@@ -84,6 +84,9 @@ struct netlat_site *netlat_site_add(unsigned long ip, struct kprobe *kp,
  */
 void netlat_site_del(struct netlat_site *s);
 
+/* A reference to the module for an ftrace user registered (@get) or gone. */
+void netlat_ftrace_ref(bool get);
+
 /* An ftrace_ops's site on or off; under the registry's mutex. */
 int netlat_ftrace_site(struct ftrace_ops *ops, unsigned int *nr_on,
 		       unsigned long ip, bool on);

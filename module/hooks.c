@@ -203,9 +203,11 @@ static int netlat_fprobe_arm(struct netlat_probe_state *st, bool on)
 
 	if (!on) {
 		err = unregister_fprobe(&st->fp);
-		if (!err)
-			st->missed_gone += st->fp.nmissed;
-		return err;
+		if (err)
+			return err;
+		st->missed_gone += st->fp.nmissed;
+		netlat_ftrace_ref(false);
+		return 0;
 	}
 	memset(&st->fp, 0, sizeof(st->fp));
 	st->fp.entry_handler = netlat_fp_entry;
@@ -213,6 +215,8 @@ static int netlat_fprobe_arm(struct netlat_probe_state *st, bool on)
 	st->fp.entry_data_size = st->p->data_size;
 	netlat_fprobe_maxactive(&st->fp, netlat_maxactive());
 	err = register_fprobe_ips(&st->fp, &addr, 1);
+	if (!err)
+		netlat_ftrace_ref(true);
 	return err;
 }
 
@@ -224,8 +228,8 @@ static u64 netlat_fprobe_missed(const struct netlat_probe_state *st)
 /* its misses were taken by the caller (detach) */
 static void netlat_fprobe_detach(struct netlat_probe_state *st)
 {
-	if (st->on)
-		unregister_fprobe(&st->fp);
+	if (st->on && !unregister_fprobe(&st->fp))
+		netlat_ftrace_ref(false);
 	unregister_kretprobe(&st->krp);
 }
 

@@ -14,8 +14,9 @@
  * every available group (TCP and, with virtio_net loaded, virtio; the odd
  * cycles at the packet level), reads
  * and checks everything while the transfer runs, measures one window,
- * stops tracing, drains, closes the reader and rmmods with the probes
- * still enabled and the transfer running.
+ * stops tracing, drains, closes the reader and rmmods with the transfer
+ * running: refused while an ftrace user is armed, then with the groups
+ * that have none still enabled.
  *
  * Oracles, none of them netlat's own word:
  *  - the transfer: bytes received equal bytes sent, pattern intact, and
@@ -34,8 +35,11 @@
  *    reader's return probes (on 6.1 with ipmodify=1, see RING_PARAM).
  *    The window's edges are quiet: the sender
  *    pauses until every byte is acknowledged before each counter read;
- *  - rmmod succeeds at once whenever the reader is closed, and the kernel
- *    stays clean (the lane checks dmesg, taint and kmemleak).
+ *  - with the reader closed, rmmod is refused (the kernel's refcnt of the
+ *    module is not 0) exactly while one of netlat's own ftrace users
+ *    (ftrace callback, fprobe, wrapped call) is armed, and succeeds at
+ *    once when their groups go off, the others still enabled; the
+ *    kernel stays clean (the lane checks dmesg, taint and kmemleak).
  *
  * The lane runs this test under single-threaded TCG (see lib.sh).
  * netlat ends loaded with default parameters. Needs root, nl_ko_path(),
@@ -392,12 +396,7 @@ FIXTURE_TEARDOWN(pstress)
 		close(self->fd);
 	/* leave netlat loaded as the lane did, with no group enabled */
 	if (!access(SYS_NETLAT, F_OK)) {
-		int fd = nl_open(0);
-
-		if (fd >= 0) {
-			nl_probes(fd, true, 0, NULL);
-			close(fd);
-		}
+		nl_disarm();
 		nl_unload_netlat();
 		nl_wait_path(SYS_NETLAT, false, 5000);
 	}
@@ -419,11 +418,15 @@ TEST_F_TIMEOUT(pstress, netem_reload, 300)
 	TH_LOG("connection %s:%u -> %s:%u, %d%% loss on %s",
 	       ADDR_A, self->x.sport, ADDR_B, self->x.dport, LOSS_PCT, DEV_A);
 	/* every cycle starts on a load of its own */
+	nl_disarm();
 	ASSERT_EQ(0, nl_unload_netlat());
 	ASSERT_TRUE(nl_wait_path(SYS_NETLAT, false, 5000));
 
 	for (cyc = 0; cyc < cycles; cyc++) {
 		struct netlat_probes pr, pr_end;
+		uint64_t ftrace_groups;
+		int ftrace_hooks;
+		long refcnt;
 		struct netlat_info info;
 		struct cycle c = { 0 };
 		struct nl_log l;
@@ -557,12 +560,41 @@ TEST_F_TIMEOUT(pstress, netem_reload, 300)
 		total_counted += c.counted_segs;
 		nl_log_free(&l);
 
-		/* unload with the probes enabled and the transfer running */
+		/*
+		 * Unload with the transfer running. The groups with an
+		 * ftrace user armed hold the module: rmmod is refused, by
+		 * the kernel's own count, until they go off; the others stay
+		 * enabled across the unload.
+		 */
+		ftrace_hooks = nl_ftrace_hooks_armed(self->fd, &ftrace_groups);
+		ASSERT_LE(0, ftrace_hooks);
 		close(self->fd);
 		self->fd = -1;
-		kmsg("netlat_probe_stress: cycle %u: rmmod, groups 0x%llx enabled\n",
-		     cyc, (unsigned long long)want);
+		refcnt = nl_module_refcnt("netlat");
 		ret = nl_unload_netlat();
+		TH_LOG("cycle %u: %d ftrace users armed (groups 0x%llx), module refcnt %ld, rmmod: %s",
+		       cyc, ftrace_hooks, (unsigned long long)ftrace_groups,
+		       refcnt, ret ? strerror(-ret) : "unloaded");
+		if (ftrace_hooks) {
+			EXPECT_LT(0, refcnt);
+			ASSERT_EQ(-EWOULDBLOCK, ret)
+				TH_LOG("cycle %u: rmmod with %d ftrace users armed",
+				       cyc, ftrace_hooks);
+			self->fd = nl_open(0);
+			ASSERT_LE(0, self->fd);
+			ASSERT_EQ(0, nl_probes(self->fd, true,
+					       want & ~ftrace_groups, NULL));
+			ASSERT_EQ(0, nl_ftrace_hooks_armed(self->fd,
+							   &ftrace_groups));
+			close(self->fd);
+			self->fd = -1;
+			EXPECT_EQ(0, nl_module_refcnt("netlat"));
+			kmsg("netlat_probe_stress: cycle %u: rmmod, groups 0x%llx enabled\n",
+			     cyc, (unsigned long long)(want & ~ftrace_groups));
+			ret = nl_unload_netlat();
+		} else {
+			EXPECT_EQ(0, refcnt);
+		}
 		kmsg("netlat_probe_stress: cycle %u: rmmod returned %d\n", cyc, ret);
 		ASSERT_EQ(0, ret) TH_LOG("cycle %u: rmmod after the reader closed: %s",
 					 cyc, strerror(-ret));

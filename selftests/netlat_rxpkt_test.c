@@ -685,7 +685,11 @@ TEST_F(rxpkt, unload_blocked_reader)
 		ASSERT_EQ(0, nl_send_all(self->blk.cli, buf, MSG_LEN));
 		nl_sleep_ms(10);
 	}
-	/* the reader asleep in its wait, the groups on, then the module goes */
+	/*
+	 * The reader asleep in its wait, the groups on; they go off (the
+	 * return probe pending: nl_unload_wait() disarms, as an armed
+	 * ftrace hook holds the module), then the module goes.
+	 */
 	close(self->fd);
 	self->fd = -1;
 	ret = nl_unload_wait();

@@ -119,8 +119,11 @@ static void module_set(bool load)
 			nl_sleep_ms(10);
 		if (insn_names)
 			nl_insn_module("netlat", ko_path);
-	} else if (syscall(SYS_delete_module, "netlat", O_NONBLOCK)) {
-		die("delete_module netlat", errno);
+	} else {
+		/* an armed ftrace hook holds the module */
+		nl_disarm();
+		if (syscall(SYS_delete_module, "netlat", O_NONBLOCK))
+			die("delete_module netlat", errno);
 	}
 }
 

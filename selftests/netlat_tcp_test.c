@@ -1338,6 +1338,7 @@ TEST(missing_symbol_not_fatal)
 	ko = open("/netlat.ko", O_RDONLY | O_CLOEXEC);
 	if (ko < 0)
 		SKIP(return, "/netlat.ko: %s (not in the test VM)", strerror(errno));
+	nl_disarm();
 	if (syscall(SYS_delete_module, "netlat", O_NONBLOCK))
 		SKIP(return, "cannot unload netlat: %s", strerror(errno));
 	ret = syscall(SYS_finit_module, ko, "test_missing=1", 0);

@@ -138,16 +138,11 @@ static inline double nl_median_ratio(const double *v, const double *base,
 }
 
 /*
- * Whether a netlat hook of @type ('k' at entry, 'r' with its return) is
- * armed on @sym, as the kernel's own lists say: 1 armed, 0 registered
- * but not armed, -1 none or the lists unreadable. The registry registers
- * each kprobe and kretprobe (debugfs kprobes/list), and arms it as such
- * or, on a site ftrace owns, hooks that site through ftrace instead,
- * the kprobe left disabled: ftrace's enabled_functions then lists the
- * site, with netlat's entry callback for 'k' (fentry.c), another (an
- * fprobe's) for 'r'.
+ * Whether the kprobe or kretprobe (@type 'k' or 'r') of netlat on @sym is
+ * armed, as debugfs kprobes/list says: 1 armed, 0 registered but
+ * disabled, -1 none or the list unreadable.
  */
-static inline int nl_kprobe_armed(const char *sym, char type)
+static inline int nl_kprobe_listed(const char *sym, char type)
 {
 	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
 	char line[512], where[256];
@@ -164,6 +159,26 @@ static inline int nl_kprobe_armed(const char *sym, char type)
 	}
 	if (f)
 		fclose(f);
+	return armed;
+}
+
+/*
+ * Whether a netlat hook of @type ('k' at entry, 'r' with its return) is
+ * armed on @sym, as the kernel's own lists say: 1 armed, 0 registered
+ * but not armed, -1 none or the lists unreadable. The registry registers
+ * each kprobe and kretprobe (debugfs kprobes/list), and arms it as such
+ * or, on a site ftrace owns, hooks that site through ftrace instead,
+ * the kprobe left disabled: ftrace's enabled_functions then lists the
+ * site, with netlat's entry callback for 'k' (fentry.c), another (an
+ * fprobe's) for 'r'.
+ */
+static inline int nl_kprobe_armed(const char *sym, char type)
+{
+	int armed = nl_kprobe_listed(sym, type);
+	size_t n = strlen(sym);
+	char line[512];
+	FILE *f;
+
 	if (armed)
 		return armed;
 	f = fopen("/sys/kernel/debug/tracing/enabled_functions", "r");
@@ -199,6 +214,33 @@ static inline bool nl_kprobe_on_ftrace(const char *sym)
 	if (f)
 		fclose(f);
 	return on;
+}
+
+/*
+ * Whether the kernel's own lists say hook @k (NETLAT_IOC_HOOKS) is armed:
+ * 1, 0, -1 (not there or unreadable); -2 for a hook they do not list (a
+ * tracepoint, one absent or deferred). A kprobe or kretprobe is armed as
+ * kprobes/list alone says; an ftrace entry hook, an fprobe or a wrapped
+ * call as nl_kprobe_armed() reads ftrace's list. With @kprobes_only, an
+ * fprobe or a wrapped call is not asked (-2): ftrace lists a site once
+ * for all its users, and only netlat's entry callback is named there.
+ */
+static inline int nl_hook_listed_armed(const struct netlat_hook *k,
+				       bool kprobes_only)
+{
+	switch (k->mechanism) {
+	case NETLAT_HOOK_KPROBE:
+	case NETLAT_HOOK_KPROBE_FTRACE:
+		return nl_kprobe_listed(k->name, 'k');
+	case NETLAT_HOOK_KRETPROBE:
+		return nl_kprobe_listed(k->name, 'r');
+	case NETLAT_HOOK_FTRACE:
+		return nl_kprobe_armed(k->name, 'k');
+	case NETLAT_HOOK_FPROBE:
+	case NETLAT_HOOK_WRAPPED:
+		return kprobes_only ? -2 : nl_kprobe_armed(k->name, 'r');
+	}
+	return -2;
 }
 
 /* Bind the calling thread to one CPU. */
@@ -402,11 +444,54 @@ static inline int nl_unload_netlat(void)
 	return syscall(SYS_delete_module, "netlat", O_NONBLOCK) ? -errno : 0;
 }
 
-/* rmmod netlat, trying for up to 2 s while a last user lets go. */
+/*
+ * Every probe group off, if the device is there and this open may change
+ * them: an armed ftrace hook holds the module (rmmod: in use).
+ */
+static inline void nl_disarm(void)
+{
+	struct netlat_probes pr = {
+		.size = sizeof(pr), .flags = NETLAT_PROBES_SET,
+	};
+	int fd = open(NETLAT_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	ioctl(fd, NETLAT_IOC_PROBES, &pr);
+	close(fd);
+}
+
+/*
+ * The kernel's reference count of module @name (/sys/module/NAME/refcnt):
+ * open files, and netlat's own ftrace users. -errno if unreadable.
+ */
+static inline long nl_module_refcnt(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * rmmod netlat, its probes disarmed first, trying for up to 2 s while a
+ * last user lets go.
+ */
 static inline int nl_unload_wait(void)
 {
 	int i, ret = -EBUSY;
 
+	nl_disarm();
 	for (i = 0; i < 100 && ret; i++) {
 		ret = nl_unload_netlat();
 		if (ret)
@@ -572,6 +657,39 @@ static inline int nl_probes(int fd, bool set, uint64_t enable,
 	if (!ret && out)
 		*out = pr;
 	return ret;
+}
+
+/*
+ * The armed hooks that are netlat's own ftrace users (an ftrace callback,
+ * an fprobe, a wrapped call: each holds the module while registered),
+ * as NETLAT_IOC_HOOKS says: how many, their groups into *@groups; or
+ * -errno.
+ */
+static inline int nl_ftrace_hooks_armed(int fd, uint64_t *groups)
+{
+	static struct netlat_hook h[128];
+	struct netlat_hooks a = {
+		.nr = 128, .entry_size = sizeof(h[0]),
+		.entries = (uintptr_t)h,
+	};
+	unsigned int i;
+	int ret, n = 0;
+
+	*groups = 0;
+	ret = nl_ioctl(fd, NETLAT_IOC_HOOKS, &a, sizeof(a));
+	if (ret)
+		return ret;
+	for (i = 0; i < a.nr && i < 128; i++) {
+		if (!(h[i].flags & NETLAT_HOOK_ARMED))
+			continue;
+		if (h[i].mechanism != NETLAT_HOOK_FTRACE &&
+		    h[i].mechanism != NETLAT_HOOK_FPROBE &&
+		    h[i].mechanism != NETLAT_HOOK_WRAPPED)
+			continue;
+		*groups |= h[i].group;
+		n++;
+	}
+	return n;
 }
 
 /* After a test: probes off, ring settings of @def, tracing on. */

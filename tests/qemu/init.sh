@@ -74,6 +74,8 @@ load_netlat() {
 # The pause lets timers, RCU callbacks or work the module left behind run
 # (and oops) before the kernel is judged.
 unload_netlat() {
+	# an armed ftrace hook holds the module (rmmod: in use)
+	[ -c /dev/netlat ] && netlat probes --enable none >/dev/null
 	rmmod netlat || trouble "rmmod netlat failed"
 	[ -e /sys/module/netlat ] && trouble "netlat still loaded after rmmod"
 	sleep 1

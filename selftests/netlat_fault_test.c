@@ -5,7 +5,9 @@
  * this thread's slab and page allocations fail, the kernel's own inside
  * the ioctl included, while it changes netlat's configuration a thousand
  * times (rings, keys, filter rules; between them, without failures, the
- * level and the probe groups, whose hooks are checked after each change).
+ * level and the probe groups, whose hooks are checked after each change
+ * against the device's report and, every 50 changes, against the
+ * kernel's kprobe list and ftrace's enabled functions).
  * Each change either succeeds, with exactly what it asked for, or fails
  * with -ENOMEM and leaves everything as it was. Traffic between two
  * namespaces runs between changes, its bytes counted by the receiver. The
@@ -166,12 +168,14 @@ static const char *state_diff(const struct state *a, const struct state *b)
 
 /*
  * Every hook armed exactly when its group is on at this level, as the
- * device reports it: a change that failed to arm a hook must not have
- * claimed success. The first hook that is not, into @bad.
+ * device reports it and, with @lists, as the kernel's kprobe list and
+ * ftrace's enabled functions say (nl_hook_listed_armed()): a change that
+ * failed to arm a hook must not have claimed success. The first hook
+ * that is not, into @bad.
  */
 #define MAX_HOOKS 128
-static int hooks_as_configured(int fd, const struct state *s, char *bad,
-			       size_t len)
+static int hooks_as_configured(int fd, const struct state *s, bool lists,
+			       char *bad, size_t len)
 {
 	static struct netlat_hook h[MAX_HOOKS];
 	struct netlat_hooks a = {
@@ -180,7 +184,7 @@ static int hooks_as_configured(int fd, const struct state *s, char *bad,
 	};
 	bool want, armed;
 	unsigned int i;
-	int ret;
+	int ret, listed;
 
 	bad[0] = 0;
 	ret = nl_ioctl(fd, NETLAT_IOC_HOOKS, &a, sizeof(a));
@@ -198,6 +202,12 @@ static int hooks_as_configured(int fd, const struct state *s, char *bad,
 		if (want != armed) {
 			snprintf(bad, len, "%.64s is %s", h[i].name,
 				 armed ? "armed" : "not armed");
+			return 0;
+		}
+		listed = lists ? nl_hook_listed_armed(&h[i], true) : -2;
+		if (listed != -2 && want != (listed == 1)) {
+			snprintf(bad, len, "%.64s should be %s: the kernel's lists say %d",
+				 h[i].name, want ? "armed" : "not armed", listed);
 			return 0;
 		}
 	}
@@ -383,7 +393,9 @@ TEST_F_TIMEOUT(fault, thousand_changes_under_failing_allocations, 1800)
 				TH_LOG("change %u (%s) succeeded, yet its %s is not what it asked",
 				       i, g_change_name[k], diff);
 		}
-		ASSERT_EQ(0, hooks_as_configured(self->fd, &now, bad,
+		/* the kernel's own lists too, every TRAFFIC_EVERY changes */
+		ASSERT_EQ(0, hooks_as_configured(self->fd, &now,
+						 i % TRAFFIC_EVERY == 0, bad,
 						 sizeof(bad)));
 		ASSERT_EQ(0, bad[0]) TH_LOG("change %u (%s): %s", i,
 					    g_change_name[k], bad);

@@ -797,26 +797,16 @@ TEST_F(pkt, hooks_say_their_mechanism)
 				  (k->group & groups) &&
 				  (!k->levels || (k->levels & (1u << pkts))),
 				  armed) TH_LOG("%s", k->name);
-			switch (k->mechanism) {
-			case NETLAT_HOOK_ABSENT:
+			if (k->mechanism == NETLAT_HOOK_ABSENT) {
 				/* a gap is a partial group, a clone none */
 				if (!(k->flags & NETLAT_HOOK_OPTIONAL))
 					EXPECT_TRUE(!!(pr.partial & k->group))
 						TH_LOG("%s absent", k->name);
 				continue;
-			case NETLAT_HOOK_KPROBE:
-			case NETLAT_HOOK_KPROBE_FTRACE:
-			case NETLAT_HOOK_FTRACE:
-				list = nl_kprobe_armed(k->name, 'k');
-				break;
-			case NETLAT_HOOK_FPROBE:
-			case NETLAT_HOOK_WRAPPED:
-			case NETLAT_HOOK_KRETPROBE:
-				list = nl_kprobe_armed(k->name, 'r');
-				break;
-			default:
-				continue;	/* tracepoints: no list */
 			}
+			list = nl_hook_listed_armed(k, false);
+			if (list == -2)
+				continue;	/* tracepoints: no list */
 			checked++;
 			EXPECT_EQ(armed, list == 1)
 				TH_LOG("%s: %s, the kernel's lists say %d",

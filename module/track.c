@@ -310,6 +310,23 @@ out:
 }
 NOKPROBE_SYMBOL(netlat_track_stamp);
 
+/* The driver point of @f's packet that starts at @seq, now. */
+static __always_inline void netlat_track_driver_stamp(struct netlat_skt *t,
+						      struct netlat_track_flow *f,
+						      const struct sock *sk,
+						      u32 seq)
+{
+	struct netlat_track_pkt *p;
+	unsigned long flags;
+
+	if (!netlat_track_stamp(t, f, sk, seq, NETLAT_PKT_DRIVER,
+				offsetof(struct netlat_track_pkt, driver_d),
+				&p, &flags))
+		return;
+	netlat_track_driver_done(f, p);
+	netlat_track_unlock(f, flags);
+}
+
 /*
  * Whether @seg of @f's socket starts no packet, so that the entry's lock
  * is not taken for it: a SYN or a bare ACK (netlat_track_xmit() starts no
@@ -411,12 +428,7 @@ notrace void netlat_track_queue_at(struct netlat_skt *t,
 			netlat_track_unlock(f, flags);
 		return;
 	}
-	if (!netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_DRIVER,
-				offsetof(struct netlat_track_pkt, driver_d),
-				&p, &flags))
-		return;
-	netlat_track_driver_done(f, p);
-	netlat_track_unlock(f, flags);
+	netlat_track_driver_stamp(t, f, sk, seg.seq);
 }
 NOKPROBE_SYMBOL(netlat_track_queue_at);
 
@@ -472,20 +484,13 @@ notrace void netlat_track_driver_at(struct netlat_skt *t,
 				    const struct sk_buff *skb)
 {
 	struct netlat_track_flow *f = netlat_track_flow_of(e);
-	struct netlat_track_pkt *p;
 	struct netlat_tcp_seg seg __uninitialized;
-	unsigned long flags;
 
 	if (!netlat_parse_tcp_out(skb, &seg))
 		return;
 	if (netlat_track_no_start(f, &seg))
 		return;
-	if (!netlat_track_stamp(t, f, sk, seg.seq, NETLAT_PKT_DRIVER,
-				offsetof(struct netlat_track_pkt, driver_d),
-				&p, &flags))
-		return;
-	netlat_track_driver_done(f, p);
-	netlat_track_unlock(f, flags);
+	netlat_track_driver_stamp(t, f, sk, seg.seq);
 }
 NOKPROBE_SYMBOL(netlat_track_driver_at);
 

@@ -17,6 +17,7 @@
 #include "pktstat.h"
 #include "cgpath.h"
 #include "output.h"
+#include "stagerec.h"
 
 /* a cgroup path escaped, and all of a key's labels */
 #define KEY_PATH_MAX	1024
@@ -186,10 +187,20 @@ static void stage_label(char *buf, size_t len, unsigned int stage)
 }
 
 /*
- * One histogram per stage, in seconds, labelled @labels (each with its
- * comma) and the stage; with @busy only the stages with samples. Kernel
- * bucket b (b >= 1) holds [2^(b-1), 2^b) ns and bucket 0 holds 0, so
- * bucket b's upper bound is 2^b ns: le="2^b ns" counts buckets 0..b.
+ * The send stages (netlat_tcp_stage_seconds): those of the record sent
+ * packets have, wherever the uapi lists them; the others are received.
+ */
+#define TCP_STAGE(NAME, name, rec, from, to)	\
+	STAGE_IF(tcp_pkt, rec, [NETLAT_STAGE_##NAME] = true,)
+static const bool tcp_stage[NETLAT_NR_STAGES] = { NETLAT_STAGES(TCP_STAGE) };
+#undef TCP_STAGE
+
+/*
+ * One histogram per stage of the send (@tcp) or the receive side, in
+ * seconds, labelled @labels (each with its comma) and the stage; with
+ * @busy only the stages with samples. Kernel bucket b (b >= 1) holds
+ * [2^(b-1), 2^b) ns and bucket 0 holds 0, so bucket b's upper bound is
+ * 2^b ns: le="2^b ns" counts buckets 0..b.
  * Bucket 63 also holds longer samples: it is only in +Inf. _count is the
  * sum of the buckets, not the kernel's count, so that it always equals
  * the +Inf bucket even when a packet landed between the kernel's updates
@@ -197,16 +208,16 @@ static void stage_label(char *buf, size_t len, unsigned int stage)
  */
 static void stage_series(const struct fmt *o, const char *name,
 			 const char *labels, const struct netlat_stage_hist *st,
-			 unsigned int from, unsigned int to, bool busy)
+			 bool tcp, bool busy)
 {
 	unsigned int stage, b;
 	char label[32], le[32], sum[32];
 
-	for (stage = from; stage < to; stage++) {
+	for (stage = 0; stage < NETLAT_NR_STAGES; stage++) {
 		const struct netlat_stage_hist *h = &st[stage];
 		uint64_t cum = 0;
 
-		if (busy && !h->count)
+		if (tcp_stage[stage] != tcp || (busy && !h->count))
 			continue;
 		stage_label(label, sizeof(label), stage);
 		for (b = 0; b < NETLAT_HIST_BUCKETS - 1; b++) {
@@ -227,11 +238,10 @@ static void stage_series(const struct fmt *o, const char *name,
 }
 
 static void stage_family(const struct fmt *o, const struct prom_sample *s,
-			 const char *name, const char *help, unsigned int from,
-			 unsigned int to)
+			 const char *name, const char *help, bool tcp)
 {
 	family(o, name, "histogram", "seconds", help);
-	stage_series(o, name, "", s->st, from, to, false);
+	stage_series(o, name, "", s->st, tcp, false);
 }
 
 static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
@@ -239,12 +249,11 @@ static void stage_histograms(const struct fmt *o, const struct prom_sample *s)
 	stage_family(o, s, "netlat_tcp_stage_seconds",
 		     "Time TCP packets spent in each stage, from sendmsg to the ACK "
 		     "that covered them (packet level; log2 buckets of the kernel).",
-		     0, NETLAT_STAGE_RX_NETIF_TCP);
+		     true);
 	stage_family(o, s, "netlat_rx_stage_seconds",
 		     "Time received packets spent in each stage, from the receive "
 		     "core to the copy to the application (packet level; log2 "
-		     "buckets of the kernel).",
-		     NETLAT_STAGE_RX_NETIF_TCP, NETLAT_NR_STAGES);
+		     "buckets of the kernel).", false);
 }
 
 /* A label value as the text format wants it: \\, \" and \n escaped. */
@@ -294,8 +303,7 @@ static void key_labels(char *buf, size_t len, const struct prom_sample *s,
 
 /* A stage family per key: the stages with samples. */
 static void key_stage_family(const struct fmt *o, const struct prom_sample *s,
-			     const char *name, const char *help, unsigned int from,
-			     unsigned int to)
+			     const char *name, const char *help, bool tcp)
 {
 	char kl[KEY_LABELS_MAX];
 	unsigned int i;
@@ -303,7 +311,7 @@ static void key_stage_family(const struct fmt *o, const struct prom_sample *s,
 	family(o, name, "histogram", "seconds", help);
 	for (i = 0; i < s->nr_keys; i++) {
 		key_labels(kl, sizeof(kl), s, &s->keys[i]);
-		stage_series(o, name, kl, s->keys[i].st, from, to, true);
+		stage_series(o, name, kl, s->keys[i].st, tcp, true);
 	}
 }
 
@@ -335,11 +343,10 @@ static void key_metrics(const struct fmt *o, const struct prom_sample *s)
 		return;
 	key_stage_family(o, s, "netlat_key_tcp_stage_seconds",
 			 "netlat_tcp_stage_seconds per key (netlat config --by); "
-			 "other: the keys not kept.", 0, NETLAT_STAGE_RX_NETIF_TCP);
+			 "other: the keys not kept.", true);
 	key_stage_family(o, s, "netlat_key_rx_stage_seconds",
 			 "netlat_rx_stage_seconds per key (netlat config --by); "
-			 "other: the keys not kept.", NETLAT_STAGE_RX_NETIF_TCP,
-			 NETLAT_NR_STAGES);
+			 "other: the keys not kept.", false);
 	key_counter(o, s, "netlat_key_tcp_packets", NULL,
 		    "netlat_tcp_packets per key.", offsetof(struct netlat_hist, packets));
 	key_counter(o, s, "netlat_key_tcp_bytes", "bytes",

@@ -9,6 +9,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,16 +34,66 @@
  * ambiguity); modules before it have no such field and the stage is
  * left out.
  */
-const char *const stage_names[NR_ST] = {
-	"sendmsg>xmit", "xmit>qdisc", "qdisc>driver", "driver>vq", "driver>ack",
-	"sendmsg>ack", "xmit>ack",
-};
+#define TX_ROW_NAME(NAME, name, rec, from, to)	STAGE_IF(tcp_pkt, rec, name,)
+
+const char *const stage_names[NR_ST] = { NETLAT_STAGES(TX_ROW_NAME) };
 
 const char *const point_names[NR_PT] = { "sendmsg", "xmit", "qdisc", "driver", "ack" };
 
+/* A row's kernel stage and the fields of its two points in a TCP_PKT record. */
+struct tx_row {
+	unsigned int stage;
+	size_t from, to;
+};
+
+#define TX_ROW(NAME, name, rec, from, to)				\
+	STAGE_IF(tcp_pkt, rec, { NETLAT_STAGE_##NAME,			\
+		 offsetof(struct netlat_rec_tcp_pkt, from),		\
+		 offsetof(struct netlat_rec_tcp_pkt, to) },)
+
+static const struct tx_row tx_rows[NR_ST] = { NETLAT_STAGES(TX_ROW) };
+
+/*
+ * The one mapping of a packet record's fields to the join's points: what
+ * a packet record gives each point, and the points of a row.
+ */
+static const size_t pt_field[NR_PT] = {
+	[PT_SENDMSG] = offsetof(struct netlat_rec_tcp_pkt, sendmsg_ns),
+	[PT_XMIT] = offsetof(struct netlat_rec_tcp_pkt, xmit_ns),
+	[PT_QDISC] = offsetof(struct netlat_rec_tcp_pkt, qdisc_ns),
+	[PT_DRIVER] = offsetof(struct netlat_rec_tcp_pkt, driver_ns),
+	[PT_ACK] = offsetof(struct netlat_rec_tcp_pkt, end_ns),
+};
+
+/* The point of the field at @off; -1 if it is none (vq_ns). */
+static int field_point(size_t off)
+{
+	int k;
+
+	for (k = 0; k < NR_PT; k++)
+		if (pt_field[k] == off)
+			return k;
+	return -1;
+}
+
+/*
+ * The points of row @k that the events join takes it from: false for a
+ * row with a field no point is (driver>vq: the virtio join gives it), and
+ * for xmit>ack, which the module measures per ACK (xmit_ack_ns), not as
+ * the xmit to the ACK the join found.
+ */
+static bool row_points(int k, int *from, int *to)
+{
+	*from = field_point(tx_rows[k].from);
+	*to = field_point(tx_rows[k].to);
+	return k != ST_XMIT_ACK && *from >= 0 && *to >= 0;
+}
+
 bool stage_shown(const struct stages *st, int k)
 {
-	return (k != ST_XMIT_ACK && k != ST_DRV_VQ) || st->d[k].n;
+	int a, b;
+
+	return row_points(k, &a, &b) || st->d[k].n;
 }
 
 static int j_push(struct j_vec *a, const struct j_rec *r)
@@ -64,53 +115,25 @@ static int j_push(struct j_vec *a, const struct j_rec *r)
  */
 #define KERNEL_PKT	1
 
-/* The send table's row of a kernel stage; -1 for a stage it has none of. */
-static int tx_stage(unsigned int s)
-{
-	switch (s) {
-	case NETLAT_STAGE_SENDMSG_XMIT:
-		return ST_SM_XMIT;
-	case NETLAT_STAGE_XMIT_QDISC:
-		return ST_XMIT_QDISC;
-	case NETLAT_STAGE_QDISC_DRIVER:
-		return ST_QDISC_DRV;
-	case NETLAT_STAGE_DRIVER_ACK:
-		return ST_DRV_ACK;
-	case NETLAT_STAGE_XMIT_ACK:
-		return ST_XMIT_ACK;
-	case NETLAT_STAGE_SENDMSG_ACK:
-		return ST_SM_ACK;
-	case NETLAT_STAGE_DRIVER_VQ:
-		return ST_DRV_VQ;
-	}
-	return -1;
-}
-
 static int add_pkt(struct stages *st, const struct netlat_rec_tcp_pkt *p,
 		   const struct j_rec *base)
 {
-	const uint64_t ts[NR_PT] = {
-		[PT_SENDMSG] = p->sendmsg_ns, [PT_XMIT] = p->xmit_ns,
-		[PT_QDISC] = p->qdisc_ns, [PT_DRIVER] = p->driver_ns,
-		[PT_ACK] = p->flags & NETLAT_PKT_ACKED ? p->end_ns : 0,
-	};
 	struct j_rec r = *base;
 	uint64_t from, to;
-	unsigned int s;
 	int k;
 
 	st->kernel_pkts++;
-	for (s = 0; s < NETLAT_NR_STAGES; s++) {
-		int d = tx_stage(s);
-
-		if (d >= 0 && netlat_pkt_stage(p, s, &from, &to) &&
-		    netlat_samples_add(&st->d[d], to - from))
+	for (k = 0; k < NR_ST; k++)
+		if (netlat_pkt_stage(p, tx_rows[k].stage, &from, &to) &&
+		    netlat_samples_add(&st->d[k], to - from))
 			return -ENOMEM;
-	}
 	r.seq = p->seq;
 	r.end = p->end_seq;
 	for (k = 0; k < NR_PT; k++) {
-		r.ts = ts[k];
+		memcpy(&r.ts, (const char *)p + pt_field[k], sizeof(r.ts));
+		/* the end of a packet not ACKed is no ACK (closed) */
+		if (k == PT_ACK && !(p->flags & NETLAT_PKT_ACKED))
+			r.ts = 0;
 		if (j_push(&st->kp, &r))
 			return -ENOMEM;
 	}
@@ -347,7 +370,9 @@ void segment_name(char *buf, size_t len, int a, int b)
 static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 {
 	const struct j_rec *sm = NULL, *q = NULL, *d = NULL, *a = NULL, *v;
+	const struct j_rec *pts[NR_PT] = { [PT_XMIT] = x };
 	size_t lo, hi, l, h;
+	int k, f, t;
 
 	if (x->stage == KERNEL_PKT) {
 		const struct j_rec *pt = &st->kp.v[x->u.x.skb_id * NR_PT];
@@ -408,18 +433,16 @@ static void join_one(struct stages *st, const struct j_rec *x, struct packet *p)
 	    !resent_before(&st->resent, x, st->ack.v[l].ts))
 		a = &st->ack.v[l];
 
-	if (sm)
-		add_delta(st, ST_SM_XMIT, sm->ts, x->ts);
-	if (q)
-		add_delta(st, ST_XMIT_QDISC, x->ts, q->ts);
-	if (q && d)
-		add_delta(st, ST_QDISC_DRV, q->ts, d->ts);
+	pts[PT_SENDMSG] = sm;
+	pts[PT_QDISC] = q;
+	pts[PT_DRIVER] = d;
+	pts[PT_ACK] = a;
+	for (k = 0; k < NR_ST; k++)
+		if (row_points(k, &f, &t) && pts[f] && pts[t])
+			add_delta(st, k, pts[f]->ts, pts[t]->ts);
+	/* the virtqueue is no point of the packet: its row apart */
 	if (v)
-		add_delta(st, ST_DRV_VQ, d->ts, v->ts);
-	if (d && a)
-		add_delta(st, ST_DRV_ACK, d->ts, a->ts);
-	if (sm && a)
-		add_delta(st, ST_SM_ACK, sm->ts, a->ts);
+		add_delta(st, ST_DRIVER_VQ, d->ts, v->ts);
 	if (p)
 		make_packet(p, sm, x, q, d, a);
 }
@@ -524,21 +547,13 @@ static int add_direction(struct stages *st, const struct flows *fs,
 /* The stage @k of @p from its points: 0 and false if it has not both. */
 static bool packet_stage(const struct packet *p, int k, uint64_t *d)
 {
-	static const int8_t pts[NR_ST][2] = {
-		[ST_SM_XMIT] = { PT_SENDMSG, PT_XMIT },
-		[ST_XMIT_QDISC] = { PT_XMIT, PT_QDISC },
-		[ST_QDISC_DRV] = { PT_QDISC, PT_DRIVER },
-		[ST_DRV_VQ] = { -1, -1 },
-		[ST_DRV_ACK] = { PT_DRIVER, PT_ACK },
-		[ST_SM_ACK] = { PT_SENDMSG, PT_ACK },
-		[ST_XMIT_ACK] = { -1, -1 },
-	};
 	const struct j_rec *a, *b;
+	int f, t;
 
-	if (pts[k][0] < 0)
+	if (!row_points(k, &f, &t))
 		return false;
-	a = p->pt[pts[k][0]];
-	b = p->pt[pts[k][1]];
+	a = p->pt[f];
+	b = p->pt[t];
 	if (!a || !b || b->ts < a->ts)
 		return false;
 	*d = b->ts - a->ts;

@@ -19,14 +19,18 @@
 #include "libnetlat.h"
 #include "flows.h"
 #include "hist.h"
+#include "stagerec.h"
 
 /*
- * Per-skb stages, as the tables name them. driver>vq: the virtio driver
- * until the virtqueue took the packet.
+ * Per-skb stages: the rows of NETLAT_STAGES() whose record is tcp_pkt, in
+ * its order, ST_##NAME each, so that a stage the uapi adds is a row of
+ * every table without an edit here.
  */
-enum { ST_SM_XMIT, ST_XMIT_QDISC, ST_QDISC_DRV, ST_DRV_VQ, ST_DRV_ACK, ST_SM_ACK,
-       ST_XMIT_ACK, NR_ST };
+#define TX_ROW_ENUM(NAME, name, rec, from, to)	STAGE_IF(tcp_pkt, rec, ST_##NAME,)
 
+enum { NETLAT_STAGES(TX_ROW_ENUM) NR_ST };
+
+/* The uapi's names of the rows ("sendmsg>xmit", ...). */
 extern const char *const stage_names[NR_ST];
 
 /* The points of a packet's life, in time order. */

@@ -103,13 +103,15 @@ void tx_text_hists(FILE *f, const struct stages *st)
 /* ,"KEY":{"STAGE":...} of the stages shown: distributions, or with @hists histograms. */
 static void json_per_stage(FILE *f, const struct stages *st, const char *key, bool hists)
 {
+	const char *sep = "";	/* row 0 may be one not shown */
 	int k;
 
 	fprintf(f, ",\"%s\":{", key);
 	for (k = 0; k < NR_ST; k++) {
 		if (!stage_shown(st, k))
 			continue;
-		fprintf(f, "%s\"%s\":", k ? "," : "", stage_names[k]);
+		fprintf(f, "%s\"%s\":", sep, stage_names[k]);
+		sep = ",";
 		if (hists)
 			hist_print_json(f, &st->hist[k]);
 		else

@@ -30,19 +30,20 @@
 #include <string.h>
 
 #include "rx.h"
+#include "stagerec.h"
 #include "flows.h"
 #include "output.h"
 #include "vec.h"
 
-enum { RS_NETIF_TCP, RS_NETIF_UDP, RS_TCP_QUEUE, RS_QUEUE_USER, RS_NETIF_USER,
-       RS_READY_WAKEUP, RS_WAKEUP_RUN, NR_RS };
-/* Each row is a packet-level stage: the names of both levels are one */
-static const unsigned int rs_stage[NR_RS] = {
-	NETLAT_STAGE_RX_NETIF_TCP, NETLAT_STAGE_RX_NETIF_UDP,
-	NETLAT_STAGE_RX_TCP_QUEUE, NETLAT_STAGE_RX_QUEUE_USER,
-	NETLAT_STAGE_RX_NETIF_USER, NETLAT_STAGE_RX_READY_WAKEUP,
-	NETLAT_STAGE_RX_WAKEUP_RUN,
-};
+/*
+ * The rows are the uapi's receive stages (stagerec.h), so that the names
+ * of both levels are one and a stage the uapi adds is a row here.
+ */
+#define RS_ROW_ENUM(NAME, name, rec, from, to)	STAGE_IF(rx_pkt, rec, RS_##NAME,)
+#define RS_ROW_STAGE(NAME, name, rec, from, to)	\
+	STAGE_IF(rx_pkt, rec, NETLAT_STAGE_##NAME,)
+enum { NETLAT_STAGES(RS_ROW_ENUM) NR_RS };
+static const unsigned int rs_stage[NR_RS] = { NETLAT_STAGES(RS_ROW_STAGE) };
 #define rs_name(k)	netlat_stage_name(rs_stage[k])
 
 struct rx_rec {
@@ -511,13 +512,13 @@ static void join_tcp(struct rx_report *rr, const struct rx_rec *t,
 		u = NULL;	/* an older stream's copy at the same cookie */
 	count_at(rr, row);
 	if (n)
-		add_at(rr, row, RS_NETIF_TCP, n->ts, t->ts);
+		add_at(rr, row, RS_RX_NETIF_TCP, n->ts, t->ts);
 	if (q)
-		add_at(rr, row, RS_TCP_QUEUE, t->ts, q->ts);
+		add_at(rr, row, RS_RX_TCP_QUEUE, t->ts, q->ts);
 	if (q && u)
-		add_at(rr, row, RS_QUEUE_USER, q->ts, u->ts);
+		add_at(rr, row, RS_RX_QUEUE_USER, q->ts, u->ts);
 	if (n && u)
-		add_at(rr, row, RS_NETIF_USER, n->ts, u->ts);
+		add_at(rr, row, RS_RX_NETIF_USER, n->ts, u->ts);
 }
 
 static void join_udp(struct rx_report *rr, const struct rx_rec *t)
@@ -529,11 +530,11 @@ static void join_udp(struct rx_report *rr, const struct rx_rec *t)
 	q = after_seq(&rr->queue, t->key, 0, t->ts);
 	u = after_seq(&rr->copy_udp, t->key, 0, q ? q->ts : t->ts);
 	if (n)
-		add(rr, RS_NETIF_UDP, n->ts, t->ts);
+		add(rr, RS_RX_NETIF_UDP, n->ts, t->ts);
 	if (q && u)
-		add(rr, RS_QUEUE_USER, q->ts, u->ts);
+		add(rr, RS_RX_QUEUE_USER, q->ts, u->ts);
 	if (n && u)
-		add(rr, RS_NETIF_USER, n->ts, u->ts);
+		add(rr, RS_RX_NETIF_USER, n->ts, u->ts);
 }
 
 static bool ts_at_or_before(const void *elem, const void *key)
@@ -630,9 +631,9 @@ static void join_wakeups(struct rx_report *rr)
 		const struct rx_flow *row = row_of(rr, w->key);
 
 		if (rd)
-			add_at(rr, row, RS_READY_WAKEUP, rd->ts, w->ts);
+			add_at(rr, row, RS_RX_READY_WAKEUP, rd->ts, w->ts);
 		if (ru)
-			add_at(rr, row, RS_WAKEUP_RUN, w->ts, ru->ts);
+			add_at(rr, row, RS_RX_WAKEUP_RUN, w->ts, ru->ts);
 	}
 }
 
@@ -690,10 +691,10 @@ void rx_report_compute(struct rx_report *rr)
  */
 static bool rs_shown(const struct rx_report *rr, int k)
 {
-	if (k == RS_READY_WAKEUP || k == RS_WAKEUP_RUN)
-		return rr->wakeup.n || rr->dist[RS_READY_WAKEUP].count ||
-		       rr->dist[RS_WAKEUP_RUN].count;
-	return rr->dist[k].count || (k != RS_NETIF_TCP && k != RS_NETIF_UDP);
+	if (k == RS_RX_READY_WAKEUP || k == RS_RX_WAKEUP_RUN)
+		return rr->wakeup.n || rr->dist[RS_RX_READY_WAKEUP].count ||
+		       rr->dist[RS_RX_WAKEUP_RUN].count;
+	return rr->dist[k].count || (k != RS_RX_NETIF_TCP && k != RS_RX_NETIF_UDP);
 }
 
 void rx_report_stage_rows(const struct rx_report *rr, FILE *f)

@@ -39,11 +39,12 @@ void netlat_sk_addrs(struct netlat_flow *f, const struct sock *sk);
  * A TCP segment (or UDP datagram) as its headers describe it. Callers
  * declare it __uninitialized (see struct netlat_writer): the parsers zero
  * it, except netlat_parse_tcp_out(), which fills only what its callers
- * read (sequence, flags, payload).
+ * read (sequence numbers, flags, payload).
  */
 struct netlat_tcp_seg {
 	struct netlat_flow flow;	/* addresses and ports; cookie 0 */
 	u32 seq;
+	u32 ack_seq;
 	u32 payload;		/* bytes after the TCP header */
 	u8 tcp_flags;		/* tcp_flag_byte() */
 };
@@ -71,6 +72,7 @@ static __always_inline void netlat_seg_from_th(const struct sk_buff *skb,
 					       struct netlat_tcp_seg *seg)
 {
 	seg->seq = ntohl(th->seq);
+	seg->ack_seq = ntohl(th->ack_seq);
 	seg->payload = netlat_th_payload(skb, th, thoff);
 	seg->tcp_flags = tcp_flag_byte(th);
 }
@@ -111,7 +113,7 @@ netlat_tcp_out_th(const struct sk_buff *skb, int *thoff)
 }
 
 /*
- * Only @seg's seq, payload and tcp_flags (not its flow) of an outgoing
+ * Only @seg's sequence numbers, payload and tcp_flags (not its flow) of an outgoing
  * segment of a TCP socket, whose stack set its headers: what the packet
  * level needs at the qdisc, driver and device points, where the socket is
  * known. False as netlat_parse_tcp(). Inline, netlat_tcp_out_th().

@@ -218,6 +218,7 @@ static notrace void netlat_track_begin(struct netlat_skt *t,
 	p->range_end = end_seq;
 	p->xmit_ns = xmit_ns;
 	p->segs = segs;
+	p->sent_ack_seq = seg->ack_seq;
 	/*
 	 * A bare FIN was queued by close() or shutdown(), not by a sendmsg:
 	 * the socket's last sendmsg may have started seconds before it (an
@@ -554,11 +555,15 @@ static __always_inline void netlat_track_who(const struct netlat_track_flow *f,
 	who->key = f->e.key;
 }
 
-/* A packet's life ended at @end_ns: histograms, counters, its record. */
+/*
+ * A packet's life ended at @end_ns, by the ACK @ack (its ack_seq @una) or
+ * by its socket's end (@ack NULL): histograms, counters, its record.
+ */
 static notrace void netlat_track_end(const struct sock *sk,
 				     const struct netlat_track_who *who,
 				     const struct netlat_track_pkt *p,
-				     u64 end_ns)
+				     u64 end_ns, const struct sk_buff *ack,
+				     u32 una)
 {
 	u64 qdisc_ns = netlat_track_at(p, NETLAT_PKT_QDISC, p->qdisc_d);
 	u64 driver_ns = netlat_track_at(p, NETLAT_PKT_DRIVER, p->driver_d);
@@ -622,6 +627,11 @@ static notrace void netlat_track_end(const struct sock *sk,
 	r->vq_size = p->vq_size;
 	r->merged = p->merged;
 	r->range_end = p->range_end;
+	r->sent_ack_seq = p->sent_ack_seq;
+	if (ack) {
+		r->ack_rx_ns = netlat_skb_rx_mono(ack);
+		r->ack_seq = una;
+	}
 	netlat_commit(&w);
 }
 NOKPROBE_SYMBOL(netlat_track_end);
@@ -676,6 +686,7 @@ struct netlat_track_acked {
 	struct netlat_track_pkt done[NETLAT_SKT_BATCH];
 	struct netlat_track_who who;
 	const struct sock *sk;
+	const struct sk_buff *skb;
 	u64 *nowp;
 	u32 una;
 };
@@ -726,20 +737,23 @@ static __always_inline void netlat_track_acked_account(void *arg,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		netlat_track_end(a->sk, &a->who, &a->done[i], *a->nowp);
+		netlat_track_end(a->sk, &a->who, &a->done[i], *a->nowp,
+				 a->skb, a->una);
 }
 
 /*
- * An ACK arriving now moves snd_una to @una: every packet below it is
- * done. The clock (*@nowp, netlat_now()) is read only for a packet it
+ * An ACK @skb arriving now moves snd_una to @una: every packet below it
+ * is done. The clock (*@nowp, netlat_now()) is read only for a packet it
  * ends, not for the ranges sampling left out.
  */
 notrace void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
-				 const struct sock *sk, u32 una, u64 *nowp)
+				 const struct sock *sk,
+				 const struct sk_buff *skb, u32 una, u64 *nowp)
 {
 	struct netlat_track_acked a __uninitialized;
 
 	a.sk = sk;
+	a.skb = skb;
 	a.nowp = nowp;
 	a.una = una;
 	netlat_skt_end_run(t, e, sk, a.done, sizeof(a.done[0]),
@@ -867,7 +881,7 @@ notrace void netlat_track_close(const struct sock *sk)
 		if (p.flags & NETLAT_TRACK_FIRST_DONE)
 			continue;
 		p.flags |= NETLAT_PKT_CLOSED;
-		netlat_track_end(sk, &who, &p, now);
+		netlat_track_end(sk, &who, &p, now, NULL, 0);
 	}
 }
 NOKPROBE_SYMBOL(netlat_track_close);

@@ -50,7 +50,8 @@ void netlat_track_queue_out(const struct sock *sk, const struct sk_buff *skb);
 void netlat_track_driver_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 			    const struct sock *sk, const struct sk_buff *skb);
 void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
-			 const struct sock *sk, u32 una, u64 *now);
+			 const struct sock *sk, const struct sk_buff *skb,
+			 u32 una, u64 *now);
 
 /* sendmsg entry: the bytes from @seq on are queued from now. */
 static __always_inline void netlat_track_sendmsg(const struct sock *sk,
@@ -124,7 +125,7 @@ static __always_inline void netlat_track_ack_seg(const struct sock *sk,
 	t = netlat_track_skt();
 	e = t ? netlat_skt_find(t, sk, false, NULL) : NULL;
 	if (e)
-		netlat_track_ack_at(t, e, sk, una, now);
+		netlat_track_ack_at(t, e, sk, skb, una, now);
 }
 void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			  u32 segs, int ret);

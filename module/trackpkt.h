@@ -66,6 +66,7 @@ struct netlat_track_pkt {
 	u16 vq_free;
 	u16 vq_size;
 	u8 flags;
+	u32 sent_ack_seq;
 };
 
 /* A socket's entry; its packets are in the core's FIFO (struct netlat_skt_ent). */

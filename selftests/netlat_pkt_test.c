@@ -508,6 +508,92 @@ TEST_F(pkt, sendmsg_within_round_trip)
 }
 
 /*
+ * The ACK of each packet, for joining two hosts' captures: a ping-pong of
+ * ROUNDS requests and replies, one in flight at a time, B's side delayed
+ * DELAY_MS by netem. Against the kernel's own sequence numbers (repair
+ * mode) and the bytes the test sent:
+ *  - request i starts at A's write_seq less (ROUNDS - i) requests, its
+ *    first transmission acknowledges the i replies before it, and the
+ *    ACK that ended it acknowledges exactly it (B's reply, or B's ACK);
+ *  - reply i likewise, acknowledging requests 0..i.
+ * The ACK's receive stamp (the rx group on: the kernel stamps arrivals)
+ * comes after the packet left the driver (for A's, DELAY_MS after: the
+ * ACK crossed netem) and before TCP processed the ACK.
+ */
+TEST_F(pkt, ack_numbers_and_stamps)
+{
+	const uint64_t groups = PKT_GROUPS | NETLAT_PROBE_RX;
+	uint64_t floor_ns = DELAY_MS * MS;
+	unsigned int seen[2] = { 0, 0 };
+	const struct netlat_rec_hdr *h;
+	int64_t a_snd, a_rcv;
+	char buf[REPLY];
+	unsigned int i;
+
+	nl_need_groups(self->fd, &self->pr, groups);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	/* net_enable_timestamp() turns the stamps on from a work item */
+	nl_sleep_ms(300);
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
+	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(0, nl_send_all(self->conn.cli, buf, REQ));
+		ASSERT_TRUE(read_exactly(self->conn.srv, buf, REQ));
+		ASSERT_EQ(0, nl_send_all(self->conn.srv, buf, REPLY));
+		ASSERT_TRUE(read_exactly(self->conn.cli, buf, REPLY));
+	}
+	a_snd = nl_queue_seq(self->conn.cli, TCP_SEND_QUEUE);
+	a_rcv = nl_queue_seq(self->conn.cli, TCP_RECV_QUEUE);
+	ASSERT_LE(0, a_snd);
+	ASSERT_LE(0, a_rcv);
+	/* the last reply's ACK: A's FIN */
+	ASSERT_EQ(0, shutdown(self->conn.cli, SHUT_WR));
+	ASSERT_FALSE(read_exactly(self->conn.srv, buf, 1));
+	for (i = 0; i < 500 && tcp_state(self->conn.cli) != TCP_FIN_WAIT2; i++)
+		nl_sleep_ms(10);
+	ASSERT_EQ(TCP_FIN_WAIT2, tcp_state(self->conn.cli));
+	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
+				       groups)) TH_LOG("%s", self->log.why);
+
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_pkt *p = (const void *)h;
+		bool req = nl_flow_is(&p->flow, &self->conn);
+		uint32_t len = req ? REQ : REPLY, seq0, ack0, k;
+
+		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
+		    !nl_flow_of(&p->flow, &self->conn) ||
+		    p->end_seq - p->seq != len)
+			continue;
+		ASSERT_NE(0u, p->flags & NETLAT_PKT_ACKED);
+		ASSERT_NE(0u, p->flags & NETLAT_PKT_DRIVER);
+		/* which round, by the kernel's own sequence numbers */
+		seq0 = (uint32_t)(req ? a_snd : a_rcv) - ROUNDS * len;
+		ack0 = (uint32_t)(req ? a_rcv - ROUNDS * REPLY :
+				  a_snd - (ROUNDS - 1) * REQ);
+		k = (p->seq - seq0) / len;
+		ASSERT_EQ(0u, (p->seq - seq0) % len) TH_LOG("seq %u", p->seq);
+		ASSERT_GT(ROUNDS, k) TH_LOG("seq %u", p->seq);
+		EXPECT_EQ(ack0 + k * (req ? REPLY : REQ), p->sent_ack_seq)
+			TH_LOG("%s %u", req ? "request" : "reply", k);
+		EXPECT_EQ(p->end_seq, p->ack_seq)
+			TH_LOG("%s %u", req ? "request" : "reply", k);
+		ASSERT_NE(0ull, p->ack_rx_ns);
+		EXPECT_LE(p->driver_ns + (req ? floor_ns : 0), p->ack_rx_ns)
+			TH_LOG("%s %u: driver %llu, ACK received %llu", req ?
+			       "request" : "reply", k,
+			       (unsigned long long)p->driver_ns,
+			       (unsigned long long)p->ack_rx_ns);
+		EXPECT_LE(p->ack_rx_ns, p->end_ns);
+		seen[req]++;
+	}
+	TH_LOG("%u requests and %u replies with their ACK", seen[1], seen[0]);
+	EXPECT_EQ(ROUNDS, seen[1]);
+	EXPECT_EQ(ROUNDS, seen[0]);
+}
+
+/*
  * Sampling by sequence space: 16 KiB strides. Each request of the client
  * is a packet of its own (the server's one-byte reply ACKs it before the
  * next), so the client's packets are REQS x SREQ bytes in a row, then its

@@ -689,6 +689,26 @@ static inline int nl_udp_open(struct nl_conn *c, int ns_a, const char *addr_a,
 	return 0;
 }
 
+/*
+ * The sequence number of @fd's @queue (TCP_SEND_QUEUE: write_seq,
+ * TCP_RECV_QUEUE: rcv_nxt), read in repair mode; -1 on error.
+ */
+static inline int64_t nl_queue_seq(int fd, int queue)
+{
+	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP;
+	socklen_t len = sizeof(uint32_t);
+	int64_t ret = -1;
+	uint32_t seq;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+		return -1;
+	if (!setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &queue, sizeof(queue)) &&
+	    !getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, &len))
+		ret = seq;
+	setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off));
+	return ret;
+}
+
 /* Is @f the sending side of @c (its family and ports)? */
 static inline bool nl_flow_is(const struct netlat_flow *f,
 			      const struct nl_conn *c)

@@ -1029,26 +1029,6 @@ static void lossy_handshake(struct __test_metadata *_metadata,
 }
 
 /*
- * Sequence number of @fd's @queue (TCP_SEND_QUEUE: write_seq,
- * TCP_RECV_QUEUE: rcv_nxt), read in repair mode; -1 on error.
- */
-static int64_t queue_seq(int fd, int queue)
-{
-	int on = TCP_REPAIR_ON, off = TCP_REPAIR_OFF_NO_WP;
-	socklen_t len = sizeof(uint32_t);
-	int64_t ret = -1;
-	uint32_t seq;
-
-	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
-		return -1;
-	if (!setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &queue, sizeof(queue)) &&
-	    !getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, &len))
-		ret = seq;
-	setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off));
-	return ret;
-}
-
-/*
  * Every RETRANS record of @c is a successful retransmit of kind @kind of
  * the segment at @isn; the COUNTED ones add up to RetransSegs and to
  * TCPSynRetrans (which counts handshake retransmits only). Exactly, even
@@ -1094,7 +1074,7 @@ TEST_F_TIMEOUT(tcp, syn_retransmit, 90)
 	int64_t seq;
 
 	lossy_handshake(_metadata, self, g_ns_a, DEV_A, &b, &a);
-	seq = queue_seq(self->c.srv, TCP_RECV_QUEUE);
+	seq = nl_queue_seq(self->c.srv, TCP_RECV_QUEUE);
 	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
 	check_handshake(_metadata, self, &self->c, NETLAT_RETRANS_SYN,
 			(uint32_t)seq - 1, &b, &a);
@@ -1114,7 +1094,7 @@ static void synack_lossy_checked(struct __test_metadata *_metadata,
 
 	self->netem_b = true;
 	lossy_handshake(_metadata, self, g_ns_b, DEV_B, b, a);
-	seq = queue_seq(self->c.cli, TCP_RECV_QUEUE);
+	seq = nl_queue_seq(self->c.cli, TCP_RECV_QUEUE);
 	ASSERT_LE(0, seq) TH_LOG("TCP_REPAIR: %s", strerror(errno));
 	req->family = AF_INET;
 	req->sport = self->c.dport;

@@ -429,6 +429,14 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		if (r->flags & NETLAT_PKT_MERGED)
 			FIELDS(merged, range_end);
 		stage_fields(f, json, r, false);
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_pkt, sent_ack_seq)) {
+			FIELD(sent_ack_seq);
+			if (r->flags & NETLAT_PKT_ACKED)
+				FIELD(ack_seq);
+			/* this host's receive path of the ACK */
+			if (r->ack_rx_ns && r->ack_rx_ns <= r->end_ns)
+				FIELD_NUM("ack_rx>ack", r->end_ns - r->ack_rx_ns);
+		}
 		break;
 	}
 	case NETLAT_REC_RX_NETIF:

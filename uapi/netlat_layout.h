@@ -39,7 +39,9 @@ _Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
 	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
-_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 152, "tcp_pkt");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152,
+	       "tcp_pkt vq");
+_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 168, "tcp_pkt");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) ==
 	       NETLAT_REC_RX_PKT_SIZE_VER0, "rx_pkt ver0");
 _Static_assert(sizeof(struct netlat_rec_rx_pkt) == 168, "rx_pkt");
@@ -270,6 +272,9 @@ _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_size) == 140, "rec_tcp_pkt
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, merged) == 142, "rec_tcp_pkt.merged");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, range_end) == 144, "rec_tcp_pkt.range_end");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, reserved2) == 148, "rec_tcp_pkt.reserved2");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152, "rec_tcp_pkt.ack_rx_ns");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_seq) == 160, "rec_tcp_pkt.ack_seq");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, sent_ack_seq) == 164, "rec_tcp_pkt.sent_ack_seq");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, hdr) == 0, "rec_rx_pkt.hdr");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, flow) == 24, "rec_rx_pkt.flow");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, netif_ns) == 72, "rec_rx_pkt.netif_ns");

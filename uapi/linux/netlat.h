@@ -1041,6 +1041,20 @@ struct netlat_rec_virtio {
  *	out by sampling (netlat_config.sample, netlat_hist.unsampled). They
  *	have no stage times of their own; counted in netlat_hist.packets.
  * @range_end: @end_seq, or the end of the range with @merged.
+ * @reserved2: zero.
+ * @ack_rx_ns: the receive stamp of the ACK that ended it (NETLAT_PKT_ACKED):
+ *	the skb's stamp, taken where @netif_ns of struct netlat_rec_rx_pkt
+ *	is, on CLOCK_MONOTONIC; 0 when that ACK had none (no user of
+ *	receive stamps on the host: the rx group is one). @ack_rx_ns to
+ *	@end_ns is this host's receive path of the ACK; @driver_ns to
+ *	@ack_rx_ns the round trip without it. Fields from here on are
+ *	absent from records of 152 bytes (older modules): readers check
+ *	@hdr.size.
+ * @ack_seq: the acknowledgment number of that ACK (NETLAT_PKT_ACKED), at
+ *	or after @range_end; else 0.
+ * @sent_ack_seq: the acknowledgment number its first transmission carried
+ *	(the peer's data it acknowledged): it matches the packet to the
+ *	peer's packets it ended, in a capture of the peer's.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
@@ -1068,6 +1082,9 @@ struct netlat_rec_tcp_pkt {
 	__u16 merged;
 	__u32 range_end;
 	__u32 reserved2;
+	__aligned_u64 ack_rx_ns;
+	__u32 ack_seq;
+	__u32 sent_ack_seq;
 };
 
 /* The first size of struct netlat_rec_tcp_pkt; readers accept both. */

@@ -112,38 +112,28 @@ static __always_inline bool netlat_track_sampled(const struct netlat_track_flow 
 }
 
 /*
- * A packet that sampling leaves out (entry locked): counted as part of
- * the newest entry's range, or of an empty entry of its own at its
- * start. False if neither can be had.
+ * A packet of @f counted (entry locked): ended by an ACK, or, if sampling
+ * left it out, sent.
  */
-static notrace bool netlat_track_skip(struct netlat_skt *t,
-				      struct netlat_track_flow *f, u32 seq,
-				      u32 end_seq, u16 segs,
-				      enum netlat_skt_full *why)
+static __always_inline void netlat_track_count(struct netlat_track_flow *f,
+					       u32 bytes, u16 segs)
 {
-	struct netlat_track_pkt *p;
-	struct netlat_skt_cur c;
-
-	if (netlat_track_merge(t, f, seq, end_seq, segs)) {
-		/* unsampled <= merged, which the merge kept within a u16 */
-		netlat_skt_last(&f->e, &c);
-		p = netlat_skt_slot(t, &c);
-		p->unsampled++;
-		return true;
-	}
-	p = netlat_skt_push(t, &f->e, why);
-	if (!p)
-		return false;
-	p->seq = seq;
-	p->end_seq = seq;
-	p->range_end = end_seq;
-	p->merged = 1;
-	p->merged_segs = segs;
-	p->unsampled = 1;
-	p->flags = NETLAT_PKT_MERGED | NETLAT_TRACK_FIRST_DONE;
-	return true;
+	f->c.packets++;
+	f->c.bytes += bytes;
+	f->c.segs += segs;
 }
-NOKPROBE_SYMBOL(netlat_track_skip);
+
+/* The totals of a packet that sampling left out, with its socket's @key. */
+static notrace void netlat_track_unsampled(u32 key, u32 bytes, u16 segs)
+{
+	struct netlat_hist_cpu __percpu *k = netlat_keys_set(key, 1);
+
+	netlat_hist_count_key(k, NETLAT_HC_PACKETS, 1);
+	netlat_hist_count_key(k, NETLAT_HC_BYTES, bytes);
+	netlat_hist_count_key(k, NETLAT_HC_SEGS, segs);
+	netlat_hist_count(NETLAT_HC_UNSAMPLED, 1);
+}
+NOKPROBE_SYMBOL(netlat_track_unsampled);
 
 /* A packet of a socket without an entry (no counters of its own). */
 static notrace void netlat_track_untracked(void)
@@ -197,13 +187,20 @@ static notrace void netlat_track_begin(struct netlat_skt *t,
 	struct netlat_track_pkt *p;
 	enum netlat_skt_full why;
 	bool kept, no_mem;
+	u32 key;
 	u64 now;
 
 	f->tx_next = 1ULL << 32 | end_seq;
 	if (!netlat_track_sampled(f, seg->seq, end_seq)) {
-		kept = netlat_track_skip(t, f, seg->seq, end_seq, segs, &why);
-		no_mem = !kept && why == NETLAT_SKT_FULL_MEM;
-		goto not_joined;
+		/*
+		 * Counted now, when TCPOrigDataSent counts it: it takes no
+		 * slot and the ACK walk never meets it.
+		 */
+		key = f->e.key;
+		netlat_track_count(f, end_seq - seg->seq, segs);
+		netlat_track_unlock(f, flags);
+		netlat_track_unsampled(key, end_seq - seg->seq, segs);
+		return;
 	}
 	WRITE_ONCE(f->joined, 1ULL << 32 | seg->seq);
 	p = netlat_skt_push(t, &f->e, &why);
@@ -267,9 +264,8 @@ netlat_track_starting(struct netlat_skt *t, struct netlat_track_flow *f,
 	     more = netlat_skt_prev(t, &f->e, &c)) {
 		struct netlat_track_pkt *p = netlat_skt_slot(t, &c);
 
-		/* not a sampled-out packet's empty entry */
 		if (p->seq == seq)
-			return p->end_seq != seq ? p : NULL;
+			return p;
 		if (before(p->seq, seq))
 			break;
 	}
@@ -636,15 +632,6 @@ static notrace void netlat_track_end(const struct sock *sk,
 }
 NOKPROBE_SYMBOL(netlat_track_end);
 
-/* A packet of @f ended by an ACK: its socket's counters (entry locked). */
-static __always_inline void netlat_track_count(struct netlat_track_flow *f,
-					       const struct netlat_track_pkt *p)
-{
-	f->c.packets++;
-	f->c.bytes += p->end_seq - p->seq;
-	f->c.segs += p->segs;
-}
-
 /*
  * A packet of @f ended by an ACK at @now (entry locked): if it was slow,
  * sampling joins every packet of its socket for a second.
@@ -668,14 +655,11 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 	u32 bytes = p->range_end - p->end_seq;
 
 	f->c.packets += p->merged;
-	f->c.merged += p->merged - p->unsampled;
+	f->c.merged += p->merged;
 	f->c.bytes += bytes;
 	f->c.segs += p->merged_segs;
 	netlat_hist_count_key(key, NETLAT_HC_PACKETS, p->merged);
-	if (p->merged > p->unsampled)
-		netlat_hist_count(NETLAT_HC_MERGED, p->merged - p->unsampled);
-	if (p->unsampled)
-		netlat_hist_count(NETLAT_HC_UNSAMPLED, p->unsampled);
+	netlat_hist_count(NETLAT_HC_MERGED, p->merged);
 	netlat_hist_count_key(key, NETLAT_HC_BYTES, bytes);
 	netlat_hist_count_key(key, NETLAT_HC_SEGS, p->merged_segs);
 }
@@ -707,7 +691,7 @@ netlat_track_acked_end(struct netlat_skt_ent *e, void *slot, void *arg,
 	if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
 		if (after(p->end_seq, a->una))
 			return NETLAT_SKT_STOP;
-		netlat_track_count(f, p);
+		netlat_track_count(f, p->end_seq - p->seq, p->segs);
 		netlat_track_slow_join(f, p, netlat_now(a->nowp));
 		/* the record drops FIRST_DONE; the slot keeps ACKED unread */
 		p->flags |= NETLAT_TRACK_FIRST_DONE | NETLAT_PKT_ACKED;

@@ -42,10 +42,8 @@
  * (NETLAT_PKT_MERGED): [@end_seq, @range_end) are @merged more packets of
  * @merged_segs segments, followed only as a whole (counted, bytes and
  * segments exact, no stage times). Their own packet still gets its stage
- * times. A packet that sampling leaves out (netlat_config.sample) joins
- * the newest entry's range the same way (@unsampled of @merged); with
- * none to join, it takes a slot of its own as an empty packet at its
- * start, ended already (NETLAT_TRACK_FIRST_DONE), with itself as range.
+ * times. A packet that sampling leaves out (netlat_config.sample) takes
+ * no slot: it is counted when it is sent.
  */
 struct netlat_track_pkt {
 	u32 seq;
@@ -61,7 +59,6 @@ struct netlat_track_pkt {
 	u16 retrans_fail;
 	u16 merged;
 	u16 merged_segs;
-	u16 unsampled;		/* of @merged, left out by sampling */
 	u16 vq_queue;
 	u16 vq_free;
 	u16 vq_size;

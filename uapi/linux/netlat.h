@@ -1037,9 +1037,9 @@ struct netlat_rec_virtio {
  * @vq_size: the virtqueue's ring size.
  * @merged: packets sent after this one that the kernel followed together
  *	with it as one range (NETLAT_PKT_MERGED): [@end_seq, @range_end),
- *	sent while the socket's FIFO was full (netlat_hist.merged) or left
- *	out by sampling (netlat_config.sample, netlat_hist.unsampled). They
- *	have no stage times of their own; counted in netlat_hist.packets.
+ *	sent while the socket's FIFO was full or the table's memory used up
+ *	(netlat_hist.merged). They have no stage times of their own; counted
+ *	in netlat_hist.packets.
  * @range_end: @end_seq, or the end of the range with @merged.
  * @reserved2: zero.
  * @ack_rx_ns: the receive stamp of the ACK that ended it (NETLAT_PKT_ACKED):
@@ -1624,10 +1624,9 @@ struct netlat_cpu_stats {
  *	every packet of a socket for a second after one of its joined
  *	packets was slow. The choice needs no state: the two ends of a
  *	connection choose the same bytes. A packet left out has no stage
- *	times and no record of its own; it is counted, exactly, as part of
- *	the range of the packet before it (netlat_hist.unsampled, .packets,
- *	.bytes, .segs; netlat_rec_tcp_pkt.merged), so that every counter
- *	stays exact. A change applies to packets sent from then on. Other
+ *	times and no record of its own; it is counted, exactly, when it is
+ *	first sent (netlat_hist.unsampled, .packets, .bytes, .segs, and its
+ *	socket's counters), so that every counter stays exact. A change applies to packets sent from then on. Other
  *	values, and a nonzero one without the flag, are -EINVAL. The
  *	receive table samples its TCP packets by the same rule (not the
  *	slow socket's): netlat_hist.rx_unsampled.
@@ -2000,10 +1999,10 @@ struct netlat_stage_hist {
  * @retrans_segs: segments retransmitted, by NETLAT_RETRANS_* kind, as the
  *	kernel counts them in RetransSegs (out).
  * @retrans_fail: failed retransmission attempts (out).
- * @unsampled: packets among @packets and @closed that sampling left out
- *	of the join (netlat_config.sample): followed only as part of the
- *	range of the packet before them, counted with their bytes and
- *	segments, without stage times (out; a field reserved, zero, before).
+ * @unsampled: packets among @packets that sampling left out of the join
+ *	(netlat_config.sample): counted with their bytes and segments when
+ *	first sent (not when ACKed, nor in @closed), without stage times
+ *	(out; a field reserved, zero, before).
  * @merged: packets among @packets followed only as part of a range: sent
  *	while their socket had 4096 packets followed in flight or the
  *	table's memory was used up,

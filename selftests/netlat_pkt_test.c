@@ -756,6 +756,58 @@ TEST_F(pkt, sample_by_sequence)
 }
 
 /*
+ * A packet sampling leaves out is counted when it is first sent, as
+ * TCPOrigDataSent counts it: with every segment of A dropped (netem, 100%
+ * loss) and the socket then reset, no packet is ever ACKed, so the
+ * packets counted are exactly the ones sampling left out, and the joined
+ * ones end closed. Together they are TCPOrigDataSent. A 2 KiB stride
+ * over 1,448-byte segments (one per skb) leaves some of each kind.
+ */
+TEST_F(pkt, sampled_counted_when_sent)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	static char buf[64 << 10];
+	struct netlat_hist hist;
+	long long d0, d1 = 0;
+	unsigned int i;
+
+	nl_need_groups(self->fd, &self->pr, PKT_GROUPS);
+	ASSERT_EQ(0, one_segment_per_skb());
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_set_sample(self->fd, 2));
+	ASSERT_EQ(0, nl_probes(self->fd, true, PKT_GROUPS, &self->pr));
+	d0 = nl_orig_data_sent(g_ns_a, g_ns_b);
+	ASSERT_LE(0, d0);
+	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
+	ASSERT_EQ(0, netem(g_ns_a, DEV_A, 100.0, 0));
+	/* what the send buffer takes: nothing drains it */
+	ASSERT_LT(0, send(self->conn.cli, buf, sizeof(buf), MSG_DONTWAIT));
+	nl_sleep_ms(500);
+	ASSERT_EQ(0, setsockopt(self->conn.cli, SOL_SOCKET, SO_LINGER, &lg,
+				sizeof(lg)));
+	close(self->conn.cli);
+	self->conn.cli = -1;
+	for (i = 0; i < 50; i++) {
+		d1 = nl_orig_data_sent(g_ns_a, g_ns_b);
+		ASSERT_EQ(0, nl_get_hist(self->fd, &hist, NULL));
+		if (hist.packets + hist.closed == (unsigned long long)(d1 - d0))
+			break;
+		nl_sleep_ms(100);
+	}
+	TH_LOG("TCPOrigDataSent +%lld; packets %llu (unsampled %llu), closed %llu, not followed %llu",
+	       d1 - d0, (unsigned long long)hist.packets,
+	       (unsigned long long)hist.unsampled,
+	       (unsigned long long)hist.closed,
+	       (unsigned long long)hist.untracked);
+	EXPECT_EQ((unsigned long long)(d1 - d0), hist.packets + hist.closed);
+	EXPECT_EQ(hist.unsampled, hist.packets);
+	EXPECT_LT(0ull, hist.unsampled);
+	EXPECT_LT(0ull, hist.closed);
+	EXPECT_EQ(0ull, hist.untracked);
+	EXPECT_EQ(0ull, hist.merged);
+}
+
+/*
  * A hook that gives a level nothing is not armed there (a hit costs even
  * when its handler returns at once): the packet level has a kprobe on
  * sendmsg's entry instead of the event level's kretprobe, no push or skb

@@ -2,7 +2,8 @@
 /*
  * netlat join: two hosts' captures joined packet by packet (libnetlat's
  * netlat_join): the clock line, then per direction each stage across
- * both hosts with the wire between them and its bound.
+ * both hosts with the wire between them and its bound, and the way back
+ * of each packet's ACK.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "join.h"
 #include "joinhtml.h"
+#include "joinjson.h"
 #include "jointrace.h"
 #include "notes.h"
 #include "output.h"
@@ -266,6 +268,37 @@ static void print_hosts_json(const struct join_args *a)
 
 /* ---- per direction -------------------------------------------------------- */
 
+/* A wire time into @wire, its half bound into @bound, unless one-sided. */
+static int add_wire(struct netlat_samples *wire, struct netlat_samples *bound,
+		    uint64_t *one_sided, int64_t ns, int64_t lo_ns, int64_t hi_ns)
+{
+	int r = netlat_samples_add(wire, ns);
+
+	if (hi_ns == INT64_MAX)
+		(*one_sided)++;
+	else if (!r)
+		r = netlat_samples_add(bound, (hi_ns - lo_ns) / 2);
+	return r;
+}
+
+/* The ACK's way back of pair @i's sent packet: call once per packet. */
+static int collect_ack(const struct netlat_join *j, size_t i, struct join_direction *d)
+{
+	struct netlat_xack x;
+	int r = 0;
+
+	if (netlat_join_ack(j, i, &x))
+		return 0;
+	if (x.flags & NETLAT_XACK_RTT)
+		r = netlat_samples_add(&d->rtt, x.rtt_ns);
+	if (!r && x.flags & NETLAT_XACK_DELAY)
+		r = netlat_samples_add(&d->ack_delay, x.delay_ns);
+	if (!r && x.flags & NETLAT_XACK_WIRE)
+		r = add_wire(&d->back, &d->back_bound, &d->back_one_sided, x.wire_ns,
+			     x.wire_lo_ns, x.wire_hi_ns);
+	return r;
+}
+
 static int collect(const struct netlat_join *j, struct join_direction *d)
 {
 	const struct netlat_xpkt *p;
@@ -286,17 +319,15 @@ static int collect(const struct netlat_join *j, struct join_direction *d)
 			    netlat_rx_pkt_stage(p[i].rx, join_rx_stages[k], &from, &to))
 				r = netlat_samples_add(&dd->rx[k], to - from);
 		}
+		if (!r && p[i].flags & NETLAT_XPKT_TX_FIRST)
+			r = collect_ack(j, i, dd);
 		if (p[i].flags & NETLAT_XPKT_NO_CLOCK)
 			dd->no_clock++;
 		if (r || p[i].flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
 				       NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE))
 			continue;
-		r = netlat_samples_add(&dd->wire, p[i].wire_ns);
-		if (p[i].wire_hi_ns == INT64_MAX)
-			dd->one_sided++;
-		else if (!r)
-			r = netlat_samples_add(&dd->bound,
-					       (p[i].wire_hi_ns - p[i].wire_lo_ns) / 2);
+		r = add_wire(&dd->wire, &dd->bound, &dd->one_sided, p[i].wire_ns,
+			     p[i].wire_lo_ns, p[i].wire_hi_ns);
 	}
 	for (i = 0; i < 2; i++) {
 		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
@@ -305,6 +336,10 @@ static int collect(const struct netlat_join *j, struct join_direction *d)
 		}
 		netlat_dist_compute(d[i].wire.v, d[i].wire.n, &d[i].dwire);
 		netlat_dist_compute(d[i].bound.v, d[i].bound.n, &d[i].dbound);
+		netlat_dist_compute(d[i].ack_delay.v, d[i].ack_delay.n, &d[i].dack_delay);
+		netlat_dist_compute(d[i].back.v, d[i].back.n, &d[i].dback);
+		netlat_dist_compute(d[i].back_bound.v, d[i].back_bound.n, &d[i].dback_bound);
+		netlat_dist_compute(d[i].rtt.v, d[i].rtt.n, &d[i].drtt);
 	}
 	return r;
 }
@@ -320,6 +355,10 @@ static void free_directions(struct join_direction *d)
 		}
 		netlat_samples_free(&d[i].wire);
 		netlat_samples_free(&d[i].bound);
+		netlat_samples_free(&d[i].ack_delay);
+		netlat_samples_free(&d[i].back);
+		netlat_samples_free(&d[i].back_bound);
+		netlat_samples_free(&d[i].rtt);
 	}
 }
 
@@ -341,11 +380,75 @@ static void print_row(const char *host, const char *name, const struct netlat_di
 	       extra);
 }
 
-static void print_direction_text(const struct netlat_join_counts *c, unsigned int s,
+#define BOUND_LEN	48
+#define EXTRA_LEN	80
+
+/*
+ * A wire row's bound: @bound after its median in the median packet's line,
+ * @extra at the row's end. Empty without a wire time.
+ */
+static void bound_text(uint64_t one_sided, const struct netlat_dist *half,
+		       char bound[BOUND_LEN], char extra[EXTRA_LEN])
+{
+	char med[32];
+
+	bound[0] = extra[0] = 0;
+	if (one_sided) {
+		/* the clock is bounded from one direction only: no middle */
+		snprintf(bound, BOUND_LEN, " (at least)");
+		snprintf(extra, EXTRA_LEN, "  at least: %llu of them bounded on one side only",
+			 ull(one_sided));
+	} else if (half->count) {
+		format_duration(med, sizeof(med), half->p50);
+		snprintf(bound, BOUND_LEN, " +-%s", med);
+		snprintf(extra, EXTRA_LEN, "  +-%s (median bound)", med);
+	}
+}
+
+/* What the ACKs' way back of direction @s had, and why the rest had not. */
+static void print_ack_counts(const struct netlat_join_ack_counts *c, unsigned int s)
+{
+	const uint64_t *w = c->why[s];
+
+	printf("  the ACK's way back: %llu round trips, %llu %s ACK delays, %llu wire backs "
+	       "of %llu joined packets; %llu ACKs not recorded (pure ACK), %llu retransmitted "
+	       "(Karn), %llu ACKs carried by a retransmission, %llu without an ACK stamp, "
+	       "%llu ranges, %llu without %s's receive stamp of the last byte, %llu impossible, "
+	       "%llu without a clock\n", ull(c->rtt[s]), ull(c->delay[s]), host_name[!s],
+	       ull(c->wire[s]), ull(c->packets[s]), ull(w[NETLAT_XACK_PURE]),
+	       ull(w[NETLAT_XACK_RETRANS]), ull(w[NETLAT_XACK_ACK_RETRANS]),
+	       ull(w[NETLAT_XACK_NO_ACK]), ull(w[NETLAT_XACK_RANGE]), ull(w[NETLAT_XACK_NO_RX]),
+	       host_name[!s], ull(w[NETLAT_XACK_IMPOSSIBLE]), ull(w[NETLAT_XACK_NO_CLOCK]));
+}
+
+/* The median packet's ACK: a continuation of its line. */
+static void print_median_ack(const struct join_direction *d, unsigned int s)
+{
+	char med[32], bound[BOUND_LEN], extra[EXTRA_LEN];
+
+	if (!d->drtt.count)
+		return;
+	printf("; its ACK: ");
+	if (d->dack_delay.count) {
+		format_duration(med, sizeof(med), d->dack_delay.p50);
+		printf("%s %s ack delay, ", med, host_name[!s]);
+	}
+	if (d->dback.count) {
+		bound_text(d->back_one_sided, &d->dback_bound, bound, extra);
+		format_duration(med, sizeof(med), d->dback.p50);
+		printf("%s%s wire back, ", med, bound);
+	}
+	format_duration(med, sizeof(med), d->drtt.p50);
+	printf("%s %s round trip", med, host_name[s]);
+}
+
+static void print_direction_text(const struct netlat_join_counts *c,
+				 const struct netlat_join_ack_counts *ac, unsigned int s,
 				 const struct join_direction *d)
 {
 	const char *from = host_name[s], *to = host_name[!s];
-	char bound[48] = "", extra[64] = "", med[32], wire[32], name[16];
+	char bound[BOUND_LEN], bback[BOUND_LEN], extra[EXTRA_LEN], med[32], wire[32];
+	char name[16];
 	unsigned int k;
 
 	printf("\n%s>%s: %llu of %llu sent packets joined (%llu of %llu bytes)", from, to,
@@ -357,23 +460,21 @@ static void print_direction_text(const struct netlat_join_counts *c, unsigned in
 	       "received packets of these flows not joined\n", ull(c->retrans[s]),
 	       ull(c->no_stamp[s]), ull(c->impossible[s]), ull(d->no_clock), ull(c->received_unjoined[s]),
 	       to, ull(c->received[s]));
+	print_ack_counts(ac, s);
 	printf("  %-18s %9s %9s %9s %9s %9s\n", "stage", "count", "p50", "p90", "p99", "max");
 	for (k = 0; k < JOIN_SIDE_STAGES; k++)
 		print_row(from, netlat_stage_name(join_tx_stages[k]), &d->dtx[k], "");
-	if (d->one_sided) {
-		/* the clock is bounded from one direction only: no middle */
-		snprintf(bound, sizeof(bound), " (at least)");
-		snprintf(extra, sizeof(extra), "  at least: %llu of them bounded on one side only",
-			 ull(d->one_sided));
-	} else if (d->dbound.count) {
-		format_duration(med, sizeof(med), d->dbound.p50);
-		snprintf(bound, sizeof(bound), " +-%s", med);
-		snprintf(extra, sizeof(extra), "  +-%s (median bound)", med);
-	}
+	bound_text(d->one_sided, &d->dbound, bound, extra);
 	snprintf(name, sizeof(name), "%s>%s", from, to);
 	print_row("wire", name, &d->dwire, extra);
 	for (k = 0; k < JOIN_SIDE_STAGES; k++)
 		print_row(to, netlat_stage_name(join_rx_stages[k]), &d->drx[k], "");
+	/* the ACK's way back: R's delay, the wire back, S's round trip */
+	print_row(to, "ack delay", &d->dack_delay, "");
+	bound_text(d->back_one_sided, &d->dback_bound, bback, extra);
+	snprintf(name, sizeof(name), "%s>%s", to, from);
+	print_row("wire back", name, &d->dback, extra);
+	print_row(from, "round trip", &d->drtt, "");
 	if (d->dwire.count) {
 		format_duration(wire, sizeof(wire), d->dwire.p50);
 		printf("  median packet: ");
@@ -385,133 +486,14 @@ static void print_direction_text(const struct netlat_join_counts *c, unsigned in
 		for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 			format_duration(med, sizeof(med), d->drx[k].p50);
 			printf("%s %s %s%s", med, to, netlat_stage_name(join_rx_stages[k]),
-			       k + 1 < JOIN_SIDE_STAGES ? ", " : "\n");
+			       k + 1 < JOIN_SIDE_STAGES ? ", " : "");
 		}
+		print_median_ack(d, s);
+		printf("\n");
 	}
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
-
-static void print_i64(const char *key, int64_t v, bool comma)
-{
-	printf("\"%s\":", key);
-	if (v == INT64_MIN || v == INT64_MAX)
-		printf("null");
-	else
-		printf("%lld", (long long)v);
-	if (comma)
-		printf(",");
-}
-
-static void print_est_json(const struct netlat_clock_est *e)
-{
-	printf("{\"from_ns\":%llu,\"to_ns\":%llu,\"at_ns\":%llu,", ull(e->from_ns),
-	       ull(e->to_ns), ull(e->at_ns));
-	if (e->flags & NETLAT_CLOCK_NONE)
-		printf("\"offset_ns\":null,\"lo_ns\":null,\"hi_ns\":null,"
-		       "\"drift_ppm\":null,\"drift_lo_ppm\":null,\"drift_hi_ppm\":null,");
-	else {
-		print_i64("offset_ns", e->offset_ns, true);
-		print_i64("lo_ns", e->lo_ns, true);
-		print_i64("hi_ns", e->hi_ns, true);
-		printf("\"drift_ppm\":%.3f,\"drift_lo_ppm\":%.3f,\"drift_hi_ppm\":%.3f,",
-		       e->drift_ppm, e->drift_lo_ppm, e->drift_hi_ppm);
-	}
-	printf("\"samples_ab\":%llu,\"samples_ba\":%llu,\"impossible\":%llu,"
-	       "\"none\":%s,\"step\":%s,\"drift_at_limit\":%s}",
-	       ull(e->samples_ab), ull(e->samples_ba), ull(e->impossible),
-	       e->flags & NETLAT_CLOCK_NONE ? "true" : "false",
-	       e->flags & NETLAT_CLOCK_STEP ? "true" : "false",
-	       e->flags & NETLAT_CLOCK_DRIFT_AT_LIMIT ? "true" : "false");
-}
-
-static void print_dist_named(const char *name, const struct netlat_dist *d, bool comma)
-{
-	print_json_string(stdout, name);
-	printf(":");
-	print_dist_json(stdout, d);
-	if (comma)
-		printf(",");
-}
-
-static void print_direction_json(const struct netlat_join_counts *c, unsigned int s,
-				 const struct join_direction *d)
-{
-	char name[48];
-	unsigned int k;
-
-	printf("{\"sender\":\"%s\",\"receiver\":\"%s\",\"sent\":%llu,\"sent_bytes\":%llu,"
-	       "\"joined\":%llu,\"joined_bytes\":%llu,\"no_flow\":%llu,\"no_record\":%llu,"
-	       "\"retrans\":%llu,\"no_stamp\":%llu,\"impossible\":%llu,\"no_clock\":%llu,"
-	       "\"wire_one_sided\":%llu,\"received\":%llu,\"received_unjoined\":%llu,"
-	       "\"stages\":{",
-	       host_name[s], host_name[!s], ull(c->sent[s]), ull(c->sent_bytes[s]),
-	       ull(c->joined[s]), ull(c->joined_bytes[s]), ull(c->no_flow[s]),
-	       ull(c->no_record[s]), ull(c->retrans[s]), ull(c->no_stamp[s]),
-	       ull(c->impossible[s]), ull(d->no_clock), ull(d->one_sided), ull(c->received[s]),
-	       ull(c->received_unjoined[s]));
-	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
-		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(join_tx_stages[k]));
-		print_dist_named(name, &d->dtx[k], true);
-	}
-	print_dist_named("wire", &d->dwire, true);
-	print_dist_named("wire_bound", &d->dbound, true);
-	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
-		snprintf(name, sizeof(name), "%s %s", host_name[!s], netlat_stage_name(join_rx_stages[k]));
-		print_dist_named(name, &d->drx[k], k + 1 < JOIN_SIDE_STAGES);
-	}
-	printf("}}");
-}
-
-static void print_stage_fields(bool tx, const void *rec)
-{
-	unsigned int k;
-	uint64_t from, to;
-
-	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
-		bool ok = tx ? netlat_pkt_stage(rec, join_tx_stages[k], &from, &to)
-			     : netlat_rx_pkt_stage(rec, join_rx_stages[k], &from, &to);
-
-		print_json_string(stdout, netlat_stage_name(tx ? join_tx_stages[k] : join_rx_stages[k]));
-		if (ok)
-			printf(":%llu", ull(to - from));
-		else
-			printf(":null");
-		printf(k + 1 < JOIN_SIDE_STAGES ? "," : "");
-	}
-}
-
-static void print_packet_json(const struct netlat_xpkt *p)
-{
-	static const char *const flag_names[] = {
-		"exact", "gso_split", "gro_merged", "retrans", "no_stamp", "no_clock",
-		"impossible",	/* TX_FIRST and RX_FIRST are the library's bookkeeping */
-	};
-	bool wire = !(p->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_NO_CLOCK |
-				  NETLAT_XPKT_RETRANS | NETLAT_XPKT_IMPOSSIBLE));
-	unsigned int k, n = 0;
-
-	printf("{\"sender\":\"%s\"", host_name[p->sender]);
-	print_flow(stdout, &p->tx->flow, true);
-	printf(",\"seq\":%u,\"end_seq\":%u,\"flags\":[", p->seq, p->end_seq);
-	for (k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++)
-		if (p->flags & (1U << k))
-			printf("%s\"%s\"", n++ ? "," : "", flag_names[k]);
-	printf("],\"driver_ns\":%llu,\"netif_ns\":%llu,", ull(p->tx->driver_ns),
-	       ull(p->rx->netif_ns));
-	if (wire) {
-		print_i64("wire_ns", p->wire_ns, true);
-		print_i64("wire_lo_ns", p->wire_lo_ns, true);
-		print_i64("wire_hi_ns", p->wire_hi_ns, true);
-	} else {
-		printf("\"wire_ns\":null,\"wire_lo_ns\":null,\"wire_hi_ns\":null,");
-	}
-	printf("\"send\":{");
-	print_stage_fields(true, p->tx);
-	printf("},\"receive\":{");
-	print_stage_fields(false, p->rx);
-	printf("}}");
-}
 
 /* The join's JSON object (@a->inner: without its newline). */
 static void print_json(const struct join_args *a, const struct netlat_join *j,
@@ -519,31 +501,29 @@ static void print_json(const struct join_args *a, const struct netlat_join *j,
 {
 	const struct netlat_clock_est *w;
 	const struct netlat_xpkt *p;
-	struct netlat_join_counts c;
 	struct netlat_clock_est g;
 	size_t nw = netlat_join_windows(j, &w), n, i;
 
 	netlat_join_clock(j, &g);
-	netlat_join_counts(j, &c);
 	printf("{");
 	print_hosts_json(a);
 	printf("\"clock\":");
-	print_est_json(&g);
+	join_json_est(&g);
 	printf(",\"windows\":[");
 	for (i = 0; i < nw; i++) {
-		print_est_json(&w[i]);
+		join_json_est(&w[i]);
 		printf(i + 1 < nw ? "," : "");
 	}
 	printf("],\"directions\":[");
-	print_direction_json(&c, 0, &d[0]);
+	join_json_direction(j, 0, &d[0]);
 	printf(",");
-	print_direction_json(&c, 1, &d[1]);
+	join_json_direction(j, 1, &d[1]);
 	printf("]");
 	if (a->packets) {
 		n = netlat_join_pairs(j, &p);
 		printf(",\"packets\":[");
 		for (i = 0; i < n; i++) {
-			print_packet_json(&p[i]);
+			join_json_packet(j, i);
 			printf(i + 1 < n ? ",\n" : "");
 		}
 		printf("]");
@@ -602,6 +582,7 @@ static int join_and_print(struct join_args *a)
 	struct join_direction d[2];
 	struct netlat_join *j;
 	struct netlat_join_counts c;
+	struct netlat_join_ack_counts ac;
 	int r = join_run(a, &j, d);
 
 	if (!r && a->trace) {
@@ -617,8 +598,9 @@ static int join_and_print(struct join_args *a)
 			netlat_join_counts(j, &c);
 			print_hosts_text(stdout, a, j);
 			print_clock_text(stdout, j);
-			print_direction_text(&c, 0, &d[0]);
-			print_direction_text(&c, 1, &d[1]);
+			netlat_join_ack_counts(j, &ac);
+			print_direction_text(&c, &ac, 0, &d[0]);
+			print_direction_text(&c, &ac, 1, &d[1]);
 		}
 		if (!a->inner)
 			r = finish_stdout();

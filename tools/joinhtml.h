@@ -25,6 +25,10 @@ struct join_direction {
 	struct netlat_dist dtx[JOIN_SIDE_STAGES], drx[JOIN_SIDE_STAGES], dwire, dbound;
 	uint64_t no_clock;
 	uint64_t one_sided;	/* wire times that are a bound, not an estimate */
+	/* the ACK's way back, once per sent packet (netlat_join_ack()) */
+	struct netlat_samples ack_delay, back, back_bound, rtt;
+	struct netlat_dist dack_delay, dback, dback_bound, drtt;
+	uint64_t back_one_sided;
 };
 
 /* A join as join.c hands it over. */

@@ -32,7 +32,7 @@ v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$repo/dkms.conf")
 [[ $v == "$version" ]] || why+="dkms.conf says '$v'"$'\n'
 v=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
 [[ $v == "$version" ]] || why+="debian/changelog says '$v'"$'\n'
-v=$(awk '/\(symver\)LIBNETLAT_1/ {print $2}' "$repo/debian/libnetlat1.symbols")
+v=$(awk '$1 == "(symver)LIBNETLAT_1" {print $2}' "$repo/debian/libnetlat1.symbols")
 [[ $v == "$version" ]] || why+="libnetlat1.symbols' first version is '$v'"$'\n'
 grep -q 'MODULE_VERSION(NETLAT_VERSION)' "$repo/module/main.c" || why+="MODULE_VERSION is not NETLAT_VERSION"$'\n'
 check "one version ($version): dkms.conf, debian/changelog, symbols, module" "$why"
@@ -73,10 +73,18 @@ fi
 why=
 soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libnetlat.so.1 ]] || why+="soname '$soname'"$'\n'
-# Exports, with their version node.
-objdump -T "$so" | awk '$2 == "g" && $4 != "*UND*" && $NF != "LIBNETLAT_1" {print $NF, $(NF-1)}' \
+# Exports, with their version node: one the map defines (LIBNETLAT_1 and
+# the nodes added after it), each of which the symbols file names.
+nodes=$(sed -n 's/^\(LIBNETLAT_[0-9.]*\) {$/\1/p' "$repo/tools/lib/libnetlat.map" | tr '\n' ' ')
+for n in $nodes; do
+	grep -q "^ (symver)$n " "$repo/debian/libnetlat1.symbols" ||
+		why+="debian/libnetlat1.symbols has no (symver)$n"$'\n'
+done
+objdump -T "$so" | awk -v nodes="$nodes" 'BEGIN { split(nodes, v, " "); for (i in v) node[v[i]] = 1 }
+	$2 == "g" && $4 != "*UND*" && !($NF in node) {print $NF, $(NF-1)}' \
 	| sort >"$dir/exports"
-awk '$2 != "LIBNETLAT_1" {print "unversioned or other node: " $0}' "$dir/exports" >"$dir/bad"
+awk -v nodes="$nodes" 'BEGIN { split(nodes, v, " "); for (i in v) node[v[i]] = 1 }
+	!($2 in node) {print "unversioned or other node: " $0}' "$dir/exports" >"$dir/bad"
 [[ -s $dir/bad ]] && why+=$(cat "$dir/bad")$'\n'
 awk '{print $1}' "$dir/exports" | sort >"$dir/exported"
 sed -n 's/^[[:space:]]*\(netlat_[a-z0-9_]*\);$/\1/p' "$repo/tools/lib/libnetlat.map" | sort >"$dir/mapped"
@@ -86,7 +94,7 @@ grep -v 'static inline' "$repo/tools/lib/libnetlat.h" |
 d=$(diff "$dir/mapped" "$dir/exported") || why+="map vs exports:"$'\n'"$d"$'\n'
 d=$(diff "$dir/mapped" "$dir/declared") || why+="map vs libnetlat.h:"$'\n'"$d"$'\n'
 [[ -s $dir/mapped ]] || why+="empty map"$'\n'
-check "libnetlat.so: soname libnetlat.so.1, $(wc -l <"$dir/mapped") functions of libnetlat.h exported, all LIBNETLAT_1" "$why"
+check "libnetlat.so: soname libnetlat.so.1, $(wc -l <"$dir/mapped") functions of libnetlat.h exported, each in a node of the map ($nodes)" "$why"
 
 # --- make install and pkg-config -----------------------------------------
 root=$dir/root

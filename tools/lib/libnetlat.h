@@ -730,6 +730,101 @@ bool netlat_join_theta(const struct netlat_join *j, uint64_t t_ns, int64_t *lo_n
 		       int64_t *hi_ns);
 void netlat_join_counts(const struct netlat_join *j, struct netlat_join_counts *c);
 
+/*
+ * The ACK's way back (records with ack_rx_ns, ack_seq and sent_ack_seq):
+ * a packet P that host S sent to host R was ended by an ACK that S
+ * stamped at ack_rx_ns. The round trip, P's driver time to that stamp,
+ * is on S's clock alone. When that ACK rode on a data packet Q of R's
+ * (its first transmission's sent_ack_seq is P's ack_seq), R's record of
+ * Q splits it: R's ACK delay, from R's receive stamp of P's last byte to
+ * Q's driver time, on R's clock alone, and the wire back, Q's driver
+ * time to S's stamp, on the join's clock as a pair's wire. A pure ACK
+ * has no record: P then has its round trip only.
+ */
+
+/* netlat_xack.flags: the values it holds */
+#define NETLAT_XACK_RTT		(1U << 0)	/* @rtt_ns */
+#define NETLAT_XACK_DELAY	(1U << 1)	/* @ack_tx, @ack_pair, @delay_ns, @raw_ns */
+#define NETLAT_XACK_WIRE	(1U << 2)	/* @wire_ns, @wire_lo_ns, @wire_hi_ns */
+
+/* netlat_xack.why: why it lacks a value, the first reason that applies */
+enum netlat_xack_why {
+	NETLAT_XACK_ALL,		/* it has all three */
+	/* no value at all: */
+	NETLAT_XACK_NO_ACK,		/* no ACK stamp: not ended by an ACK, no
+					 * receive stamps on S, no driver time, or a
+					 * record of an older module (152 bytes) */
+	NETLAT_XACK_RETRANS,		/* retransmitted: which copy the ACK answered
+					 * is unknown (Karn) */
+	NETLAT_XACK_RANGE,		/* NETLAT_PKT_MERGED: the ACK is the range's */
+	/* the round trip only: */
+	NETLAT_XACK_PURE,		/* no packet R recorded carried the ACK: a pure
+					 * ACK (or R's records have no ACK numbers) */
+	NETLAT_XACK_ACK_RETRANS,	/* the packet that carried it was
+					 * retransmitted (Karn) */
+	NETLAT_XACK_NO_RX,		/* R has no receive stamp of P's last byte */
+	NETLAT_XACK_IMPOSSIBLE,		/* the records contradict each other (a time
+					 * before its cause) */
+	/* no wire back: */
+	NETLAT_XACK_NO_CLOCK,		/* no clock bound at its time */
+	NETLAT_XACK_NR_WHY
+};
+
+/**
+ * struct netlat_xack - the way back of a joined packet's ACK (its sent
+ *	record's: the same for each pair of one record)
+ * @flags: NETLAT_XACK_*.
+ * @why: enum netlat_xack_why.
+ * @rtt_ns: the round trip on the sender's clock: the sent record's
+ *	ack_rx_ns less its driver_ns.
+ * @ack_tx: the receiver's sent record that carried the ACK.
+ * @ack_pair: the pair (index of netlat_join_pairs()) whose received record
+ *	holds the packet's last byte: the ACK delay starts at its netif_ns.
+ * @delay_ns: the receiver's ACK delay on its clock: @ack_tx->driver_ns
+ *	less that receive stamp.
+ * @raw_ns: the sent record's ack_rx_ns less @ack_tx->driver_ns, each on
+ *	its own host's clock.
+ * @wire_ns: the wire back: @raw_ns with the clock, as
+ *	netlat_xpkt.wire_ns of a pair that @ack_tx's host sent.
+ * @wire_lo_ns: it lies in [@wire_lo_ns, @wire_hi_ns], never below 0;
+ * @wire_hi_ns: INT64_MAX if the clock is bounded on one side only.
+ *
+ * With all three and the clock's offset constant, @rtt_ns is the pair's
+ * wire_ns plus @delay_ns plus @wire_ns exactly (the offset cancels); a
+ * drift leaves the drift over the round trip between them.
+ */
+struct netlat_xack {
+	unsigned int flags;
+	unsigned int why;
+	int64_t rtt_ns;
+	const struct netlat_rec_tcp_pkt *ack_tx;
+	size_t ack_pair;
+	int64_t delay_ns, raw_ns;
+	int64_t wire_ns, wire_lo_ns, wire_hi_ns;
+};
+
+/**
+ * struct netlat_join_ack_counts - the ACKs' way back of the joined sent
+ *	packets, per sender (index 0: A sent, B received; 1: the reverse)
+ * @packets: joined sent packets (netlat_join_counts.joined),
+ * @rtt: of which with a round trip,
+ * @delay: with the receiver's ACK delay,
+ * @wire: with a wire back.
+ * @why: the packets per enum netlat_xack_why ([NETLAT_XACK_ALL]: all three).
+ */
+struct netlat_join_ack_counts {
+	uint64_t packets[2];
+	uint64_t rtt[2], delay[2], wire[2];
+	uint64_t why[2][NETLAT_XACK_NR_WHY];
+};
+
+/*
+ * The ACK's way back of pair @pair's sent packet (valid as the pairs
+ * are): 0, or -EINVAL if there is no such pair.
+ */
+int netlat_join_ack(const struct netlat_join *j, size_t pair, struct netlat_xack *ack);
+void netlat_join_ack_counts(const struct netlat_join *j, struct netlat_join_ack_counts *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* qsort_r */
 #include "libnetlat.h"
 #include "libnetlat_int.h"
+#include "libnetlat_join_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -16,54 +17,6 @@
 
 #define DEFAULT_WINDOW_NS	10000000000ULL
 #define DEFAULT_MAX_DRIFT_PPM	2000.0
-struct jflow {
-	uint16_t family, sport, dport;
-	uint8_t saddr[16], daddr[16];	/* sender first */
-	bool seen[2];
-	int64_t last[2];		/* unwrapped sequence, per host */
-	int64_t first[2];		/* each host's first record's position */
-	int64_t b_shift;		/* added to B's positions by align() */
-	size_t *tx[2], ntx[2], ctx[2];	/* indices of packets host h sent */
-	size_t *rx[2], nrx[2], crx[2];	/* ... and received */
-};
-
-struct jtx {
-	struct netlat_rec_tcp_pkt r;
-	int64_t s, e;
-	uint32_t flow;
-	uint8_t host;
-};
-
-struct jrx {
-	struct netlat_rec_rx_pkt r;
-	int64_t s, e;
-	uint32_t flow;
-	uint8_t host;
-	uint32_t joined;		/* sent records sharing its bytes */
-};
-
-struct netlat_join {
-	struct netlat_join_opts o;
-	struct jtx *tx;
-	size_t ntx, ctx;
-	struct jrx *rx;
-	size_t nrx, crx;
-	struct jflow *flows;
-	size_t nflows, cflows;
-	uint32_t *hash;			/* flow index + 1, open addressing */
-	size_t hcap;
-	struct netlat_xpkt *pairs;
-	size_t npairs;
-	struct netlat__sample *smp;	/* the clock's samples, */
-	size_t *smp_pair;		/* each one's pair */
-	size_t nsmp;
-	struct netlat__clock *clock;
-	struct netlat_join_counts counts;
-	struct jspan *spans;		/* a flow's joined byte ranges, scratch */
-	size_t cspans;
-	int64_t *rx_reach;		/* a flow's received ends so far, scratch */
-	size_t crx_reach;
-};
 
 /* ==== records and flows ================================================== */
 
@@ -112,6 +65,27 @@ static int rehash(struct netlat_join *j)
 	return 0;
 }
 
+/* The flow's slot in the hash: its own, or the empty one it would take. */
+static size_t flow_slot(const struct netlat_join *j, uint16_t family, const uint8_t *sa,
+			uint16_t sp, const uint8_t *da, uint16_t dp)
+{
+	size_t at = flow_hash(family, sa, sp, da, dp) & (j->hcap - 1);
+
+	while (j->hash[at] &&
+	       !flow_is(&j->flows[j->hash[at] - 1], family, sa, sp, da, dp))
+		at = (at + 1) & (j->hcap - 1);
+	return at;
+}
+
+long netlat__join_flow_find(const struct netlat_join *j, uint16_t family,
+			    const uint8_t *sa, uint16_t sp, const uint8_t *da,
+			    uint16_t dp)
+{
+	if (!j->hcap)
+		return -1;
+	return (long)j->hash[flow_slot(j, family, sa, sp, da, dp)] - 1;
+}
+
 /* The flow from (@sa, @sp) to (@da, @dp): its index, or -ENOMEM. */
 static long flow_get(struct netlat_join *j, uint16_t family, const uint8_t *sa,
 		     uint16_t sp, const uint8_t *da, uint16_t dp)
@@ -121,12 +95,9 @@ static long flow_get(struct netlat_join *j, uint16_t family, const uint8_t *sa,
 
 	if ((j->nflows + 1) * 2 > j->hcap && rehash(j))
 		return -ENOMEM;
-	at = flow_hash(family, sa, sp, da, dp) & (j->hcap - 1);
-	while (j->hash[at]) {
-		if (flow_is(&j->flows[j->hash[at] - 1], family, sa, sp, da, dp))
-			return j->hash[at] - 1;
-		at = (at + 1) & (j->hcap - 1);
-	}
+	at = flow_slot(j, family, sa, sp, da, dp);
+	if (j->hash[at])
+		return j->hash[at] - 1;
 	if (netlat__grow((void **)&j->flows, &j->cflows, j->nflows + 1, sizeof(*j->flows)))
 		return -ENOMEM;
 	f = &j->flows[j->nflows];
@@ -190,7 +161,8 @@ static int b_times_tx(const struct netlat_join *j, struct netlat_rec_tcp_pkt *p)
 {
 	bool ok = b_time(j, &p->hdr.ts_ns) & b_time(j, &p->sendmsg_ns) &
 		  b_time(j, &p->xmit_ns) & b_time(j, &p->qdisc_ns) &
-		  b_time(j, &p->driver_ns) & b_time(j, &p->end_ns) & b_time(j, &p->vq_ns);
+		  b_time(j, &p->driver_ns) & b_time(j, &p->end_ns) & b_time(j, &p->vq_ns) &
+		  b_time(j, &p->ack_rx_ns);
 
 	return ok ? 0 : -ERANGE;
 }
@@ -339,6 +311,7 @@ void netlat_join_free(struct netlat_join *j)
 	free(j->smp_pair);
 	free(j->spans);
 	free(j->rx_reach);
+	free(j->ack_pos);
 	free(j);
 }
 
@@ -415,7 +388,7 @@ static int cmp_rx_start(const void *a, const void *b, void *arg)
  * back by the longest record would scan every short record a 64 KiB GRO
  * skb spans, for every sent packet.
  */
-static size_t rx_lower(const int64_t *reach, size_t n, int64_t s)
+size_t netlat__first_above(const int64_t *reach, size_t n, int64_t s)
 {
 	size_t lo = 0, hi = n;
 
@@ -501,7 +474,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 			c->no_flow[h]++;
 			continue;
 		}
-		for (k = rx_lower(j->rx_reach, nr, t->s); k < nr; k++) {
+		for (k = netlat__first_above(j->rx_reach, nr, t->s); k < nr; k++) {
 			struct jrx *r = &j->rx[rv[k]];
 
 			if (r->s >= t->e)
@@ -571,6 +544,40 @@ static int collect_samples(struct netlat_join *j)
 	return 0;
 }
 
+bool netlat__join_wire(const struct netlat_join *j, unsigned int sender,
+		       uint64_t t_ns, int64_t raw_ns, int64_t *wire_ns,
+		       int64_t *lo_ns, int64_t *hi_ns)
+{
+	int64_t lo, hi, est;
+
+	if (!netlat__clock_at(j->clock, t_ns, &lo, &hi))
+		return false;
+	if (lo == INT64_MIN || hi == INT64_MAX) {
+		/* one side only: the estimate is the bound it has */
+		est = lo == INT64_MIN ? hi : lo;
+	} else {
+		est = lo + (hi - lo) / 2 - j->o.asym_ns / 2;
+	}
+	if (sender == 0) {
+		/* wire = t2 - t1 - theta */
+		*wire_ns = raw_ns - est;
+		*lo_ns = hi == INT64_MAX ? 0 : raw_ns - hi;
+		*hi_ns = lo == INT64_MIN ? INT64_MAX : raw_ns - lo;
+	} else {
+		/* wire = t4 - t3 + theta; raw = t4 - t3 here */
+		*wire_ns = raw_ns + est;
+		*lo_ns = lo == INT64_MIN ? 0 : raw_ns + lo;
+		*hi_ns = hi == INT64_MAX ? INT64_MAX : raw_ns + hi;
+	}
+	if (*lo_ns < 0)
+		*lo_ns = 0;
+	if (*wire_ns < *lo_ns)
+		*wire_ns = *lo_ns;
+	if (*wire_ns > *hi_ns)
+		*wire_ns = *hi_ns;
+	return true;
+}
+
 /* Each pair's wire from its window's bound. */
 static void wire_times(struct netlat_join *j)
 {
@@ -583,7 +590,6 @@ static void wire_times(struct netlat_join *j)
 		}
 	for (i = 0; i < j->npairs; i++) {
 		struct netlat_xpkt *x = &j->pairs[i];
-		int64_t lo, hi, est;
 		uint64_t t;
 
 		j->counts.pairs[x->sender]++;
@@ -591,33 +597,9 @@ static void wire_times(struct netlat_join *j)
 				NETLAT_XPKT_IMPOSSIBLE))
 			continue;
 		t = x->sender == 0 ? x->tx->driver_ns : x->rx->netif_ns;
-		if (!netlat__clock_at(j->clock, t, &lo, &hi)) {
+		if (!netlat__join_wire(j, x->sender, t, x->raw_ns, &x->wire_ns,
+				       &x->wire_lo_ns, &x->wire_hi_ns))
 			x->flags |= NETLAT_XPKT_NO_CLOCK;
-			continue;
-		}
-		if (lo == INT64_MIN || hi == INT64_MAX) {
-			/* one side only: the estimate is the bound it has */
-			est = lo == INT64_MIN ? hi : lo;
-		} else {
-			est = lo + (hi - lo) / 2 - j->o.asym_ns / 2;
-		}
-		if (x->sender == 0) {
-			/* wire = t2 - t1 - theta */
-			x->wire_ns = x->raw_ns - est;
-			x->wire_lo_ns = hi == INT64_MAX ? 0 : x->raw_ns - hi;
-			x->wire_hi_ns = lo == INT64_MIN ? INT64_MAX : x->raw_ns - lo;
-		} else {
-			/* wire = t4 - t3 + theta; raw = t4 - t3 here */
-			x->wire_ns = x->raw_ns + est;
-			x->wire_lo_ns = lo == INT64_MIN ? 0 : x->raw_ns + lo;
-			x->wire_hi_ns = hi == INT64_MAX ? INT64_MAX : x->raw_ns + hi;
-		}
-		if (x->wire_lo_ns < 0)
-			x->wire_lo_ns = 0;
-		if (x->wire_ns < x->wire_lo_ns)
-			x->wire_ns = x->wire_lo_ns;
-		if (x->wire_ns > x->wire_hi_ns)
-			x->wire_ns = x->wire_hi_ns;
 	}
 }
 
@@ -638,10 +620,7 @@ static void mark_merged(struct netlat_join *j)
 	size_t i;
 
 	for (i = 0; i < j->npairs; i++) {
-		const struct jrx *r = (const struct jrx *)((const char *)j->pairs[i].rx -
-							   offsetof(struct jrx, r));
-
-		if (r->joined > 1)
+		if (netlat__jrx(&j->pairs[i])->joined > 1)
 			j->pairs[i].flags |= NETLAT_XPKT_GRO_MERGED;
 	}
 }
@@ -703,7 +682,7 @@ int netlat_join_run(struct netlat_join *j)
 	if (r)
 		return r;
 	wire_times(j);
-	return 0;
+	return netlat__join_acks(j);
 }
 
 size_t netlat_join_pairs(const struct netlat_join *j, const struct netlat_xpkt **pairs)

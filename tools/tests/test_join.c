@@ -18,6 +18,12 @@ struct sim {
 	uint64_t floor_ab, floor_ba;	/* one-way delay floors */
 	unsigned int forged;		/* request whose arrival B stamps too early (0: none) */
 	bool one_way;			/* no responses */
+	/* sim_rr(): request and reply, each ACK riding on the next packet */
+	uint64_t reply_ns;		/* B replies this long after a request arrived */
+	unsigned int late;		/* round whose reply follows a pure ACK (0: none) */
+	unsigned int retrans_at;	/* request retransmitted (0: none) */
+	unsigned int merged_at;		/* request a range of unrecorded ones follows */
+	unsigned int old_tx;		/* hosts (1: A, 2: B) with 152-byte sent records */
 	/* what the simulation produced */
 	uint64_t b_read_bytes, a_read_bytes;
 	unsigned int a_sent, b_sent;
@@ -56,12 +62,16 @@ static uint64_t sim_b(const struct sim *s, uint64_t t)
 }
 
 static uint64_t sim_seq_a, sim_seq_b;
+static unsigned int sim_old_tx;	/* as struct sim's old_tx */
 
 static struct netlat_rec_tcp_pkt *sim_tx(struct capture *c, uint64_t *rseq, bool a,
 					 uint32_t seq, uint32_t len, uint64_t sendmsg,
 					 uint64_t driver, uint16_t segs)
 {
-	struct netlat_rec_tcp_pkt *p = cap_tcp(c, NETLAT_REC_TCP_PKT, sizeof(*p), (*rseq)++, 0);
+	uint16_t size = sim_old_tx & (a ? 1 : 2) ?
+			offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) :
+			sizeof(struct netlat_rec_tcp_pkt);
+	struct netlat_rec_tcp_pkt *p = cap_tcp(c, NETLAT_REC_TCP_PKT, size, (*rseq)++, 0);
 
 	if (a)
 		set_flow(p, AF_INET, "192.0.2.1", 40000, "192.0.2.2", 6379, 1);
@@ -1117,6 +1127,526 @@ static void test_join_trace_bulk(void)
 	CHECK_U64(jt_check_tracks(ev, n), 0);
 	run_free(&r);
 	free(ev);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* ---- the ACK's way back ----------------------------------------------------- */
+
+#define RR_SA0		0xffffff00u	/* A's first byte: its sequence wraps */
+#define RR_SB0		0x7fffff00u
+#define RR_REQ		100
+#define RR_REPLY	300
+
+/* Round @i's one-way delay, either way: the floor and 0-3 us more. */
+static uint64_t rr_wire(const struct sim *s, unsigned int i)
+{
+	return s->floor_ab + (i % 4) * 1000;
+}
+
+static void sim_sent_ack(struct netlat_rec_tcp_pkt *p, uint32_t ack)
+{
+	if (NETLAT_REC_HAS(&p->hdr, struct netlat_rec_tcp_pkt, sent_ack_seq))
+		p->sent_ack_seq = ack;
+}
+
+/* The ACK that ended the sent record at @off of @c (pointers move as it grows). */
+static void sim_ack(struct capture *c, size_t off, uint64_t ack_rx, uint32_t ack)
+{
+	struct netlat_rec_tcp_pkt *p = (void *)(c->buf + off);
+
+	if (!NETLAT_REC_HAS(&p->hdr, struct netlat_rec_tcp_pkt, sent_ack_seq))
+		return;
+	p->ack_rx_ns = ack_rx;
+	p->ack_seq = ack;
+}
+
+/* Every seventh request is two segments that B receives 12 us apart. */
+static bool rr_split(unsigned int i)
+{
+	return i % 7 == 3;
+}
+
+/* A's time of round @i's request's driver, and of its last byte's arrival. */
+static uint64_t rr_t1(const struct sim *s, unsigned int i)
+{
+	return SIM_T0 + i * s->gap_ns + 10000;
+}
+
+static uint64_t rr_t2(const struct sim *s, unsigned int i)
+{
+	return rr_t1(s, i) + rr_wire(s, i) + (rr_split(i) ? 12000 : 0);
+}
+
+/* A's time of round @i's reply leaving B, and of its arrival at A. */
+static uint64_t rr_t3(const struct sim *s, unsigned int i)
+{
+	return rr_t2(s, i) + (s->late && i == s->late ? 2 : 1) * s->reply_ns;
+}
+
+static uint64_t rr_t4(const struct sim *s, unsigned int i)
+{
+	return rr_t3(s, i) + rr_wire(s, i + 1);
+}
+
+/*
+ * Requests of A (100 bytes; rr_split() ones 200 in two segments), each
+ * answered by B (300 bytes) reply_ns after its last byte arrived; each
+ * ACK rides on the next packet the other way: a request's on its reply, a
+ * reply's on the next request. Both ways have one floor, so the clock's
+ * middle is B's true clock. Round late's reply comes after B's pure ACK
+ * of the request (acknowledging the same bytes); request retrans_at is
+ * retransmitted (its first copy arrived); a range follows merged_at.
+ */
+static void sim_rr(struct sim *s, struct capture *a, struct capture *b)
+{
+	uint32_t sa = RR_SA0, sb = RR_SB0;
+	size_t reply_off = SIZE_MAX, req_off;
+	unsigned int i;
+
+	sim_seq_a = sim_seq_b = 0;
+	sim_old_tx = s->old_tx;
+	cap_stream(a, 1);
+	cap_stream(b, 1);
+	for (i = 0; i < s->requests; i++) {
+		uint64_t t1 = rr_t1(s, i), t2 = t1 + rr_wire(s, i);
+		uint64_t t3 = rr_t3(s, i), t4 = rr_t4(s, i), acked = t4;
+		unsigned int segs = rr_split(i) ? 2 : 1;
+		struct netlat_rec_tcp_pkt *p;
+
+		p = sim_tx(a, &sim_seq_a, true, sa, segs * RR_REQ, t1 - 10000, t1, segs);
+		req_off = (unsigned char *)p - a->buf;
+		sim_sent_ack(p, sb);
+		if (s->retrans_at && i == s->retrans_at)
+			p->retrans = 1;
+		if (s->merged_at && i == s->merged_at) {
+			p->flags |= NETLAT_PKT_MERGED;
+			p->merged = 1;
+			p->range_end = p->end_seq;
+		}
+		sim_rx(b, &sim_seq_b, false, sa, RR_REQ, sim_b(s, t2), 1);
+		if (segs > 1)
+			sim_rx(b, &sim_seq_b, false, sa + RR_REQ, RR_REQ, sim_b(s, t2 + 12000), 1);
+		/* its first segment carried the ACK of the last reply */
+		if (reply_off != SIZE_MAX)
+			sim_ack(b, reply_off, sim_b(s, t2), sb);
+		sa += segs * RR_REQ;
+		if (s->late && i == s->late)
+			acked = rr_t2(s, i) + s->reply_ns / 2 + rr_wire(s, i + 1);
+		p = sim_tx(b, &sim_seq_b, false, sb, RR_REPLY, sim_b(s, t3 - 5000),
+			   sim_b(s, t3), 1);
+		reply_off = (unsigned char *)p - b->buf;
+		sim_sent_ack(p, sa);
+		sim_rx(a, &sim_seq_a, true, sb, RR_REPLY, t4, 1);
+		sim_ack(a, req_off, acked, sa);
+		sb += RR_REPLY;
+		s->a_sent++;
+		s->b_sent++;
+	}
+	sim_old_tx = 0;
+}
+
+/* What sim_rr() made of pair @x's packet: its ACK's way back, or why not. */
+struct rr_truth {
+	unsigned int why;
+	int64_t there, delay, back, rtt;
+};
+
+static struct rr_truth rr_truth(const struct sim *s, const struct netlat_xpkt *x)
+{
+	struct rr_truth t = { .why = NETLAT_XACK_ALL };
+	unsigned int i;
+
+	if (x->sender == 0) {
+		i = (x->tx->driver_ns - SIM_T0) / s->gap_ns;
+		t.there = rr_t2(s, i) - rr_t1(s, i);
+		t.back = rr_wire(s, i + 1);
+		t.delay = rr_t3(s, i) - rr_t2(s, i);
+		if (i == s->retrans_at && i)
+			t.why = NETLAT_XACK_RETRANS;
+		else if (i == s->merged_at && i)
+			t.why = NETLAT_XACK_RANGE;
+		else if (i == s->late && i)
+			t.why = NETLAT_XACK_PURE;
+	} else {
+		/* by its bytes: B's times may be moved by b_offset_ns */
+		i = (x->tx->seq - RR_SB0) / RR_REPLY;
+		t.there = rr_wire(s, i + 1);
+		t.back = rr_wire(s, i + 1);
+		t.delay = rr_t1(s, i + 1) - rr_t4(s, i);
+		if (i + 1 == s->requests)
+			t.why = NETLAT_XACK_NO_ACK;
+		else if (i + 1 == s->retrans_at)
+			t.why = NETLAT_XACK_ACK_RETRANS;
+		/* the range after its carrier's record may hold the carrier */
+		else if (s->merged_at && i == s->merged_at)
+			t.why = NETLAT_XACK_PURE;
+	}
+	t.rtt = t.there + t.delay + t.back;
+	if (t.why == NETLAT_XACK_PURE && x->sender == 0)
+		t.rtt = t.there + s->reply_ns / 2 + t.back;
+	return t;
+}
+
+/* |@got - @want| beyond @tol: said, and counted in *@bad. */
+static void rr_near(int64_t got, int64_t want, int64_t tol, const char *what,
+		    const struct netlat_xpkt *x, size_t *bad)
+{
+	if (llabs(got - want) <= tol)
+		return;
+	if ((*bad)++ < 5)
+		fprintf(stderr, "# %s sent %u: %s %lld, want %lld (+-%lld)\n",
+			x->sender ? "B" : "A", x->tx->seq, what, (long long)got,
+			(long long)want, (long long)tol);
+}
+
+/* The clock's estimate at A's time @t: its bound's middle. */
+static int64_t rr_est(const struct netlat_join *j, uint64_t t)
+{
+	int64_t lo = 0, hi = 0;
+
+	CHECK(netlat_join_theta(j, t, &lo, &hi));
+	return lo + (hi - lo) / 2;
+}
+
+/*
+ * The identity: the round trip less the wire there, the ACK delay and the
+ * wire back is the clock's estimate at the ACK's end less at the packet's
+ * (A's end of each wire; 0 with a constant estimate), which a drift keeps
+ * within max_drift_ppm (2000) of the round trip.
+ */
+static void rr_identity(const struct netlat_join *j, const struct netlat_xpkt *p,
+			size_t i, const struct netlat_xack *x, size_t *bad)
+{
+	const struct netlat_xpkt *there = &p[x->ack_pair];
+	int64_t left = there->wire_ns + x->delay_ns + x->wire_ns - x->rtt_ns, moved;
+
+	if (p[i].sender == 0)
+		moved = rr_est(j, p[i].tx->ack_rx_ns) - rr_est(j, p[i].tx->driver_ns);
+	else
+		moved = rr_est(j, there->rx->netif_ns) - rr_est(j, x->ack_tx->driver_ns);
+	rr_near(left, moved, 1, "there + delay + back - round trip", &p[i], bad);
+	rr_near(left, 0, (int64_t)(2000e-6 * x->rtt_ns) + 1, "identity's drift", &p[i], bad);
+}
+
+/* @truth inside [@lo, @hi] and @est within @tol of it. */
+static void rr_wire_near(int64_t est, int64_t lo, int64_t hi, int64_t truth, int64_t tol,
+			 const char *what, const struct netlat_xpkt *x, size_t *bad)
+{
+	if (truth < lo || truth > hi)
+		rr_near(truth < lo ? lo : hi, truth, 0, what, x, bad);
+	rr_near(est, truth, tol, what, x, bad);
+}
+
+/*
+ * Each joined packet of sim_rr() against the truth: why it lacks a value,
+ * the round trip and the ACK delay (to B's drift, @ppm of them), the wire
+ * there and back (inside their bounds, the estimates exact with @ppm 0,
+ * else within a microsecond), and the identity. The faults found.
+ */
+static size_t rr_check(const struct sim *s, const struct netlat_join *j, double ppm)
+{
+	const int64_t wire_tol = ppm ? 1000 : 0;
+	const struct netlat_xpkt *p;
+	size_t n = netlat_join_pairs(j, &p), i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rr_truth t = rr_truth(s, &p[i]);
+		/* the round trip and the ACK delay on B's clock */
+		int64_t tol_b = (int64_t)(ppm * 1e-6 * t.rtt) + (ppm ? 2 : 0);
+		struct netlat_xack x;
+		const struct netlat_xpkt *there;
+
+		if (!(p[i].flags & NETLAT_XPKT_TX_FIRST))
+			continue;
+		if (!CHECK(netlat_join_ack(j, i, &x) == 0))
+			continue;
+		rr_near(x.why, t.why, 0, "why", &p[i], &bad);
+		if (t.why == NETLAT_XACK_NO_ACK || t.why == NETLAT_XACK_RETRANS ||
+		    t.why == NETLAT_XACK_RANGE) {
+			rr_near(x.flags, 0, 0, "flags", &p[i], &bad);
+			continue;
+		}
+		rr_near(x.flags & NETLAT_XACK_RTT, NETLAT_XACK_RTT, 0, "rtt flag", &p[i], &bad);
+		rr_near(x.rtt_ns, t.rtt, p[i].sender ? tol_b : 0, "round trip", &p[i], &bad);
+		if (t.why != NETLAT_XACK_ALL) {
+			rr_near(x.flags, NETLAT_XACK_RTT, 0, "flags", &p[i], &bad);
+			continue;
+		}
+		if (x.flags != (NETLAT_XACK_RTT | NETLAT_XACK_DELAY | NETLAT_XACK_WIRE)) {
+			rr_near(x.flags, 7, 0, "flags", &p[i], &bad);
+			continue;
+		}
+		rr_near(x.delay_ns, t.delay, p[i].sender ? 0 : tol_b, "ack delay", &p[i], &bad);
+		rr_near(x.raw_ns, (int64_t)(p[i].tx->ack_rx_ns - x.ack_tx->driver_ns), 0,
+			"raw", &p[i], &bad);
+		rr_wire_near(x.wire_ns, x.wire_lo_ns, x.wire_hi_ns, t.back, wire_tol,
+			     "wire back", &p[i], &bad);
+		there = &p[x.ack_pair];
+		rr_wire_near(there->wire_ns, there->wire_lo_ns, there->wire_hi_ns, t.there,
+			     wire_tol, "wire there", &p[i], &bad);
+		rr_identity(j, p, i, &x, &bad);
+	}
+	return bad;
+}
+
+#define ACK_N(...)	((const uint64_t[4]){ __VA_ARGS__ })
+#define ACK_WHY(...)	((const uint64_t[NETLAT_XACK_NR_WHY]){ __VA_ARGS__ })
+
+/*
+ * Direction @s's ACK counts: its joined packets, round trips, ACK delays
+ * and wire backs (@n), and each reason (@why, all of them).
+ */
+static void check_acks(const struct netlat_join *j, unsigned int s, const uint64_t n[4],
+		       const uint64_t why[NETLAT_XACK_NR_WHY])
+{
+	struct netlat_join_ack_counts c;
+	unsigned int k;
+
+	netlat_join_ack_counts(j, &c);
+	CHECK_U64(c.packets[s], n[0]);
+	CHECK_U64(c.rtt[s], n[1]);
+	CHECK_U64(c.delay[s], n[2]);
+	CHECK_U64(c.wire[s], n[3]);
+	for (k = 0; k < NETLAT_XACK_NR_WHY; k++)
+		if (!CHECK_U64(c.why[s][k], why[k]))
+			fprintf(stderr, "# sender %u, why %u\n", s, k);
+}
+
+/*
+ * Request and reply with a constant offset: each value exactly the
+ * truth, the round trip exactly the wire there, B's ACK delay and the
+ * wire back (the offset cancels), also with B's times moved by
+ * --b-offset. A reply after a pure ACK leaves its request the round trip
+ * only; a retransmitted request has none, nor has a range, and the
+ * replies whose ACK rode on the one or followed the other no ACK delay.
+ */
+static void test_join_ack_offset(void)
+{
+	struct sim s = { .requests = 400, .gap_ns = 1000000, .offset_ns = -3200000000LL,
+			 .floor_ab = 30000, .reply_ns = 50000, .late = 77, .retrans_at = 150,
+			 .merged_at = 250 };
+	struct netlat_join_opts o = { .flags = NETLAT_JOIN_OFFSET_ONLY };
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join *j;
+	struct netlat_xack x;
+
+	sim_rr(&s, &a, &b);
+	j = sim_join(&a, &b, &o);
+	if (!j)
+		goto out;
+	CHECK_U64(rr_check(&s, j, 0), 0);
+	check_acks(j, 0, ACK_N(400, 398, 397, 397),
+		   ACK_WHY([NETLAT_XACK_ALL] = 397, [NETLAT_XACK_PURE] = 1,
+			   [NETLAT_XACK_RETRANS] = 1, [NETLAT_XACK_RANGE] = 1));
+	check_acks(j, 1, ACK_N(400, 399, 397, 397),
+		   ACK_WHY([NETLAT_XACK_ALL] = 397, [NETLAT_XACK_NO_ACK] = 1,
+			   [NETLAT_XACK_ACK_RETRANS] = 1, [NETLAT_XACK_PURE] = 1));
+	CHECK(netlat_join_ack(j, SIZE_MAX, &x) == -EINVAL);
+	netlat_join_free(j);
+	/* B's times a second later: the same values (its ACK stamps moved too) */
+	o.b_offset_ns = 1000000000;
+	j = sim_join(&a, &b, &o);
+	if (j)
+		CHECK_U64(rr_check(&s, j, 0), 0);
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* B's clock 200 ppm fast: each value within the drift over the round trip. */
+static void test_join_ack_drift(void)
+{
+	struct sim s = { .requests = 400, .gap_ns = 1000000, .offset_ns = 3200000000LL,
+			 .ppm = 200, .floor_ab = 30000, .reply_ns = 50000, .late = 33,
+			 .retrans_at = 200 };
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join *j;
+
+	sim_rr(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (!j)
+		goto out;
+	CHECK_U64(rr_check(&s, j, s.ppm), 0);
+	check_acks(j, 0, ACK_N(400, 399, 398, 398),
+		   ACK_WHY([NETLAT_XACK_ALL] = 398, [NETLAT_XACK_PURE] = 1,
+			   [NETLAT_XACK_RETRANS] = 1));
+	check_acks(j, 1, ACK_N(400, 399, 398, 398),
+		   ACK_WHY([NETLAT_XACK_ALL] = 398, [NETLAT_XACK_NO_ACK] = 1,
+			   [NETLAT_XACK_ACK_RETRANS] = 1));
+	netlat_join_free(j);
+out:
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/*
+ * A bulk flow: bursts of ten segments from A, which B acknowledges with
+ * pure ACKs (no record), then a reply of B's that acknowledges the burst
+ * once more, which A records receiving if @reply_rx.
+ */
+static void sim_bulk(struct capture *a, struct capture *b, bool reply_rx)
+{
+	const uint64_t w = 20000;
+	uint32_t sa = 1000, sb = 50000;
+	size_t reply_off = SIZE_MAX, off[10];
+	unsigned int k, m;
+
+	sim_seq_a = sim_seq_b = 0;
+	cap_stream(a, 1);
+	cap_stream(b, 1);
+	for (k = 0; k < 20; k++) {
+		uint64_t t = SIM_T0 + k * 1000000ull, ack_at = 0;
+		struct netlat_rec_tcp_pkt *p;
+
+		for (m = 0; m < 10; m++) {
+			uint64_t t1 = t + 10000 + m * 10000;
+
+			p = sim_tx(a, &sim_seq_a, true, sa + m * 1448, 1448, t, t1, 1);
+			off[m] = (unsigned char *)p - a->buf;
+			sim_sent_ack(p, sb);
+			sim_rx(b, &sim_seq_b, false, sa + m * 1448, 1448, t1 + w, 1);
+			if (!m && reply_off != SIZE_MAX)
+				sim_ack(b, reply_off, t1 + w, sb);
+			/* B's pure ACK of every second segment */
+			ack_at = t1 + w + 5000 + w;
+			if (m % 2) {
+				sim_ack(a, off[m - 1], ack_at, sa + (m + 1) * 1448);
+				sim_ack(a, off[m], ack_at, sa + (m + 1) * 1448);
+			}
+		}
+		sa += 10 * 1448;
+		p = sim_tx(b, &sim_seq_b, false, sb, 300, ack_at + 20000, ack_at + 30000, 1);
+		reply_off = (unsigned char *)p - b->buf;
+		sim_sent_ack(p, sa);
+		if (reply_rx)
+			sim_rx(a, &sim_seq_a, true, sb, 300, ack_at + 30000 + w, 1);
+		sb += 300;
+	}
+}
+
+/*
+ * sim_bulk(): each segment has its round trip and no ACK delay, the last
+ * of a burst too though the reply's number is its ACK's: A stamped the
+ * reply's arrival after the pure ACK's. The reply's own ACK rides on the
+ * next burst. Without A's records of the replies, the numbers alone: the
+ * last two segments' ACK is then matched to the reply, which left after
+ * that ACK arrived: impossible, said so.
+ */
+static void test_join_ack_pure(void)
+{
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join *j;
+
+	sim_bulk(&a, &b, true);
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		check_acks(j, 0, ACK_N(200, 200, 0, 0), ACK_WHY([NETLAT_XACK_PURE] = 200));
+		/* each reply but the last, whose ACK no burst carried */
+		check_acks(j, 1, ACK_N(20, 19, 19, 19),
+			   ACK_WHY([NETLAT_XACK_ALL] = 19, [NETLAT_XACK_NO_ACK] = 1));
+		netlat_join_free(j);
+	}
+	cap_free(&a);
+	cap_free(&b);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	sim_bulk(&a, &b, false);
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		/*
+		 * A burst's last two, ended by its last pure ACK: impossible;
+		 * the last burst's ACK came after A's last pair: no clock
+		 * there, the ACK delay of a carrier nothing contradicts
+		 */
+		check_acks(j, 0, ACK_N(200, 200, 2, 0),
+			   ACK_WHY([NETLAT_XACK_PURE] = 160, [NETLAT_XACK_IMPOSSIBLE] = 38,
+				   [NETLAT_XACK_NO_CLOCK] = 2));
+		netlat_join_free(j);
+	}
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/*
+ * Records of a module before the ACK fields (152 bytes): nothing, said
+ * so. B's alone old: A's round trips, and no ACK delay (B's records have
+ * no ACK numbers), counted as not recorded.
+ */
+static void test_join_ack_old_records(void)
+{
+	struct sim s = { .requests = 100, .gap_ns = 1000000, .offset_ns = 5000000,
+			 .floor_ab = 30000, .reply_ns = 50000, .old_tx = 3 };
+	struct capture a = { 0 }, b = { 0 };
+	struct netlat_join *j;
+	unsigned int h;
+
+	sim_rr(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	for (h = 0; j && h < 2; h++)
+		check_acks(j, h, ACK_N(100, 0, 0, 0), ACK_WHY([NETLAT_XACK_NO_ACK] = 100));
+	netlat_join_free(j);
+	cap_free(&a);
+	cap_free(&b);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	s.old_tx = 2;
+	sim_rr(&s, &a, &b);
+	j = sim_join(&a, &b, NULL);
+	if (j) {
+		check_acks(j, 0, ACK_N(100, 100, 0, 0), ACK_WHY([NETLAT_XACK_PURE] = 100));
+		check_acks(j, 1, ACK_N(100, 0, 0, 0), ACK_WHY([NETLAT_XACK_NO_ACK] = 100));
+	}
+	netlat_join_free(j);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* netlat join's rows of the ACK's way back, its counts, and the JSON's. */
+static void test_cli_join_ack(void)
+{
+	struct sim s = { .requests = 400, .gap_ns = 1000000, .offset_ns = 700000,
+			 .floor_ab = 30000, .reply_ns = 50000, .late = 77, .retrans_at = 150 };
+	/* B>A's counts, the rows after the receiver's stages both ways */
+	static const char *const rows[] = {
+		"1 ACKs carried by a retransmission, 1 without an ACK stamp,",
+		"\n  B queue>user ", "\n  B ack delay              398   50.0 us   50.0 us ",
+		"\n  wire back B>A            398 ", "\n  A round trip             399 ",
+		"\n  A ack delay ", "\n  wire back A>B ", "\n  B round trip ",
+	};
+	/* A>B's object, and packets: a retransmission, a pure ACK, one with all */
+	static const char *const json[] = {
+		"\"ack\":{\"joined\":400,\"rtt\":399,\"ack_delay\":398,\"wire_back\":398,"
+		"\"wire_back_one_sided\":0,\"why\":{\"all\":398,\"no_ack\":0,\"retrans\":1,",
+		"\"stages\":{\"B ack delay\":{\"count\":398,",
+		"\"ack\":{\"why\":\"retrans\",\"ack_rx_ns\":",
+		"\"rtt_ns\":null,\"delay_ns\":null,\"wire_back_ns\":null,",
+		"\"ack\":{\"why\":\"pure_ack\",", ",\"delay_ns\":50000,\"wire_back_ns\":",
+	};
+	const char *pa = tmp_path("ack-join-a.nl"), *pb = tmp_path("ack-join-b.nl");
+	struct capture a = { 0 }, b = { 0 };
+	struct run r;
+	size_t i;
+
+	sim_rr(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	netlat(&r, "join", "--offset-only", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK_HAS(r.out, "  the ACK's way back: 399 round trips, 398 B ACK delays, 398 wire backs "
+		  "of 400 joined packets; 1 ACKs not recorded (pure ACK), 1 retransmitted (Karn), "
+		  "0 ACKs carried by a retransmission, 0 without an ACK stamp, 0 ranges, 0 without "
+		  "B's receive stamp of the last byte, 0 impossible, 0 without a clock\n");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CHECK_HAS(r.out, rows[i]);
+	CHECK_HAS(r.out, " B queue>user; its ACK: 50.0 us B ack delay, ");
+	run_free(&r);
+	netlat(&r, "join", "--json", pa, pb, NULL);
+	CHECK_U64(r.status, 0);
+	CHECK(json_valid(r.out, strlen(r.out)));
+	for (i = 0; i < sizeof(json) / sizeof(json[0]); i++)
+		CHECK_HAS(r.out, json[i]);
+	run_free(&r);
 	cap_free(&a);
 	cap_free(&b);
 }

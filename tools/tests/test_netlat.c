@@ -2046,6 +2046,11 @@ static const struct test tests[] = {
 	{ "netlat join --chrome-trace: a lane per overlapping packet", test_join_trace_bulk },
 	{ "netlat join: host notes", test_cli_join_host_notes },
 	{ "netlat report --peer: the report, then the join", test_cli_report_peer },
+	{ "join: the ACK's way back, a constant offset: exact", test_join_ack_offset },
+	{ "join: the ACK's way back with a drift", test_join_ack_drift },
+	{ "join: a bulk flow's pure ACKs have no ACK delay", test_join_ack_pure },
+	{ "join: records without the ACK fields", test_join_ack_old_records },
+	{ "netlat join: the ACK's way back", test_cli_join_ack },
 	/* test_joinhtml.c */
 	{ "netlat report --peer --html: the join's section, the text's numbers", test_cli_report_peer_html },
 	{ "netlat report --peer --html: a capture's hostname and file names escaped", test_cli_report_peer_html_escapes },

@@ -480,6 +480,39 @@ static int check_join(char **argv)
 		      "not below the relay's %.3f ms", s ? "B" : "A", s ? "A" : "B", joined,
 		      wmin / 1e6, bmax / 1e6, delay / 1e6);
 	}
+	/*
+	 * The ACK's way back: the sender's round trip, on its clock alone, is
+	 * at least the relay's delays both ways; the wire back, like the wire
+	 * there, never below the relay's delay less the bound. redis answers
+	 * each request at once, so most ACKs ride on the peer's data.
+	 */
+	for (int s = 0; s < 2; s++) {
+		const char *d = strstr(json, s ? "\"sender\":\"B\"" : "\"sender\":\"A\"");
+		const char *a = d ? strstr(d, "\"ack\":{") : NULL;
+		const char *r = NULL, *w = a ? strstr(a, "\"wire back\":") : NULL;
+		const char *b = a ? strstr(a, "\"wire_back_bound\":") : NULL;
+		long long joined, rtt, dly, rmin, wmin, bmax;
+		double back = s ? dab : dba;
+		char key[32];
+
+		snprintf(key, sizeof(key), "\"%s round trip\":", s ? "B" : "A");
+		r = a ? strstr(a, key) : NULL;
+		if (!json_ll(a, "joined", &joined) || !json_ll(a, "rtt", &rtt) ||
+		    !json_ll(a, "ack_delay", &dly) || !json_ll(r, "min", &rmin) ||
+		    !json_ll(w, "min", &wmin) || !json_ll(b, "max", &bmax)) {
+			check(false, "%s>%s: the join's ACK way back is there", s ? "B" : "A",
+			      s ? "A" : "B");
+			continue;
+		}
+		check(rtt * 2 > joined && rmin >= dab + dba,
+		      "%s>%s: %lld of %lld joined packets have a round trip on %s's clock alone, "
+		      "the shortest %.3f ms not below the relays' %.3f ms both ways", s ? "B" : "A",
+		      s ? "A" : "B", rtt, joined, s ? "B" : "A", rmin / 1e6, (dab + dba) / 1e6);
+		check(dly * 2 > joined && wmin + bmax >= back,
+		      "%s>%s: %lld ACKs rode on %s's data; the wire back's minimum %.3f ms "
+		      "(+ bound %.3f ms) not below the relay's %.3f ms", s ? "B" : "A",
+		      s ? "A" : "B", dly, s ? "A" : "B", wmin / 1e6, bmax / 1e6, back / 1e6);
+	}
 	/* told the asymmetry, the estimate is centred: each wire at least its delay */
 	free(json);
 	json = slurp(argv[4]);

@@ -75,7 +75,7 @@ soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == libnetlat.so.1 ]] || why+="soname '$soname'"$'\n'
 # Exports, with their version node: one the map defines (LIBNETLAT_1 and
 # the nodes added after it), each of which the symbols file names.
-nodes=$(sed -n 's/^\(LIBNETLAT_[0-9.]*\) {$/\1/p' "$repo/tools/lib/libnetlat.map" | tr '\n' ' ')
+nodes=$(sed -n 's/^\(LIBNETLAT_[0-9.]*\) {$/\1/p' "$repo/tools/lib/libnetlat.map" | paste -sd ' ')
 for n in $nodes; do
 	grep -q "^ (symver)$n " "$repo/debian/libnetlat1.symbols" ||
 		why+="debian/libnetlat1.symbols has no (symver)$n"$'\n'

@@ -411,12 +411,13 @@ static void print_ack_counts(const struct netlat_join_ack_counts *c, unsigned in
 	const uint64_t *w = c->why[s];
 
 	printf("  the ACK's way back: %llu round trips, %llu %s ACK delays, %llu wire backs "
-	       "of %llu joined packets; %llu ACKs not recorded (pure ACK), %llu retransmitted "
+	       "of %llu joined packets; %llu ACKs not recorded (pure ACK), %llu whose carrier "
+	       "%s did not record arriving, %llu retransmitted "
 	       "(Karn), %llu ACKs carried by a retransmission, %llu without an ACK stamp, "
 	       "%llu ranges, %llu without %s's receive stamp of the last byte, %llu impossible, "
 	       "%llu without a clock\n", ull(c->rtt[s]), ull(c->delay[s]), host_name[!s],
 	       ull(c->wire[s]), ull(c->packets[s]), ull(w[NETLAT_XACK_PURE]),
-	       ull(w[NETLAT_XACK_RETRANS]), ull(w[NETLAT_XACK_ACK_RETRANS]),
+	       ull(w[NETLAT_XACK_UNVERIFIED]), host_name[s], ull(w[NETLAT_XACK_RETRANS]), ull(w[NETLAT_XACK_ACK_RETRANS]),
 	       ull(w[NETLAT_XACK_NO_ACK]), ull(w[NETLAT_XACK_RANGE]), ull(w[NETLAT_XACK_NO_RX]),
 	       host_name[!s], ull(w[NETLAT_XACK_IMPOSSIBLE]), ull(w[NETLAT_XACK_NO_CLOCK]));
 }

@@ -55,7 +55,8 @@ static void print_dist_named(const char *name, const struct netlat_dist *d, bool
 
 /* enum netlat_xack_why, in its order */
 static const char *const why_name[] = {
-	"all", "no_ack", "retrans", "range", "pure_ack", "ack_retrans", "no_rx_stamp",
+	"all", "no_ack", "retrans", "range", "pure_ack", "unverified", "ack_retrans",
+	"no_rx_stamp",
 	"impossible", "no_clock",
 };
 _Static_assert(sizeof(why_name) / sizeof(why_name[0]) == NETLAT_XACK_NR_WHY,

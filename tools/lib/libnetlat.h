@@ -760,6 +760,10 @@ enum netlat_xack_why {
 	/* the round trip only: */
 	NETLAT_XACK_PURE,		/* no packet R recorded carried the ACK: a pure
 					 * ACK (or R's records have no ACK numbers) */
+	NETLAT_XACK_UNVERIFIED,		/* S has no receive record of R's packet with
+					 * the ACK's number (a bare FIN, no rx group):
+					 * it may have followed a pure ACK of that
+					 * number (a quick or delayed ACK) */
 	NETLAT_XACK_ACK_RETRANS,	/* the packet that carried it was
 					 * retransmitted (Karn) */
 	NETLAT_XACK_NO_RX,		/* R has no receive stamp of P's last byte */

@@ -59,26 +59,34 @@ static void scan_pairs(struct netlat_join *j)
  * The receiver's packet that carried the ACK of @t: the first of its
  * sent records @qv[0..@nq) (its sequence order, which is its transmit
  * order; @pos their ACK numbers on @t's flow) that acknowledged all of
- * @t, if that ACK number is the one that ended @t. NULL if none did: R
- * sent a pure ACK, which it has no record of.
+ * @t, if that ACK number is the one that ended @t. NULL if none did (R
+ * sent a pure ACK, which it has no record of), *@why saying so, or if S
+ * did not record that packet's arrival, which alone tells it apart from
+ * a pure ACK of the same number before it.
  */
 static const struct jtx *ack_carrier(const struct netlat_join *j, const struct jtx *t,
-				     const size_t *qv, const int64_t *pos, size_t nq)
+				     const size_t *qv, const int64_t *pos, size_t nq,
+				     unsigned int *why)
 {
 	size_t k = netlat__first_above(pos, nq, t->e - 1);
 	const struct jtx *q = k < nq ? &j->tx[qv[k]] : NULL;
 
+	*why = NETLAT_XACK_PURE;
 	if (!q || !has_ack_numbers(q) || q->r.sent_ack_seq != t->r.ack_seq)
 		return NULL;
 	/* a range of R's follows the one before: one of its packets may have */
 	if (k && j->tx[qv[k - 1]].r.flags & NETLAT_PKT_MERGED)
 		return NULL;
 	/*
-	 * Its arrival at S, when S recorded it, is the ACK's stamp: one skb.
-	 * Otherwise a pure ACK of the same number came first (R's delayed
-	 * ACK timer fired before its reply).
+	 * Its arrival at S is the ACK's stamp: one skb. Otherwise a pure ACK
+	 * of the same number came first (a new connection's quick ACK, or
+	 * R's delayed ACK timer fired before its reply).
 	 */
-	if (q->first_rx_ns && q->first_rx_ns != t->r.ack_rx_ns)
+	if (!q->first_rx_ns) {
+		*why = NETLAT_XACK_UNVERIFIED;
+		return NULL;
+	}
+	if (q->first_rx_ns != t->r.ack_rx_ns)
 		return NULL;
 	return q;
 }
@@ -94,6 +102,7 @@ static unsigned int ack_of(const struct netlat_join *j, struct jtx *t, const siz
 	struct netlat_xack *a = &t->ack;
 	const struct netlat_rec_rx_pkt *rx;
 	const struct jtx *q;
+	unsigned int why;
 	uint64_t at;
 
 	if (!(p->flags & NETLAT_PKT_ACKED) || !p->ack_rx_ns || !p->driver_ns)
@@ -106,9 +115,9 @@ static unsigned int ack_of(const struct netlat_join *j, struct jtx *t, const siz
 		return NETLAT_XACK_IMPOSSIBLE;
 	a->flags = NETLAT_XACK_RTT;
 	a->rtt_ns = (int64_t)(p->ack_rx_ns - p->driver_ns);
-	q = ack_carrier(j, t, qv, pos, nq);
+	q = ack_carrier(j, t, qv, pos, nq, &why);
 	if (!q)
-		return NETLAT_XACK_PURE;
+		return why;
 	if (q->r.retrans)
 		return NETLAT_XACK_ACK_RETRANS;
 	if (a->ack_pair == SIZE_MAX || !q->r.driver_ns)

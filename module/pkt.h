@@ -113,10 +113,11 @@ netlat_tcp_out_th(const struct sk_buff *skb, int *thoff)
 }
 
 /*
- * Only @seg's sequence numbers, payload and tcp_flags (not its flow) of an outgoing
- * segment of a TCP socket, whose stack set its headers: what the packet
- * level needs at the qdisc, driver and device points, where the socket is
- * known. False as netlat_parse_tcp(). Inline, netlat_tcp_out_th().
+ * Only @seg's sequence numbers, payload and tcp_flags (not its flow) of
+ * an outgoing segment of a TCP socket, whose stack set its headers: what
+ * the packet level needs at the qdisc, driver and device points, where
+ * the socket is known. False as netlat_parse_tcp(). Inline,
+ * netlat_tcp_out_th().
  */
 static __always_inline bool netlat_parse_tcp_out(const struct sk_buff *skb,
 						 struct netlat_tcp_seg *seg)

@@ -112,25 +112,31 @@ static __always_inline bool netlat_track_sampled(const struct netlat_track_flow 
 }
 
 /*
- * A packet of @f counted (entry locked): ended by an ACK, or, if sampling
- * left it out, sent.
+ * @packets of @f counted (entry locked): ended by an ACK, or, if sampling
+ * left them out, sent; or the rest of a range, once ACKed.
  */
 static __always_inline void netlat_track_count(struct netlat_track_flow *f,
-					       u32 bytes, u16 segs)
+					       u32 packets, u32 bytes, u32 segs)
 {
-	f->c.packets++;
+	f->c.packets += packets;
 	f->c.bytes += bytes;
 	f->c.segs += segs;
+}
+
+/* The totals of @packets counted under one key set: they pair with f->c. */
+static __always_inline void
+netlat_track_count_key(struct netlat_hist_cpu __percpu *k, u64 packets,
+		       u64 bytes, u64 segs)
+{
+	netlat_hist_count_key(k, NETLAT_HC_PACKETS, packets);
+	netlat_hist_count_key(k, NETLAT_HC_BYTES, bytes);
+	netlat_hist_count_key(k, NETLAT_HC_SEGS, segs);
 }
 
 /* The totals of a packet that sampling left out, with its socket's @key. */
 static notrace void netlat_track_unsampled(u32 key, u32 bytes, u16 segs)
 {
-	struct netlat_hist_cpu __percpu *k = netlat_keys_set(key, 1);
-
-	netlat_hist_count_key(k, NETLAT_HC_PACKETS, 1);
-	netlat_hist_count_key(k, NETLAT_HC_BYTES, bytes);
-	netlat_hist_count_key(k, NETLAT_HC_SEGS, segs);
+	netlat_track_count_key(netlat_keys_set(key, 1), 1, bytes, segs);
 	netlat_hist_count(NETLAT_HC_UNSAMPLED, 1);
 }
 NOKPROBE_SYMBOL(netlat_track_unsampled);
@@ -197,7 +203,7 @@ static notrace void netlat_track_begin(struct netlat_skt *t,
 		 * slot and the ACK walk never meets it.
 		 */
 		key = f->e.key;
-		netlat_track_count(f, end_seq - seg->seq, segs);
+		netlat_track_count(f, 1, end_seq - seg->seq, segs);
 		netlat_track_unlock(f, flags);
 		netlat_track_unsampled(key, end_seq - seg->seq, segs);
 		return;
@@ -584,9 +590,7 @@ static notrace void netlat_track_end(const struct sock *sk,
 				     end_ns);
 		netlat_hist_span_key(key, NETLAT_STAGE_DRIVER_VQ, driver_ns,
 				     vq_ns);
-		netlat_hist_count_key(key, NETLAT_HC_PACKETS, 1);
-		netlat_hist_count_key(key, NETLAT_HC_BYTES, p->end_seq - p->seq);
-		netlat_hist_count_key(key, NETLAT_HC_SEGS, p->segs);
+		netlat_track_count_key(key, 1, p->end_seq - p->seq, p->segs);
 		/* only the slow ones leave a record */
 		if (end_ns <= p->xmit_ns ||
 		    end_ns - p->xmit_ns < READ_ONCE(netlat_track_slow))
@@ -654,14 +658,10 @@ static notrace void netlat_track_range_done(struct netlat_track_flow *f,
 	struct netlat_hist_cpu __percpu *key = netlat_keys_set(f->e.key, p->merged);
 	u32 bytes = p->range_end - p->end_seq;
 
-	f->c.packets += p->merged;
+	netlat_track_count(f, p->merged, bytes, p->merged_segs);
 	f->c.merged += p->merged;
-	f->c.bytes += bytes;
-	f->c.segs += p->merged_segs;
-	netlat_hist_count_key(key, NETLAT_HC_PACKETS, p->merged);
+	netlat_track_count_key(key, p->merged, bytes, p->merged_segs);
 	netlat_hist_count(NETLAT_HC_MERGED, p->merged);
-	netlat_hist_count_key(key, NETLAT_HC_BYTES, bytes);
-	netlat_hist_count_key(key, NETLAT_HC_SEGS, p->merged_segs);
 }
 NOKPROBE_SYMBOL(netlat_track_range_done);
 
@@ -691,7 +691,7 @@ netlat_track_acked_end(struct netlat_skt_ent *e, void *slot, void *arg,
 	if (!(p->flags & NETLAT_TRACK_FIRST_DONE)) {
 		if (after(p->end_seq, a->una))
 			return NETLAT_SKT_STOP;
-		netlat_track_count(f, p->end_seq - p->seq, p->segs);
+		netlat_track_count(f, 1, p->end_seq - p->seq, p->segs);
 		netlat_track_slow_join(f, p, netlat_now(a->nowp));
 		/* the record drops FIRST_DONE; the slot keeps ACKED unread */
 		p->flags |= NETLAT_TRACK_FIRST_DONE | NETLAT_PKT_ACKED;

@@ -41,10 +41,14 @@ _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
 	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152,
 	       "tcp_pkt vq");
-_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 168, "tcp_pkt");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, tsval) == 168,
+	       "tcp_pkt ack");
+_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 176, "tcp_pkt");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) ==
 	       NETLAT_REC_RX_PKT_SIZE_VER0, "rx_pkt ver0");
-_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 168, "rx_pkt");
+_Static_assert(offsetof(struct netlat_rec_rx_pkt, tsval) == 168,
+	       "rx_pkt wait");
+_Static_assert(sizeof(struct netlat_rec_rx_pkt) == 176, "rx_pkt");
 _Static_assert(offsetof(struct netlat_hist, merged) == NETLAT_HIST_SIZE_VER0,
 	       "hist ver0");
 _Static_assert(offsetof(struct netlat_hist, rx_packets) == 160, "hist rx");
@@ -275,6 +279,8 @@ _Static_assert(offsetof(struct netlat_rec_tcp_pkt, reserved2) == 148, "rec_tcp_p
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152, "rec_tcp_pkt.ack_rx_ns");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_seq) == 160, "rec_tcp_pkt.ack_seq");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, sent_ack_seq) == 164, "rec_tcp_pkt.sent_ack_seq");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, tsval) == 168, "rec_tcp_pkt.tsval");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_tsecr) == 172, "rec_tcp_pkt.ack_tsecr");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, hdr) == 0, "rec_rx_pkt.hdr");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, flow) == 24, "rec_rx_pkt.flow");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, netif_ns) == 72, "rec_rx_pkt.netif_ns");
@@ -297,6 +303,8 @@ _Static_assert(offsetof(struct netlat_rec_rx_pkt, reserved) == 141, "rec_rx_pkt.
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) == 144, "rec_rx_pkt.ready_ns");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, wakeup_ns) == 152, "rec_rx_pkt.wakeup_ns");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, run_ns) == 160, "rec_rx_pkt.run_ns");
+_Static_assert(offsetof(struct netlat_rec_rx_pkt, tsval) == 168, "rec_rx_pkt.tsval");
+_Static_assert(offsetof(struct netlat_rec_rx_pkt, tsecr) == 172, "rec_rx_pkt.tsecr");
 _Static_assert(offsetof(struct netlat_rec_snapshot, hdr) == 0, "rec_snapshot.hdr");
 _Static_assert(offsetof(struct netlat_rec_snapshot, reason) == 24, "rec_snapshot.reason");
 _Static_assert(offsetof(struct netlat_rec_snapshot, trigger) == 28, "rec_snapshot.trigger");

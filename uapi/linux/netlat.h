@@ -1055,6 +1055,17 @@ struct netlat_rec_virtio {
  * @sent_ack_seq: the acknowledgment number its first transmission carried
  *	(the peer's data it acknowledged): it matches the packet to the
  *	peer's packets it ended, in a capture of the peer's.
+ * @tsval: the TSval of the TCP timestamps option (RFC 7323) its first
+ *	transmission carried, 0 without one (timestamps off, or options
+ *	the module could not read). The peer's struct netlat_rec_rx_pkt
+ *	@tsval of the copy that arrived equals it when that copy was this
+ *	first transmission, or a retransmission sent within the same tick
+ *	of the TSval clock (1 ms, or 1 us with usec timestamps). Fields
+ *	from here on are absent from records of 168 bytes: readers check
+ *	@hdr.size.
+ * @ack_tsecr: the TSecr of the ACK that ended it (NETLAT_PKT_ACKED), 0
+ *	without the option: the TSval the peer echoed (RFC 7323's
+ *	TS.Recent, the earliest of the segments a delayed ACK covers).
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
@@ -1085,6 +1096,8 @@ struct netlat_rec_tcp_pkt {
 	__aligned_u64 ack_rx_ns;
 	__u32 ack_seq;
 	__u32 sent_ack_seq;
+	__u32 tsval;
+	__u32 ack_tsecr;
 };
 
 /* The first size of struct netlat_rec_tcp_pkt; readers accept both. */
@@ -1142,6 +1155,13 @@ struct netlat_rec_tcp_pkt {
  *	@hdr.size.
  * @wakeup_ns: that reader's first sched:sched_wakeup in that wait, else 0.
  * @run_ns: its first sched:sched_switch to it after that wakeup, else 0.
+ * @tsval: TCP: the TSval of the TCP timestamps option (RFC 7323) of the
+ *	skb that arrived, 0 without one (or UDP). GRO merges only segments
+ *	whose options are equal, so it is every segment's; it tells which
+ *	transmission of the peer's (struct netlat_rec_tcp_pkt @tsval)
+ *	this copy was. Fields from here on are absent from records of 168
+ *	bytes: readers check @hdr.size.
+ * @tsecr: TCP: that option's TSecr (the TSval of ours it echoed), else 0.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
@@ -1180,6 +1200,8 @@ struct netlat_rec_rx_pkt {
 	__aligned_u64 ready_ns;
 	__aligned_u64 wakeup_ns;
 	__aligned_u64 run_ns;
+	__u32 tsval;
+	__u32 tsecr;
 };
 
 /* The first size of struct netlat_rec_rx_pkt; readers accept both. */

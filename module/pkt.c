@@ -136,6 +136,39 @@ static notrace bool netlat_parse_ip(const struct sk_buff *skb, u8 proto,
 }
 NOKPROBE_SYMBOL(netlat_parse_ip);
 
+/* A big-endian word at any alignment (options are not aligned). */
+static __always_inline u32 netlat_be32_at(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/* netlat_th_ts()'s walk of options not in Linux's layout. */
+notrace bool netlat_th_ts_slow(const struct tcphdr *th, u32 *tsval,
+			       u32 *tsecr)
+{
+	const u8 *p = (const u8 *)(th + 1);
+	const u8 *end = (const u8 *)th + th->doff * 4;
+
+	while (p < end) {
+		if (*p == TCPOPT_EOL)
+			break;
+		if (*p == TCPOPT_NOP) {
+			p++;
+			continue;
+		}
+		if (end - p < 2 || p[1] < 2 || p[1] > end - p)
+			break;
+		if (*p == TCPOPT_TIMESTAMP && p[1] == TCPOLEN_TIMESTAMP) {
+			*tsval = netlat_be32_at(p + 2);
+			*tsecr = netlat_be32_at(p + 6);
+			return true;
+		}
+		p += p[1];
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(netlat_th_ts_slow);
+
 notrace bool netlat_parse_tcp(const struct sk_buff *skb,
 			      struct netlat_tcp_seg *seg)
 {

@@ -13,6 +13,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/timekeeping.h>
+#include <net/tcp.h>
 #include "compat.h"
 
 struct sk_buff;
@@ -75,6 +76,51 @@ static __always_inline void netlat_seg_from_th(const struct sk_buff *skb,
 	seg->ack_seq = ntohl(th->ack_seq);
 	seg->payload = netlat_th_payload(skb, th, thoff);
 	seg->tcp_flags = tcp_flag_byte(th);
+}
+
+bool netlat_th_ts_slow(const struct tcphdr *th, u32 *tsval, u32 *tsecr);
+
+/*
+ * The timestamps option (RFC 7323) of TCP header @th, whose options are
+ * readable: false without one. Linux sends it first and aligned (NOP,
+ * NOP, TIMESTAMP) on every segment but a SYN, as TCP's own fast path
+ * expects; any other layout takes a walk of the options.
+ */
+static __always_inline bool netlat_th_ts(const struct tcphdr *th,
+					 u32 *tsval, u32 *tsecr)
+{
+	const __be32 *opt = (const __be32 *)(th + 1);
+
+	if (th->doff < (sizeof(*th) + TCPOLEN_TSTAMP_ALIGNED) / 4)
+		return false;
+	if (likely(*opt == htonl((TCPOPT_NOP << 24) | (TCPOPT_NOP << 16) |
+				 (TCPOPT_TIMESTAMP << 8) | TCPOLEN_TIMESTAMP))) {
+		*tsval = ntohl(opt[1]);
+		*tsecr = ntohl(opt[2]);
+		return true;
+	}
+	return netlat_th_ts_slow(th, tsval, tsecr);
+}
+
+/*
+ * The timestamps option of the TCP segment @skb, at its transport header
+ * (set by the stack that built or received it, in the linear part on
+ * both ways); false without one, or if the header is not there whole.
+ */
+static __always_inline bool netlat_skb_ts(const struct sk_buff *skb,
+					  u32 *tsval, u32 *tsecr)
+{
+	const struct tcphdr *th;
+
+	if (unlikely(!skb_transport_header_was_set(skb)))
+		return false;
+	th = tcp_hdr(skb);
+	if (unlikely((const unsigned char *)th < skb->head ||
+		     (const unsigned char *)(th + 1) > skb_tail_pointer(skb) ||
+		     (const unsigned char *)th + th->doff * 4 >
+		     skb_tail_pointer(skb)))
+		return false;
+	return netlat_th_ts(th, tsval, tsecr);
 }
 
 /*

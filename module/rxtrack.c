@@ -68,6 +68,8 @@ struct netlat_rxtrack_pkt {
 	u8 where;
 	u8 flags;			/* NETLAT_RXP_* */
 	bool done;
+	u32 tsval;			/* TCP's timestamps option, 0: none */
+	u32 tsecr;
 };
 
 /* A socket's entry; its packets are in the core's FIFO. */
@@ -272,6 +274,8 @@ notrace void netlat_rxtrack_arrive_at(struct netlat_skt *t,
 	if (p->netif_ns)
 		p->flags = NETLAT_RXP_NETIF;
 	p->segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	if (proto == NETLAT_RX_TCP)
+		netlat_skb_ts(skb, &p->tsval, &p->tsecr);
 	/* a drop instead takes this back (netlat_rxtrack_drop()) */
 	if (queued) {
 		p->flags |= NETLAT_RXP_QUEUED;
@@ -502,6 +506,8 @@ static notrace void netlat_rxtrack_end(const struct sock *sk,
 	r->ready_ns = wk->ready_ns;
 	r->wakeup_ns = wk->wakeup_ns;
 	r->run_ns = wk->run_ns;
+	r->tsval = p->tsval;
+	r->tsecr = p->tsecr;
 	netlat_commit(&w);
 }
 NOKPROBE_SYMBOL(netlat_rxtrack_end);

@@ -185,15 +185,17 @@ static __always_inline void netlat_track_driver_done(struct netlat_track_flow *f
  */
 static notrace void netlat_track_begin(struct netlat_skt *t,
 				       struct netlat_track_flow *f,
+				       const struct sk_buff *skb,
 				       const struct netlat_tcp_seg *seg,
-				       u32 end_seq, u16 segs, u64 xmit_ns,
+				       u32 end_seq, u64 xmit_ns,
 				       enum netlat_track_dev dev,
 				       unsigned long flags)
 {
+	u16 segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	struct netlat_track_pkt *p;
 	enum netlat_skt_full why;
 	bool kept, no_mem;
-	u32 key;
+	u32 key, tsecr;
 	u64 now;
 
 	f->tx_next = 1ULL << 32 | end_seq;
@@ -222,6 +224,8 @@ static notrace void netlat_track_begin(struct netlat_skt *t,
 	p->xmit_ns = xmit_ns;
 	p->segs = segs;
 	p->sent_ack_seq = seg->ack_seq;
+	/* the slot is zeroed: no option, no TSval */
+	netlat_skb_ts(skb, &p->tsval, &tsecr);
 	/*
 	 * A bare FIN was queued by close() or shutdown(), not by a sendmsg:
 	 * the socket's last sendmsg may have started seconds before it (an
@@ -413,10 +417,8 @@ notrace void netlat_track_queue_at(struct netlat_skt *t,
 				  !!(seg.tcp_flags & TCPHDR_FIN);
 			xmit_ns = netlat_skb_tx_stamp(skb) ?:
 				  netlat_tcp_xmit_clock(sk);
-			netlat_track_begin(t, f, &seg, end_seq,
-					   skb_is_gso(skb) ?
-					   skb_shinfo(skb)->gso_segs : 1,
-					   xmit_ns, dev, flags);
+			netlat_track_begin(t, f, skb, &seg, end_seq, xmit_ns,
+					   dev, flags);
 			return;
 		}
 		netlat_track_unlock(f, flags);
@@ -628,9 +630,13 @@ static notrace void netlat_track_end(const struct sock *sk,
 	r->merged = p->merged;
 	r->range_end = p->range_end;
 	r->sent_ack_seq = p->sent_ack_seq;
+	r->tsval = p->tsval;
 	if (ack) {
+		u32 tsval;
+
 		r->ack_rx_ns = netlat_skb_rx_mono(ack);
 		r->ack_seq = una;
+		netlat_skb_ts(ack, &tsval, &r->ack_tsecr);
 	}
 	netlat_commit(&w);
 }
@@ -805,7 +811,7 @@ notrace void netlat_track_retrans(const struct sock *sk, u32 seq, u8 kind,
 			break;
 		if (before(seq, p->end_seq)) {
 			p->retrans++;
-			if (ret)
+			if (ret && p->retrans_fail != U8_MAX)
 				p->retrans_fail++;
 			break;
 		}

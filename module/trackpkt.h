@@ -56,14 +56,15 @@ struct netlat_track_pkt {
 	u32 range_end;
 	u16 segs;
 	u16 retrans;
-	u16 retrans_fail;
 	u16 merged;
 	u16 merged_segs;
 	u16 vq_queue;
 	u16 vq_free;
 	u16 vq_size;
+	u8 retrans_fail;		/* at most U8_MAX: the slot is full */
 	u8 flags;
 	u32 sent_ack_seq;
+	u32 tsval;			/* 0: none (netlat_skb_ts()) */
 };
 
 /* A socket's entry; its packets are in the core's FIFO (struct netlat_skt_ent). */

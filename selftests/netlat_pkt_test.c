@@ -58,6 +58,7 @@
 #include <setjmp.h>
 #include <stddef.h>
 #include "netlat_tcp.h"
+#include "netlat_wire.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -507,6 +508,29 @@ TEST_F(pkt, sendmsg_within_round_trip)
 	EXPECT_GE(rtt_max, st[NETLAT_STAGE_SENDMSG_XMIT].max_ns);
 }
 
+#define WIRE_SEGS	512
+
+/* The first data segment from port @sport at @seq on the wire. */
+static const struct nl_wire_seg *wire_data(const struct nl_wire_seg *s,
+					   int n, uint16_t sport, uint32_t seq)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].sport == sport && s[i].seq == seq && s[i].payload)
+			return &s[i];
+	return NULL;
+}
+
+/* The first segment from port @sport that acknowledges up to @ack. */
+static const struct nl_wire_seg *wire_ack(const struct nl_wire_seg *s,
+					  int n, uint16_t sport, uint32_t ack)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].sport == sport && (s[i].flags & 0x10) &&
+		    s[i].ack_seq == ack)
+			return &s[i];
+	return NULL;
+}
+
 /*
  * The ACK of each packet, for joining two hosts' captures: a ping-pong of
  * ROUNDS requests and replies, one in flight at a time, B's side delayed
@@ -519,14 +543,20 @@ TEST_F(pkt, sendmsg_within_round_trip)
  * The ACK's receive stamp (the rx group on: the kernel stamps arrivals)
  * comes after the packet left the driver (for A's, DELAY_MS after: the
  * ACK crossed netem) and before TCP processed the ACK.
+ * The TCP timestamps option against the wire (an AF_PACKET capture on
+ * A's device): each sent packet's TSval is its segment's, its ACK's
+ * TSecr that of the first segment back carrying its ACK number; each
+ * received packet's TSval and TSecr its segment's.
  */
 TEST_F(pkt, ack_numbers_and_stamps)
 {
 	const uint64_t groups = PKT_GROUPS | NETLAT_PROBE_RX;
 	uint64_t floor_ns = DELAY_MS * MS;
-	unsigned int seen[2] = { 0, 0 };
+	unsigned int seen[2] = { 0, 0 }, rx_seen = 0;
+	static struct nl_wire_seg segs[WIRE_SEGS];
 	const struct netlat_rec_hdr *h;
 	int64_t a_snd, a_rcv;
+	int wire, nwire;
 	char buf[REPLY];
 	unsigned int i;
 
@@ -536,6 +566,8 @@ TEST_F(pkt, ack_numbers_and_stamps)
 	/* net_enable_timestamp() turns the stamps on from a work item */
 	nl_sleep_ms(300);
 	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
+	wire = nl_wire_open(g_ns_a, DEV_A);
+	ASSERT_LE(0, wire) TH_LOG("AF_PACKET: %s", strerror(-wire));
 	ASSERT_EQ(0, nl_conn_connect(&self->conn, g_ns_a, g_ns_b, ADDR_B, 0));
 	memset(buf, 0x5a, sizeof(buf));
 	for (i = 0; i < ROUNDS; i++) {
@@ -556,11 +588,31 @@ TEST_F(pkt, ack_numbers_and_stamps)
 	ASSERT_EQ(TCP_FIN_WAIT2, tcp_state(self->conn.cli));
 	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
 				       groups)) TH_LOG("%s", self->log.why);
+	nwire = nl_wire_read(wire, self->conn.sport, self->conn.dport, segs,
+			     WIRE_SEGS);
+	close(wire);
+	ASSERT_LT(0, nwire);
 
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_rx_pkt *r = (const void *)h;
+		const struct nl_wire_seg *ws;
+
+		if (h->type != NETLAT_REC_RX_PKT || h->size < sizeof(*r) ||
+		    r->proto != NETLAT_RX_TCP || !nl_flow_of(&r->flow, &self->conn))
+			continue;
+		/* the peer sent it: its port is the socket's remote one */
+		ws = wire_data(segs, nwire, r->flow.dport, r->seq);
+		ASSERT_NE(NULL, ws) TH_LOG("no segment at %u", r->seq);
+		ASSERT_TRUE(ws->has_ts);
+		EXPECT_EQ(ws->tsval, r->tsval) TH_LOG("received %u", r->seq);
+		EXPECT_EQ(ws->tsecr, r->tsecr) TH_LOG("received %u", r->seq);
+		rx_seen++;
+	}
 	nl_log_for_each(&self->log, h) {
 		const struct netlat_rec_tcp_pkt *p = (const void *)h;
 		bool req = nl_flow_is(&p->flow, &self->conn);
 		uint32_t len = req ? REQ : REPLY, seq0, ack0, k;
+		const struct nl_wire_seg *ws;
 
 		if (h->type != NETLAT_REC_TCP_PKT || h->size < sizeof(*p) ||
 		    !nl_flow_of(&p->flow, &self->conn) ||
@@ -586,11 +638,21 @@ TEST_F(pkt, ack_numbers_and_stamps)
 			       (unsigned long long)p->driver_ns,
 			       (unsigned long long)p->ack_rx_ns);
 		EXPECT_LE(p->ack_rx_ns, p->end_ns);
+		ws = wire_data(segs, nwire, p->flow.sport, p->seq);
+		ASSERT_NE(NULL, ws) TH_LOG("no segment at %u", p->seq);
+		ASSERT_TRUE(ws->has_ts);
+		EXPECT_EQ(ws->tsval, p->tsval) TH_LOG("sent %u", p->seq);
+		ws = wire_ack(segs, nwire, p->flow.dport, p->ack_seq);
+		ASSERT_NE(NULL, ws) TH_LOG("no ACK of %u", p->ack_seq);
+		EXPECT_EQ(ws->tsecr, p->ack_tsecr) TH_LOG("ACK of %u", p->seq);
 		seen[req]++;
 	}
-	TH_LOG("%u requests and %u replies with their ACK", seen[1], seen[0]);
+	TH_LOG("%u requests and %u replies with their ACK; %u received "
+	       "packets; %d segments on the wire", seen[1], seen[0], rx_seen,
+	       nwire);
 	EXPECT_EQ(ROUNDS, seen[1]);
 	EXPECT_EQ(ROUNDS, seen[0]);
+	EXPECT_EQ(2 * ROUNDS, rx_seen);
 }
 
 /*

@@ -44,7 +44,11 @@ struct netlat_config_next {
  */
 static int netlat_config_check(const struct netlat_config *cfg, u32 usize)
 {
-	if (cfg->reserved || cfg->reserved2)
+	if (cfg->reserved || cfg->reserved2 || cfg->reserved3)
+		return -EINVAL;
+	if (cfg->flags & NETLAT_CONFIG_ACKS ?
+	    usize < offsetofend(struct netlat_config, acks) || cfg->acks > 1 :
+	    cfg->acks)
 		return -EINVAL;
 	if (cfg->flags & NETLAT_CONFIG_SAMPLE ?
 	    usize < offsetofend(struct netlat_config, sample) ||
@@ -221,6 +225,8 @@ static void netlat_config_commit(struct netlat_config_next *n)
 	netlat_rxtrack_commit(n->level, &n->rx);
 	if (cfg->flags & NETLAT_CONFIG_SAMPLE)
 		netlat_track_set_sample(cfg->sample);
+	if (cfg->flags & NETLAT_CONFIG_ACKS)
+		netlat_track_set_acks(cfg->acks);
 	if (cfg->flags & NETLAT_CONFIG_KEYS) {
 		netlat_keys_install(n->keys);
 		n->keys = NULL;
@@ -282,7 +288,7 @@ long netlat_config_ioc(void __user *uarg)
 			  NETLAT_CONFIG_FLUSH_MS | NETLAT_CONFIG_MODE |
 			  NETLAT_CONFIG_LEVEL | NETLAT_CONFIG_SLOW_NS |
 			  NETLAT_CONFIG_TABLE_BYTES | NETLAT_CONFIG_KEYS |
-			  NETLAT_CONFIG_SAMPLE;
+			  NETLAT_CONFIG_SAMPLE | NETLAT_CONFIG_ACKS;
 	struct netlat_config cfg;
 	u32 usize;
 	int err;

@@ -332,6 +332,7 @@ static long netlat_ioc_get_info(void __user *uarg)
 						   &info.pkt_pkts);
 	info.slow_ns = netlat_track_slow_ns();
 	info.sample = netlat_track_sample();
+	info.acks = READ_ONCE(netlat_track_acks);
 	info.rx_mem_bytes = netlat_rxtrack_capacity(&info.rx_flows,
 						    &info.rx_pkts);
 	info.table_bytes = READ_ONCE(netlat_table_bytes);

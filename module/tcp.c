@@ -702,6 +702,37 @@ static notrace void netlat_tp_dev_queue(void *data, struct sk_buff *skb)
 NOKPROBE_SYMBOL(netlat_tp_dev_queue);
 
 /*
+ * A pure ACK of @sk at its driver point (netlat_config.acks): the
+ * ACKs a peer's capture needs to join its packets when @sk sends no data.
+ */
+static noinline notrace void netlat_ack_out(const struct sock *sk,
+					    const struct sk_buff *skb)
+{
+	struct netlat_rec_tcp_ack_out *r;
+	struct netlat_writer w __uninitialized;
+	const struct tcphdr *th;
+	u32 tsval, tsecr;
+	int thoff;
+
+	th = netlat_tcp_out_th(skb, &thoff);
+	if (!th || !th->ack || th->syn || th->fin || th->rst ||
+	    netlat_th_payload(skb, th, thoff))
+		return;
+	r = netlat_tcp_reserve(&w, NETLAT_PROBE_TCP_DEV,
+			       NETLAT_REC_TCP_ACK_OUT, sizeof(*r), sk);
+	if (!r)
+		return;
+	r->ack_seq = ntohl(th->ack_seq);
+	r->window = ntohs(th->window);
+	if (netlat_skb_ts(skb, &tsval, &tsecr)) {
+		r->tsval = tsval;
+		r->tsecr = tsecr;
+	}
+	netlat_commit(&w);
+}
+NOKPROBE_SYMBOL(netlat_ack_out);
+
+/*
  * net_dev_queue at the packet level: a packet of new data begins (the
  * transmit group) and meets the qdisc (the device group), one hook for
  * both; __tcp_transmit_skb() has no hook there.
@@ -710,14 +741,19 @@ static notrace void netlat_tp_pkt_queue(void *data, struct sk_buff *skb)
 {
 	const struct sock *sk = netlat_own_tcp_sk(skb);
 	u64 on = READ_ONCE(netlat_probes_on);
+	enum netlat_track_dev dev;
 
 	if (!sk || !netlat_tracking() ||
 	    !(on & (NETLAT_PROBE_TCP_XMIT | NETLAT_PROBE_TCP_DEV)))
 		return;
-	netlat_track_queue(sk, skb, on & NETLAT_PROBE_TCP_XMIT,
-			   !(on & NETLAT_PROBE_TCP_DEV) ? NETLAT_TRACK_DEV_NONE :
-			   netlat_dev_queues(skb) ? NETLAT_TRACK_DEV_QDISC :
-			   NETLAT_TRACK_DEV_DIRECT);
+	dev = !(on & NETLAT_PROBE_TCP_DEV) ? NETLAT_TRACK_DEV_NONE :
+	      netlat_dev_queues(skb) ? NETLAT_TRACK_DEV_QDISC :
+	      NETLAT_TRACK_DEV_DIRECT;
+	/* a device without a qdisc: its driver point is now */
+	if (unlikely(READ_ONCE(netlat_track_acks)) &&
+	    dev == NETLAT_TRACK_DEV_DIRECT)
+		netlat_ack_out(sk, skb);
+	netlat_track_queue(sk, skb, on & NETLAT_PROBE_TCP_XMIT, dev);
 }
 NOKPROBE_SYMBOL(netlat_tp_pkt_queue);
 
@@ -736,8 +772,11 @@ static notrace void netlat_tp_start_xmit(void *data, const struct sk_buff *skb,
 		sk = netlat_own_tcp_sk(skb);
 		/* a device without a qdisc had it at net_dev_queue */
 		if (sk && netlat_group_on(NETLAT_PROBE_TCP_DEV) &&
-		    netlat_dev_queues(skb))
+		    netlat_dev_queues(skb)) {
+			if (unlikely(READ_ONCE(netlat_track_acks)))
+				netlat_ack_out(sk, skb);
 			netlat_track_driver(sk, skb);
+		}
 		return;
 	}
 	netlat_dev(skb, dev, NETLAT_DEV_DRIVER);

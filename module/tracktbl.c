@@ -28,6 +28,7 @@ u32 netlat_track_level;
 u64 netlat_track_slow;
 /* log2 of netlat_config.sample x NETLAT_SAMPLE_UNIT; 0: every packet */
 u32 netlat_track_sample_shift;
+u32 netlat_track_acks;
 
 /*
  * The entry of @sk under a new verdict @v (entry locked): a socket followed
@@ -233,6 +234,12 @@ void netlat_track_set_sample(u32 sample)
 	BUILD_BUG_ON(ilog2(NETLAT_SAMPLE_MAX * NETLAT_SAMPLE_UNIT) >= 32);
 	WRITE_ONCE(netlat_track_sample_shift, sample > 1 ?
 		   ilog2(sample * NETLAT_SAMPLE_UNIT) : 0);
+}
+
+void netlat_track_set_acks(u32 acks)
+{
+	lockdep_assert_held(&netlat_lock);
+	WRITE_ONCE(netlat_track_acks, acks);
 }
 
 u32 netlat_track_sample(void)

@@ -51,6 +51,9 @@ static __always_inline struct netlat_skt *netlat_track_skt(void)
 /* The packet records' slow threshold: only slower packets leave one. */
 extern u64 netlat_track_slow;
 
+/* netlat_config.acks: a record of each pure ACK sent (tcp.c). */
+extern u32 netlat_track_acks;
+
 /*
  * Process context, under netlat_lock (checked): a change of level or of
  * the budget @budget empties the table. Prepare allocates and holds the
@@ -66,6 +69,8 @@ u64 netlat_track_slow_ns(void);
 /* Under netlat_lock: netlat_config.sample, for packets sent from now on. */
 void netlat_track_set_sample(u32 sample);
 u32 netlat_track_sample(void);
+/* Under netlat_lock: netlat_config.acks. */
+void netlat_track_set_acks(u32 acks);
 /* Process context, no lock: racy figures for reports, and the ioctl. */
 u64 netlat_track_flows(void);
 u64 netlat_track_capacity(u32 *flows, u32 *pkts);

@@ -22,6 +22,12 @@
  * sendmsg_within_round_trip: request/response, idle, then closed: no
  *	sendmsg>xmit longer than the slowest round trip the client measured,
  *	and a FIN without data carries no sendmsg start.
+ * ack_numbers_and_stamps: each packet's ACK numbers against the kernel's
+ *	sequence numbers, its ACK's receive stamp after a netem delay, and
+ *	the TCP timestamps option of both ways against the wire.
+ * acks_out_as_on_the_wire: with netlat_config.acks, the pure ACKs each
+ *	socket sent are its ACK records, against the wire; each left after
+ *	the netem delay on its way.
  * sample_by_sequence: with --sample 16, ping-pong writes: the counters
  *	stay exact (TCPOrigDataSent, the bytes written), the records and the
  *	xmit>ack histogram hold exactly the packets that cross a multiple
@@ -153,6 +159,7 @@ FIXTURE_TEARDOWN(pkt)
 		EXPECT_EQ(0, nl_probes(self->fd, true, 0, NULL));
 		EXPECT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_EVENTS, 0));
 		EXPECT_EQ(0, nl_set_sample(self->fd, 0));
+		EXPECT_EQ(0, nl_set_acks(self->fd, 0));
 		EXPECT_EQ(0, nl_set_table_bytes(self->fd,
 						NETLAT_TABLE_BYTES_DEFAULT));
 		EXPECT_EQ(0, nl_reconfigure(self->fd, g_def.ring_bytes,
@@ -653,6 +660,111 @@ TEST_F(pkt, ack_numbers_and_stamps)
 	EXPECT_EQ(ROUNDS, seen[1]);
 	EXPECT_EQ(ROUNDS, seen[0]);
 	EXPECT_EQ(2 * ROUNDS, rx_seen);
+}
+
+/* A pure ACK as the wire or a record gives it, to compare as sets. */
+struct ack_key {
+	uint32_t ack_seq, tsval, tsecr;
+	uint16_t window, sport;
+};
+
+static int ack_key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct ack_key));
+}
+
+/*
+ * netlat_config.acks: a bulk transfer from A to B, B's egress delayed
+ * DELAY_MS by netem (a qdisc: its ACKs' driver point is
+ * net_dev_start_xmit). Against the wire (AF_PACKET on A's device): the
+ * ACK records of both sockets are exactly the pure ACKs each sent (the
+ * acknowledgment number, both TCP timestamps and the window of each).
+ * Physical floors, on the one clock: each of B's ACKs left its driver at
+ * least DELAY_MS after A's driver sent the packet it acknowledges, and
+ * the first ACK of each number arrived at A (ack_rx_ns) after it left.
+ */
+TEST_F(pkt, acks_out_as_on_the_wire)
+{
+	const uint64_t groups = PKT_GROUPS | NETLAT_PROBE_RX;
+	static struct nl_wire_seg segs[WIRE_SEGS * 8];
+	static struct ack_key wire_keys[WIRE_SEGS * 8], rec_keys[WIRE_SEGS * 8];
+	unsigned int nw = 0, nr = 0, floors = 0, firsts = 0, i;
+	const struct netlat_rec_hdr *h, *h2;
+	struct netlat_info info;
+	int wire, nwire;
+
+	nl_need_groups(self->fd, &self->pr, groups);
+	ASSERT_EQ(0, nl_set_level(self->fd, NETLAT_LEVEL_PACKETS, 0));
+	ASSERT_EQ(0, nl_set_acks(self->fd, 1));
+	ASSERT_EQ(0, nl_get_info(self->fd, &info));
+	ASSERT_EQ(1u, info.acks);
+	ASSERT_EQ(0, nl_probes(self->fd, true, groups, &self->pr));
+	nl_sleep_ms(300);
+	ASSERT_EQ(0, netem(g_ns_b, DEV_B, 0, DELAY_MS));
+	wire = nl_wire_open(g_ns_a, DEV_A);
+	ASSERT_LE(0, wire) TH_LOG("AF_PACKET: %s", strerror(-wire));
+	transfer(_metadata, self, 256u << 10);
+	ASSERT_EQ(0, nl_collect_groups(self->fd, &self->log, &self->pr,
+				       groups)) TH_LOG("%s", self->log.why);
+	nwire = nl_wire_read(wire, self->conn.sport, self->conn.dport, segs,
+			     WIRE_SEGS * 8);
+	close(wire);
+	ASSERT_LT(0, nwire);
+	ASSERT_GT(WIRE_SEGS * 8, nwire);
+
+	for (i = 0; i < (unsigned int)nwire; i++) {
+		const struct nl_wire_seg *s = &segs[i];
+
+		if (!(s->flags & 0x10) || (s->flags & 0x07) || s->payload)
+			continue;
+		wire_keys[nw++] = (struct ack_key){ s->ack_seq, s->tsval,
+			s->tsecr, s->window, s->sport };
+	}
+	nl_log_for_each(&self->log, h) {
+		const struct netlat_rec_tcp_ack_out *a = (const void *)h;
+
+		if (h->type != NETLAT_REC_TCP_ACK_OUT || h->size < sizeof(*a) ||
+		    !nl_flow_of(&a->flow, &self->conn))
+			continue;
+		ASSERT_GT(WIRE_SEGS * 8, nr);
+		rec_keys[nr++] = (struct ack_key){ a->ack_seq, a->tsval,
+			a->tsecr, a->window, a->flow.sport };
+		if (a->flow.sport != self->conn.dport)
+			continue;
+		/* B's ACK of A's data: the packet it acknowledges */
+		nl_log_for_each(&self->log, h2) {
+			const struct netlat_rec_tcp_pkt *p = (const void *)h2;
+
+			if (!pkt_of(h2, &self->conn) ||
+			    !(p->flags & NETLAT_PKT_DRIVER) ||
+			    (int32_t)(a->ack_seq - p->seq) <= 0 ||
+			    (int32_t)(a->ack_seq - p->end_seq) > 0)
+				continue;
+			EXPECT_LE(p->driver_ns + DELAY_MS * MS, h->ts_ns)
+				TH_LOG("ACK %u of packet %u", a->ack_seq, p->seq);
+			floors++;
+			if (p->ack_seq == a->ack_seq && p->ack_rx_ns) {
+				EXPECT_LE(h->ts_ns, p->ack_rx_ns);
+				firsts++;
+			}
+		}
+	}
+	TH_LOG("%u pure ACKs on the wire, %u records; %u ACKs after their "
+	       "packet + %d ms, %u before their arrival", nw, nr, floors,
+	       DELAY_MS, firsts);
+	ASSERT_LT(0u, nw);
+	EXPECT_EQ(nw, nr);
+	qsort(wire_keys, nw, sizeof(wire_keys[0]), ack_key_cmp);
+	qsort(rec_keys, nr, sizeof(rec_keys[0]), ack_key_cmp);
+	for (i = 0; i < nw && i < nr; i++)
+		EXPECT_EQ(0, ack_key_cmp(&wire_keys[i], &rec_keys[i]))
+			TH_LOG("%u: wire ack %u tsval %u from %u, record ack %u "
+			       "tsval %u from %u", i, wire_keys[i].ack_seq,
+			       wire_keys[i].tsval, wire_keys[i].sport,
+			       rec_keys[i].ack_seq, rec_keys[i].tsval,
+			       rec_keys[i].sport);
+	EXPECT_LT(0u, floors);
+	EXPECT_LT(0u, firsts);
 }
 
 /*
@@ -1343,6 +1455,27 @@ TEST_F(pkt, bad_input)
 	cfg.sample = 16;
 	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
 				    offsetof(struct netlat_config, sample)));
+	/* acks: without its flag, not 0 or 1, a caller without the field */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.acks = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	cfg.flags = NETLAT_CONFIG_ACKS;
+	cfg.acks = 2;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	cfg.acks = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    offsetof(struct netlat_config, acks)));
+	cfg.reserved3 = 1;
+	EXPECT_EQ(-EINVAL, nl_ioctl(self->fd, NETLAT_IOC_SET_CONFIG, &cfg,
+				    sizeof(cfg)));
+	{
+		struct netlat_info info;
+
+		ASSERT_EQ(0, nl_get_info(self->fd, &info));
+		EXPECT_EQ(0u, info.acks);
+	}
 	/* a budget out of range, or asked by a caller without the field */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.flags = NETLAT_CONFIG_TABLE_BYTES;

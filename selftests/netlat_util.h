@@ -385,6 +385,17 @@ static inline bool nl_debug_kernel(void)
 	return !access("/sys/kernel/debug/kmemleak", F_OK);
 }
 
+/* A record of each pure ACK sent (netlat_config.acks): 1 on, 0 off. */
+static inline int nl_set_acks(int fd, uint32_t acks)
+{
+	struct netlat_config cfg = {
+		.flags = NETLAT_CONFIG_ACKS,
+		.acks = acks,
+	};
+
+	return nl_ioctl(fd, NETLAT_IOC_SET_CONFIG, &cfg, sizeof(cfg));
+}
+
 /* Sampling of the sent packets (netlat_config.sample); 0: every one. */
 static inline int nl_set_sample(int fd, uint32_t sample)
 {
@@ -600,6 +611,7 @@ static inline size_t nl_tcp_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
 	case NETLAT_REC_TCP_ACK: return sizeof(struct netlat_rec_tcp_ack);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
+	case NETLAT_REC_TCP_ACK_OUT: return sizeof(struct netlat_rec_tcp_ack_out);
 	}
 	return 0;
 }
@@ -774,6 +786,7 @@ static inline int nl_check_rec(const void *p, size_t avail,
 	case NETLAT_REC_TCP_RETRANS:
 	case NETLAT_REC_TCP_ACK:
 	case NETLAT_REC_TCP_DEV:
+	case NETLAT_REC_TCP_ACK_OUT:
 	case NETLAT_REC_RX_NETIF:
 	case NETLAT_REC_RX_TRANSPORT:
 	case NETLAT_REC_RX_QUEUE:

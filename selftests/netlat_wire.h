@@ -25,6 +25,7 @@ struct nl_wire_seg {
 	uint32_t payload;
 	uint16_t sport;
 	uint16_t dport;
+	uint16_t window;	/* as in the header, not scaled */
 	uint8_t flags;		/* the header's flag byte */
 	bool has_ts;
 };
@@ -36,15 +37,17 @@ static inline int nl_wire_open(int ns, const char *dev)
 		.sll_family = AF_PACKET,
 		.sll_protocol = htons(ETH_P_ALL),
 	};
-	int fd, ret, rcvbuf = 4 << 20;
+	int fd, ret, rcvbuf = 32 << 20;
 
 	ret = nl_ns_enter(ns);
 	if (ret)
 		return ret;
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
 	ll.sll_ifindex = if_nametoindex(dev);
+	/* root's: past rmem_max, for a bulk transfer's 64 KiB GSO frames */
 	if (fd < 0 || !ll.sll_ifindex ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) ||
 	    bind(fd, (struct sockaddr *)&ll, sizeof(ll))) {
 		ret = -errno;
 		if (fd >= 0)
@@ -120,6 +123,7 @@ static inline int nl_wire_read(int fd, uint16_t p1, uint16_t p2,
 		s->seq = ntohl(th->seq);
 		s->ack_seq = ntohl(th->ack_seq);
 		s->flags = ((const uint8_t *)th)[13];
+		s->window = ntohs(th->window);
 		s->payload = ntohs(ip->tot_len) - ihl - thl;
 		s->has_ts = nl_wire_ts((const uint8_t *)(th + 1),
 				       thl - sizeof(*th), &s->tsval, &s->tsecr);

@@ -56,6 +56,8 @@ static void print_info(const char *path, const struct netlat_info *info)
 		       (unsigned long long)info->pkt_mem_bytes, info->pkt_flows,
 		       info->pkt_pkts);
 	putchar('\n');
+	if (info->acks)
+		printf("acks          a record of each pure ACK sent\n");
 	if (info->rx_flows)
 		printf("rx table      %llu bytes (%u sockets, %u packets queued; while rx is on)\n",
 		       (unsigned long long)info->rx_mem_bytes, info->rx_flows,
@@ -211,6 +213,7 @@ int cmd_config(int argc, char **argv)
 		OPTION_ARG("level", 'l'),
 		OPTION_ARG("slow", 's'),
 		OPTION_ARG("sample", 'S'),
+		OPTION_ARG("acks", 'A'),
 		OPTION_ARG("table-bytes", 'T'),
 		OPTION_ARG("by", 'b'),
 		OPTION_ARG("keys", 'k'),
@@ -223,7 +226,7 @@ int cmd_config(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = next_option(argc, argv, "r:w:f:m:l:s:S:T:b:k:D:h", opts)) != -1) {
+	while ((c = next_option(argc, argv, "r:w:f:m:l:s:S:A:T:b:k:D:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!parse_size(optarg, &v))
@@ -275,6 +278,13 @@ int cmd_config(int argc, char **argv)
 						   optarg, NETLAT_SAMPLE_MAX);
 			cfg->sample = (uint32_t)v;
 			cfg->flags |= NETLAT_CONFIG_SAMPLE;
+			break;
+		case 'A':
+			if (!strcmp(optarg, "on"))
+				cfg->acks = 1;
+			else if (strcmp(optarg, "off"))
+				return usage_error("bad --acks '%s': on or off", optarg);
+			cfg->flags |= NETLAT_CONFIG_ACKS;
 			break;
 		case 'T':
 			if (!parse_size(optarg, &v) || v < NETLAT_TABLE_BYTES_MIN ||

@@ -277,9 +277,7 @@ struct flow_spec {
  */
 static const struct netlat_flow *record_flow(const struct netlat_rec_hdr *rec)
 {
-	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
-	     rec->type == NETLAT_REC_TCP_PKT ||
-	     netlat_rec_is_rx(rec->type)) &&
+	if ((netlat_rec_is_tcp(rec->type) || netlat_rec_is_rx(rec->type)) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_flow))
 		return (const void *)(rec + 1);
 	if (rec->type == NETLAT_REC_VIRTIO &&

@@ -527,7 +527,7 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, "[--device PATH]",
 	  "Empty the rings, restart sequences and zero the counters (tracing stopped).\n" },
 	{ "config", cmd_config,
-	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--sample N] [--table-bytes N[K|M|G]] [--by FIELDS [--keys N]] [--device PATH]",
+	  "[--ring-bytes N[K|M|G]] [--watermark N] [--flush-ms MS] [--mode MODE] [--level LEVEL] [--slow DURATION] [--sample N] [--acks on|off] [--table-bytes N[K|M|G]] [--by FIELDS [--keys N]] [--device PATH]",
 	  "Change the ring size (stopped and unmapped only), the reader wake-up\n"
 	  "watermark in bytes, the flush period (0 disables), or the ring mode\n"
 	  "(stopped and unmapped only): stream (a full ring drops the newest\n"
@@ -546,6 +546,10 @@ static const struct command commands[] = {
 	  "                       socket for a second after a slow one (--slow);\n"
 	  "                       the others are only counted. N a power of two,\n"
 	  "                       0 or 1: every packet (the default)\n"
+	  "  --acks on|off        packets level: a TCP_ACK_OUT record of each pure\n"
+	  "                       ACK sent (with the dev group), what `netlat join`\n"
+	  "                       needs of a host that sends no data back (off by\n"
+	  "                       default: about a record per two segments received)\n"
 	  "  --table-bytes N      the packet tables' memory (default 32M, 64K to 1G):\n"
 	  "                       sockets and packets in flight they can follow;\n"
 	  "                       a change empties them\n"

@@ -415,6 +415,14 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		FIELD_AS(skb, skb_id);
 		break;
 	}
+	case NETLAT_REC_TCP_ACK_OUT: {
+		const struct netlat_rec_tcp_ack_out *r = (const void *)h;
+
+		FIELDS(ack_seq, window);
+		if (r->tsval)
+			FIELDS(tsval, tsecr);
+		break;
+	}
 	case NETLAT_REC_TCP_PKT: {
 		struct netlat_rec_tcp_pkt buf;
 		const struct netlat_rec_tcp_pkt *r = netlat_pkt_rec(h, &buf);
@@ -527,9 +535,7 @@ static bool is_snap(const struct netlat_rec_hdr *h)
 /* Records that carry a flow right after their header: TCP and RX. */
 static bool is_tcp(const struct netlat_rec_hdr *h)
 {
-	return ((h->type >= NETLAT_REC_TCP_SENDMSG && h->type <= NETLAT_REC_TCP_DEV) ||
-		h->type == NETLAT_REC_TCP_PKT ||
-		netlat_rec_is_rx(h->type)) &&
+	return (netlat_rec_is_tcp(h->type) || netlat_rec_is_rx(h->type)) &&
 	       h->size >= sizeof(*h) + sizeof(struct netlat_flow);
 }
 

@@ -196,8 +196,7 @@ int report_add(struct report *rep, const struct netlat_rec_stream *stream,
 	c->by_kind[kind_of(rec->type)]++;
 	if (rec->type == NETLAT_REC_MARKER)
 		add_marker(rep, (const void *)rec);
-	if (((rec->type >= NETLAT_REC_TCP_SENDMSG && rec->type <= NETLAT_REC_TCP_DEV) ||
-	     rec->type == NETLAT_REC_TCP_PKT) &&
+	if (netlat_rec_is_tcp(rec->type) &&
 	    rec->size >= sizeof(*rec) + sizeof(struct netlat_flow) &&
 	    add_tcp(rep, rec))
 		return -ENOMEM;

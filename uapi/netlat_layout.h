@@ -24,9 +24,11 @@ _Static_assert(sizeof(struct netlat_rec_lost) == 40, "rec_lost");
 _Static_assert(sizeof(struct netlat_rec_marker) == 40, "rec_marker");
 _Static_assert(NETLAT_MARKER_MAX + sizeof(struct netlat_rec_marker) ==
 	       NETLAT_REC_MAX_SIZE, "marker max");
-_Static_assert(sizeof(struct netlat_info) == 136, "info");
+_Static_assert(offsetof(struct netlat_info, acks) == 136, "info sample");
+_Static_assert(sizeof(struct netlat_info) == 144, "info");
 _Static_assert(sizeof(struct netlat_cpu_stats) == 72, "cpu_stats");
-_Static_assert(sizeof(struct netlat_config) == 72, "config");
+_Static_assert(offsetof(struct netlat_config, acks) == 72, "config keys");
+_Static_assert(sizeof(struct netlat_config) == 80, "config");
 _Static_assert(sizeof(struct netlat_control) == 8, "control");
 _Static_assert(sizeof(struct netlat_probes) == 576, "probes");
 _Static_assert(sizeof(struct netlat_flow) == 48, "tcp_flow");
@@ -37,6 +39,7 @@ _Static_assert(sizeof(struct netlat_rec_tcp_xmit) == 104, "tcp_xmit");
 _Static_assert(sizeof(struct netlat_rec_tcp_retrans) == 104, "tcp_retrans");
 _Static_assert(sizeof(struct netlat_rec_tcp_ack) == 96, "tcp_ack");
 _Static_assert(sizeof(struct netlat_rec_tcp_dev) == 104, "tcp_dev");
+_Static_assert(sizeof(struct netlat_rec_tcp_ack_out) == 88, "tcp_ack_out");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, vq_ns) ==
 	       NETLAT_REC_TCP_PKT_SIZE_VER0, "tcp_pkt ver0");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152,
@@ -169,6 +172,13 @@ _Static_assert(offsetof(struct netlat_rec_tcp_ack, acked) == 76, "rec_tcp_ack.ac
 _Static_assert(offsetof(struct netlat_rec_tcp_ack, snd_nxt) == 80, "rec_tcp_ack.snd_nxt");
 _Static_assert(offsetof(struct netlat_rec_tcp_ack, flags) == 84, "rec_tcp_ack.flags");
 _Static_assert(offsetof(struct netlat_rec_tcp_ack, xmit_ack_ns) == 88, "rec_tcp_ack.xmit_ack_ns");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, hdr) == 0, "rec_tcp_ack_out.hdr");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, flow) == 24, "rec_tcp_ack_out.flow");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, ack_seq) == 72, "rec_tcp_ack_out.ack_seq");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, tsval) == 76, "rec_tcp_ack_out.tsval");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, tsecr) == 80, "rec_tcp_ack_out.tsecr");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, window) == 84, "rec_tcp_ack_out.window");
+_Static_assert(offsetof(struct netlat_rec_tcp_ack_out, reserved) == 86, "rec_tcp_ack_out.reserved");
 _Static_assert(offsetof(struct netlat_rec_tcp_dev, hdr) == 0, "rec_tcp_dev.hdr");
 _Static_assert(offsetof(struct netlat_rec_tcp_dev, flow) == 24, "rec_tcp_dev.flow");
 _Static_assert(offsetof(struct netlat_rec_tcp_dev, skb_id) == 72, "rec_tcp_dev.skb_id");
@@ -357,6 +367,8 @@ _Static_assert(offsetof(struct netlat_info, rx_mem_bytes) == 112, "info.rx_mem_b
 _Static_assert(offsetof(struct netlat_info, table_bytes) == 120, "info.table_bytes");
 _Static_assert(offsetof(struct netlat_info, pkt_pkts) == 128, "info.pkt_pkts");
 _Static_assert(offsetof(struct netlat_info, sample) == 132, "info.sample");
+_Static_assert(offsetof(struct netlat_info, acks) == 136, "info.acks");
+_Static_assert(offsetof(struct netlat_info, reserved2) == 140, "info.reserved2");
 _Static_assert(offsetof(struct netlat_cpu_stats, size) == 0, "cpu_stats.size");
 _Static_assert(offsetof(struct netlat_cpu_stats, flags) == 4, "cpu_stats.flags");
 _Static_assert(offsetof(struct netlat_cpu_stats, cpu) == 8, "cpu_stats.cpu");
@@ -382,6 +394,8 @@ _Static_assert(offsetof(struct netlat_config, slow_ns) == 48, "config.slow_ns");
 _Static_assert(offsetof(struct netlat_config, table_bytes) == 56, "config.table_bytes");
 _Static_assert(offsetof(struct netlat_config, key_by) == 64, "config.key_by");
 _Static_assert(offsetof(struct netlat_config, max_keys) == 68, "config.max_keys");
+_Static_assert(offsetof(struct netlat_config, acks) == 72, "config.acks");
+_Static_assert(offsetof(struct netlat_config, reserved3) == 76, "config.reserved3");
 _Static_assert(offsetof(struct netlat_control, size) == 0, "control.size");
 _Static_assert(offsetof(struct netlat_control, flags) == 4, "control.flags");
 _Static_assert(offsetof(struct netlat_probes, size) == 0, "probes.size");

@@ -77,6 +77,8 @@ const char *netlat_type_name(unsigned int type)
 		return "TCP_ACK";
 	case NETLAT_REC_TCP_DEV:
 		return "TCP_DEV";
+	case NETLAT_REC_TCP_ACK_OUT:
+		return "TCP_ACK_OUT";
 	case NETLAT_REC_VIRTIO:
 		return "VIRTIO";
 	case NETLAT_REC_TCP_PKT:
@@ -190,6 +192,7 @@ static size_t min_rec_size(unsigned int type)
 	case NETLAT_REC_TCP_RETRANS: return sizeof(struct netlat_rec_tcp_retrans);
 	case NETLAT_REC_TCP_ACK: return offsetof(struct netlat_rec_tcp_ack, xmit_ack_ns);
 	case NETLAT_REC_TCP_DEV: return sizeof(struct netlat_rec_tcp_dev);
+	case NETLAT_REC_TCP_ACK_OUT: return sizeof(struct netlat_rec_tcp_ack_out);
 	case NETLAT_REC_VIRTIO: return sizeof(struct netlat_rec_virtio);
 	case NETLAT_REC_TCP_PKT: return NETLAT_REC_TCP_PKT_SIZE_VER0;
 	case NETLAT_REC_RX_NETIF: return sizeof(struct netlat_rec_rx_netif);

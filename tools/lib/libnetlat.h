@@ -373,6 +373,16 @@ uint64_t netlat_stage_quantile(const struct netlat_stage_hist *s, double q);
 #define NETLAT_REC_HAS(rec, type, field) \
 	((rec)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
+/*
+ * A send-path record with a flow after its header: NETLAT_REC_TCP_SENDMSG
+ * ... _TCP_DEV, TCP_PKT or TCP_ACK_OUT.
+ */
+static inline bool netlat_rec_is_tcp(unsigned int type)
+{
+	return (type >= NETLAT_REC_TCP_SENDMSG && type <= NETLAT_REC_TCP_DEV) ||
+	       type == NETLAT_REC_TCP_PKT || type == NETLAT_REC_TCP_ACK_OUT;
+}
+
 /* A receive-path record: NETLAT_REC_RX_NETIF ... _RX_WAKE, or RX_PKT. */
 static inline bool netlat_rec_is_rx(unsigned int type)
 {

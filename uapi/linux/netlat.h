@@ -123,6 +123,9 @@
  *	datagram whose life ended (copied to the application, dropped, or its
  *	socket closed), with the time of each receive stage (struct
  *	netlat_rec_rx_pkt; NETLAT_PROBE_RX).
+ * @NETLAT_REC_TCP_ACK_OUT: packet level, with netlat_config.acks on: a
+ *	pure ACK a TCP socket sent, at its driver point (struct
+ *	netlat_rec_tcp_ack_out; NETLAT_PROBE_TCP_DEV).
  */
 enum netlat_rec_type {
 	NETLAT_REC_STREAM = 1,
@@ -147,6 +150,7 @@ enum netlat_rec_type {
 	NETLAT_REC_RX_WAKE = 53,
 	NETLAT_REC_TCP_PKT = 64,
 	NETLAT_REC_RX_PKT = 65,
+	NETLAT_REC_TCP_ACK_OUT = 66,
 };
 
 /**
@@ -631,6 +635,34 @@ struct netlat_rec_tcp_ack {
 	__u32 snd_nxt;
 	__u32 flags;
 	__aligned_u64 xmit_ack_ns;
+};
+
+/**
+ * struct netlat_rec_tcp_ack_out - a pure ACK (no data, SYN, FIN or RST)
+ *	a TCP socket handed to its device's driver: the packet level with
+ *	netlat_config.acks on
+ * @hdr: common header; @hdr.ts_ns is the driver point, as @driver_ns of
+ *	struct netlat_rec_tcp_pkt (net:net_dev_start_xmit, or
+ *	net:net_dev_queue on a device without a qdisc that queues).
+ * @flow: the sending socket's flow, its cookie as its packet records'.
+ * @ack_seq: the acknowledgment number: the peer's data it acknowledges
+ *	(@hdr.ts_ns less the receive stamp of that data is this host's ACK
+ *	delay). Every pure ACK has a record: a duplicate ACK (loss, a
+ *	window update) repeats a number, and readers that join a peer's
+ *	packets take the first of each.
+ * @tsval: the TSval of its TCP timestamps option, 0 without one.
+ * @tsecr: its TSecr.
+ * @window: the window field of its header (not scaled).
+ * @reserved: zero.
+ */
+struct netlat_rec_tcp_ack_out {
+	struct netlat_rec_hdr hdr;
+	struct netlat_flow flow;
+	__u32 ack_seq;
+	__u32 tsval;
+	__u32 tsecr;
+	__u16 window;
+	__u16 reserved;
 };
 
 /* netlat_rec_tcp_dev.stage */
@@ -1473,6 +1505,9 @@ enum {
  *	sockets together (out; 0 below the packet level, as @pkt_flows).
  * @sample: netlat_config.sample in force, 0 for every packet (out; from
  *	size 152).
+ * @acks: netlat_config.acks in force (out; in a struct of 144 bytes or
+ *	more).
+ * @reserved2: zero.
  */
 struct netlat_info {
 	__u32 size;
@@ -1501,6 +1536,8 @@ struct netlat_info {
 	__aligned_u64 table_bytes;
 	__u32 pkt_pkts;
 	__u32 sample;
+	__u32 acks;
+	__u32 reserved2;
 };
 #define NETLAT_INFO_SIZE_VER0		72
 #define NETLAT_IOC_GET_INFO	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_GET_INFO)
@@ -1548,6 +1585,7 @@ struct netlat_cpu_stats {
 #define NETLAT_CONFIG_TABLE_BYTES	(1U << 6)
 #define NETLAT_CONFIG_KEYS		(1U << 7)
 #define NETLAT_CONFIG_SAMPLE		(1U << 8)
+#define NETLAT_CONFIG_ACKS		(1U << 9)
 
 /*
  * netlat_config.sample: the packet level joins the stages of the TCP
@@ -1668,6 +1706,13 @@ struct netlat_cpu_stats {
  *	histograms and counters per possible CPU, about 7.8 KB
  *	(netlat_hist.keys_mem_bytes); charged to the caller's memory cgroup.
  *	-ENOMEM, and nothing changes, if it cannot be had.
+ * @acks: packet level (NETLAT_CONFIG_ACKS, from size 80): 1 writes a
+ *	struct netlat_rec_tcp_ack_out for each pure ACK a TCP socket sends
+ *	while NETLAT_PROBE_TCP_DEV is on, the ACKs a peer's capture joins
+ *	its packets with when this host sends no data back (a bulk
+ *	receiver); 0 (the default) none. A record per ACK, about one per
+ *	two segments received: off unless asked for.
+ * @reserved3: zero.
  */
 struct netlat_config {
 	__u32 size;
@@ -1684,6 +1729,8 @@ struct netlat_config {
 	__aligned_u64 table_bytes;
 	__u32 key_by;
 	__u32 max_keys;
+	__u32 acks;
+	__u32 reserved3;
 };
 #define NETLAT_CONFIG_SIZE_VER0		32
 #define NETLAT_IOC_SET_CONFIG	_IO(NETLAT_IOC_TYPE, NETLAT_CMD_SET_CONFIG)

@@ -444,6 +444,7 @@ static void print_median_ack(const struct join_direction *d, unsigned int s)
 }
 
 static void print_direction_text(const struct netlat_join_counts *c,
+				 const struct netlat_join_tsval_counts *tc,
 				 const struct netlat_join_ack_counts *ac, unsigned int s,
 				 const struct join_direction *d)
 {
@@ -452,15 +453,17 @@ static void print_direction_text(const struct netlat_join_counts *c,
 	char name[16];
 	unsigned int k;
 
-	printf("\n%s>%s: %llu of %llu sent packets joined (%llu of %llu bytes)", from, to,
-	       ull(c->joined[s]), ull(c->sent[s]), ull(c->joined_bytes[s]), ull(c->sent_bytes[s]));
+	printf("\n%s>%s: %llu of %llu sent packets joined (%llu of %llu bytes; %llu "
+	       "retransmitted, joined by TSval)", from, to, ull(c->joined[s]), ull(c->sent[s]),
+	       ull(c->joined_bytes[s]), ull(c->sent_bytes[s]), ull(tc->rescued[s]));
 	printf("; not joined: %llu with no packet of their flow at %s, %llu with none of "
 	       "their bytes\n", ull(c->no_flow[s]), to, ull(c->no_record[s]));
-	printf("  no wire time: %llu retransmitted (Karn), %llu without a driver time or "
-	       "receive stamp, %llu impossible, %llu without a clock; %llu of %s's %llu "
-	       "received packets of these flows not joined\n", ull(c->retrans[s]),
-	       ull(c->no_stamp[s]), ull(c->impossible[s]), ull(d->no_clock), ull(c->received_unjoined[s]),
-	       to, ull(c->received[s]));
+	printf("  no wire time: %llu retransmitted (Karn), %llu retransmitted (TSval tick not "
+	       "provable), %llu without a driver time or receive stamp, %llu impossible (%llu "
+	       "by TSval), %llu without a clock; %llu of %s's %llu received packets of these "
+	       "flows not joined\n", ull(c->retrans[s]), ull(tc->tick[s]), ull(c->no_stamp[s]),
+	       ull(c->impossible[s]), ull(tc->impossible[s]), ull(d->no_clock),
+	       ull(c->received_unjoined[s]), to, ull(c->received[s]));
 	print_ack_counts(ac, s);
 	printf("  %-18s %9s %9s %9s %9s %9s\n", "stage", "count", "p50", "p90", "p99", "max");
 	for (k = 0; k < JOIN_SIDE_STAGES; k++)
@@ -584,6 +587,7 @@ static int join_and_print(struct join_args *a)
 	struct netlat_join *j;
 	struct netlat_join_counts c;
 	struct netlat_join_ack_counts ac;
+	struct netlat_join_tsval_counts tc;
 	int r = join_run(a, &j, d);
 
 	if (!r && a->trace) {
@@ -600,8 +604,9 @@ static int join_and_print(struct join_args *a)
 			print_hosts_text(stdout, a, j);
 			print_clock_text(stdout, j);
 			netlat_join_ack_counts(j, &ac);
-			print_direction_text(&c, &ac, 0, &d[0]);
-			print_direction_text(&c, &ac, 1, &d[1]);
+			netlat_join_tsval_counts(j, &tc);
+			print_direction_text(&c, &tc, &ac, 0, &d[0]);
+			print_direction_text(&c, &tc, &ac, 1, &d[1]);
 		}
 		if (!a->inner)
 			r = finish_stdout();

@@ -73,18 +73,21 @@ static void count_row(FILE *f, uint64_t n, const char *what, const char *host)
 }
 
 /* What was joined and why the rest was not, as the text's lines say it. */
-static void counts(FILE *f, const struct netlat_join_counts *c, unsigned int s,
+static void counts(FILE *f, const struct netlat_join_counts *c,
+		   const struct netlat_join_tsval_counts *tc, unsigned int s,
 		   const struct join_direction *d)
 {
 	const char *to = host_letter[!s];
 
-	fprintf(f, "<p>%llu of %llu sent packets joined (%llu of %llu bytes).</p>"
+	fprintf(f, "<p>%llu of %llu sent packets joined (%llu of %llu bytes; %llu "
+		"retransmitted, joined by TSval).</p>"
 		"<table class=\"join-counts\"><tr><th>packets</th><th class=\"l\">not joined, "
 		"or joined without a wire time</th></tr>", ull(c->joined[s]), ull(c->sent[s]),
-		ull(c->joined_bytes[s]), ull(c->sent_bytes[s]));
+		ull(c->joined_bytes[s]), ull(c->sent_bytes[s]), ull(tc->rescued[s]));
 	count_row(f, c->no_flow[s], "not joined: no packet of their flow at ", to);
 	count_row(f, c->no_record[s], "not joined: none of their bytes at ", to);
 	count_row(f, c->retrans[s], "no wire time: retransmitted (Karn)", NULL);
+	count_row(f, tc->tick[s], "no wire time: retransmitted (TSval tick not provable)", NULL);
 	count_row(f, c->no_stamp[s], "no wire time: without a driver time or receive stamp", NULL);
 	count_row(f, c->impossible[s], "no wire time: impossible", NULL);
 	count_row(f, d->no_clock, "no wire time: without a clock", NULL);
@@ -269,13 +272,15 @@ static void direction(FILE *f, const struct join_html *h, const struct netlat_jo
 		      unsigned int s)
 {
 	const struct join_direction *d = &h->d[s];
+	struct netlat_join_tsval_counts tc;
 
+	netlat_join_tsval_counts(h->j, &tc);
 	fprintf(f, "<h3 id=\"join-%s\">", s ? "ba" : "ab");
 	host_label(f, h, s);
 	fputs(" &#8594; ", f);
 	host_label(f, h, !s);
 	fputs("</h3>", f);
-	counts(f, c, s, d);
+	counts(f, c, &tc, s, d);
 	table(f, s, d);
 	if (any_stage(d))
 		bars(f, s, d);

@@ -90,20 +90,24 @@ void join_json_direction(const struct netlat_join *j, unsigned int s,
 			 const struct join_direction *d)
 {
 	struct netlat_join_counts cs, *c = &cs;
+	struct netlat_join_tsval_counts tc;
 	char name[48];
 	unsigned int k;
 
 	netlat_join_counts(j, c);
+	netlat_join_tsval_counts(j, &tc);
 	printf("{\"sender\":\"%s\",\"receiver\":\"%s\",\"sent\":%llu,\"sent_bytes\":%llu,"
 	       "\"joined\":%llu,\"joined_bytes\":%llu,\"no_flow\":%llu,\"no_record\":%llu,"
 	       "\"retrans\":%llu,\"no_stamp\":%llu,\"impossible\":%llu,\"no_clock\":%llu,"
 	       "\"wire_one_sided\":%llu,\"received\":%llu,\"received_unjoined\":%llu,"
+	       "\"joined_by_tsval\":%llu,\"tsval_tick\":%llu,\"tsval_impossible\":%llu,"
 	       "\"stages\":{",
 	       host_name[s], host_name[!s], ull(c->sent[s]), ull(c->sent_bytes[s]),
 	       ull(c->joined[s]), ull(c->joined_bytes[s]), ull(c->no_flow[s]),
 	       ull(c->no_record[s]), ull(c->retrans[s]), ull(c->no_stamp[s]),
 	       ull(c->impossible[s]), ull(d->no_clock), ull(d->one_sided), ull(c->received[s]),
-	       ull(c->received_unjoined[s]));
+	       ull(c->received_unjoined[s]), ull(tc.rescued[s]), ull(tc.tick[s]),
+	       ull(tc.impossible[s]));
 	for (k = 0; k < JOIN_SIDE_STAGES; k++) {
 		snprintf(name, sizeof(name), "%s %s", host_name[s], netlat_stage_name(join_tx_stages[k]));
 		print_dist_named(name, &d->dtx[k], true);
@@ -159,9 +163,10 @@ static void print_ack_packet(const struct netlat_join *j, size_t i,
 
 void join_json_packet(const struct netlat_join *j, size_t i)
 {
+	/* by bit; TX_FIRST and RX_FIRST are the library's bookkeeping */
 	static const char *const flag_names[] = {
 		"exact", "gso_split", "gro_merged", "retrans", "no_stamp", "no_clock",
-		"impossible",	/* TX_FIRST and RX_FIRST are the library's bookkeeping */
+		"impossible", NULL, NULL, "joined_by_tsval", "tsval_tick", "tsval_differ",
 	};
 	const struct netlat_xpkt *pairs;
 	size_t n_pairs = netlat_join_pairs(j, &pairs);
@@ -178,7 +183,7 @@ void join_json_packet(const struct netlat_join *j, size_t i)
 	print_flow(stdout, &p->tx->flow, true);
 	printf(",\"seq\":%u,\"end_seq\":%u,\"flags\":[", p->seq, p->end_seq);
 	for (k = 0; k < sizeof(flag_names) / sizeof(flag_names[0]); k++)
-		if (p->flags & (1U << k))
+		if (p->flags & (1U << k) && flag_names[k])
 			printf("%s\"%s\"", n++ ? "," : "", flag_names[k]);
 	printf("],\"driver_ns\":%llu,\"netif_ns\":%llu,", ull(p->tx->driver_ns),
 	       ull(p->rx->netif_ns));

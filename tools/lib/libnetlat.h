@@ -619,12 +619,23 @@ struct netlat_join_opts {
 #define NETLAT_XPKT_EXACT	(1U << 0)	/* one segment each, the same bytes */
 #define NETLAT_XPKT_GSO_SPLIT	(1U << 1)	/* the sent skb arrived in several */
 #define NETLAT_XPKT_GRO_MERGED	(1U << 2)	/* the received skb held several sent ones */
-#define NETLAT_XPKT_RETRANS	(1U << 3)	/* retransmitted: no wire time (Karn) */
+#define NETLAT_XPKT_RETRANS	(1U << 3)	/* retransmitted, its copy unknown: no wire time (Karn) */
 #define NETLAT_XPKT_NO_STAMP	(1U << 4)	/* no driver time or no receive stamp */
 #define NETLAT_XPKT_NO_CLOCK	(1U << 5)	/* no clock bound at its time */
 #define NETLAT_XPKT_IMPOSSIBLE	(1U << 6)	/* contradicts the other pairs' clock */
 #define NETLAT_XPKT_TX_FIRST	(1U << 7)	/* the first pair of its sent record */
 #define NETLAT_XPKT_RX_FIRST	(1U << 8)	/* the first pair of its received record */
+/*
+ * The TCP timestamps option (records with tsval; Documentation/join.rst,
+ * "Retransmissions and TSval"):
+ */
+#define NETLAT_XPKT_TSVAL	(1U << 9)	/* retransmitted, but this copy's TSval is
+						 * its first transmission's: a wire time */
+#define NETLAT_XPKT_TSVAL_TICK	(1U << 10)	/* with RETRANS: the TSvals equal, but the
+						 * sender's round trips do not show a
+						 * retransmission a tick later */
+#define NETLAT_XPKT_TSVAL_DIFF	(1U << 11)	/* with IMPOSSIBLE: not retransmitted, yet
+						 * the TSvals differ */
 
 /**
  * struct netlat_xpkt - a sent packet and a received one holding its bytes
@@ -693,9 +704,11 @@ struct netlat_clock_est {
  * @no_flow: not joined: the receiver has no packet of that flow.
  * @no_record: not joined: the receiver has the flow but none of its bytes
  *	(lost, or outside the other capture).
- * @retrans: joined, retransmitted: no wire time.
- * @no_stamp: joined, not retransmitted, and none of its pairs has both a
- *	driver time and a receive stamp: no wire time.
+ * @retrans: joined, retransmitted, and which copy arrived is unknown
+ *	(Karn's rule): no wire time. Neither those joined by TSval nor those
+ *	whose TSval tick is not provable (struct netlat_join_tsval_counts).
+ * @no_stamp: joined, not left out by Karn, and none of its pairs has both
+ *	a driver time and a receive stamp: no wire time.
  * @received: packet records of the receiver for flows of the sender,
  * @received_unjoined: of which none holds a byte of a sent record.
  * @pairs: struct netlat_xpkt produced,
@@ -838,6 +851,29 @@ struct netlat_join_ack_counts {
  */
 int netlat_join_ack(const struct netlat_join *j, size_t pair, struct netlat_xack *ack);
 void netlat_join_ack_counts(const struct netlat_join *j, struct netlat_join_ack_counts *c);
+
+/**
+ * struct netlat_join_tsval_counts - what the TCP timestamps option told of
+ *	the joined sent packets, per sender (index 0: A sent, B received; 1:
+ *	the reverse); records without it (tsval 0) count nowhere here
+ * @rescued: retransmitted, but a copy that arrived carried the first
+ *	transmission's TSval, and the sender's shortest round trip on the
+ *	flow is at least a TSval tick (1 ms), so no retransmission did:
+ *	that copy was the first transmission. Its pairs with that TSval have
+ *	wire times (NETLAT_XPKT_TSVAL) and its ACK's way back is given if the
+ *	ACK echoed that TSval.
+ * @tick: retransmitted, a copy with the first TSval arrived, but the
+ *	sender's shortest round trip is under a tick (or unknown): a
+ *	retransmission may have carried that TSval too. No wire time
+ *	(NETLAT_XPKT_TSVAL_TICK).
+ * @impossible: pairs of packets not retransmitted whose TSvals differ
+ *	(NETLAT_XPKT_TSVAL_DIFF): counted in netlat_join_counts.impossible.
+ */
+struct netlat_join_tsval_counts {
+	uint64_t rescued[2], tick[2], impossible[2];
+};
+
+void netlat_join_tsval_counts(const struct netlat_join *j, struct netlat_join_tsval_counts *c);
 
 #ifdef __cplusplus
 }

@@ -403,7 +403,53 @@ size_t netlat__first_above(const int64_t *reach, size_t n, int64_t s)
 	return lo;
 }
 
-static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jrx *r)
+/*
+ * Linux's coarsest TSval tick: two stamps a tick apart or more carry
+ * different TSvals (1 us with usec timestamps, which is finer).
+ */
+#define TSVAL_TICK_NS	1000000
+
+/*
+ * The shortest round trip on the sender's clock of @n sent records @tv
+ * (one flow, one sender): their ACK's stamp less their driver time, the
+ * ones not retransmitted, as netlat_join_ack() gives it. INT64_MAX if none.
+ */
+static int64_t min_rtt(const struct netlat_join *j, const size_t *tv, size_t n)
+{
+	int64_t best = INT64_MAX, rtt;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (netlat__join_rtt(&j->tx[tv[i]].r, false, &rtt) == NETLAT_XACK_ALL &&
+		    rtt < best)
+			best = rtt;
+	return best;
+}
+
+/*
+ * Which transmission of @t the copy @r was, by the TSvals (0: no option,
+ * or a record without the field), as the pair's flags. A retransmission
+ * is sent a round trip or more after the first (an ACK or a timer that
+ * waits for one triggers it): with the sender's shortest round trip
+ * (@tick_ok) at least a tick, it carries another TSval, and the first's
+ * TSval tells the first copy. Join.rst, "Retransmissions and TSval".
+ */
+static unsigned int tsval_flags(const struct jtx *t, const struct jrx *r, bool tick_ok)
+{
+	bool same = t->r.tsval == r->r.tsval;
+
+	if (!t->r.tsval || !r->r.tsval)
+		return t->r.retrans ? NETLAT_XPKT_RETRANS : 0;
+	if (!t->r.retrans)
+		/* the receiver got a copy the sender never sent first */
+		return same ? 0 : NETLAT_XPKT_IMPOSSIBLE | NETLAT_XPKT_TSVAL_DIFF;
+	if (!same)
+		return NETLAT_XPKT_RETRANS;
+	return tick_ok ? NETLAT_XPKT_TSVAL : NETLAT_XPKT_RETRANS | NETLAT_XPKT_TSVAL_TICK;
+}
+
+static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jrx *r,
+		    bool tick_ok)
 {
 	struct netlat_xpkt *x;
 	int64_t s = t->s > r->s ? t->s : r->s;
@@ -420,8 +466,7 @@ static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jr
 	x->end_seq = x->seq + (uint32_t)(e - s);
 	if (!r->joined++)
 		x->flags |= NETLAT_XPKT_RX_FIRST;
-	if (t->r.retrans)
-		x->flags |= NETLAT_XPKT_RETRANS;
+	x->flags |= tsval_flags(t, r, tick_ok);
 	if (!t->r.driver_ns || !(r->r.flags & NETLAT_RXP_NETIF) || !r->r.netif_ns)
 		x->flags |= NETLAT_XPKT_NO_STAMP;
 	else
@@ -432,15 +477,46 @@ static int add_pair(struct netlat_join *j, size_t *cap, struct jtx *t, struct jr
 	return 0;
 }
 
-/* Whether one of @n pairs has both stamps (then the packet has a wire time). */
+/*
+ * Whether one of @n pairs that Karn leaves in has both stamps (then the
+ * packet has a wire time).
+ */
 static bool any_stamped(const struct netlat_xpkt *x, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!(x[i].flags & NETLAT_XPKT_NO_STAMP))
+		if (!(x[i].flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_RETRANS)))
 			return true;
 	return false;
+}
+
+/*
+ * Sent packet @t's counts from its @n pairs @x: Karn's, the TSvals', the
+ * stamps'.
+ */
+static void count_joined(struct netlat_join *j, struct jtx *t, unsigned int h,
+			 const struct netlat_xpkt *x, size_t n)
+{
+	struct netlat_join_tsval_counts *tc = &j->tsval_counts;
+	unsigned int any = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		any |= x[k].flags;
+		tc->impossible[h] += !!(x[k].flags & NETLAT_XPKT_TSVAL_DIFF);
+	}
+	t->rescued = any & NETLAT_XPKT_TSVAL;
+	if (t->r.retrans && !t->rescued) {
+		if (any & NETLAT_XPKT_TSVAL_TICK)
+			tc->tick[h]++;
+		else
+			j->counts.retrans[h]++;
+		return;
+	}
+	tc->rescued[h] += t->rescued;
+	if (!any_stamped(x, n))
+		j->counts.no_stamp[h]++;
 }
 
 /* Every (sent, received) pair of flow @f sent by @h. */
@@ -449,6 +525,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 	struct netlat_join_counts *c = &j->counts;
 	size_t *tv = f->tx[h], *rv = f->rx[!h];
 	size_t nt = f->ntx[h], nr = f->nrx[!h], i, k, nspans = 0;
+	bool tick_ok = min_rtt(j, tv, nt) >= TSVAL_TICK_NS;
 
 	if (nt)
 		qsort_r(tv, nt, sizeof(*tv), cmp_tx_start, j);
@@ -481,7 +558,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 				break;
 			if (r->e <= t->s)
 				continue;
-			if (add_pair(j, cap, t, r) ||
+			if (add_pair(j, cap, t, r, tick_ok) ||
 			    netlat__grow((void **)&j->spans, &j->cspans, nspans + 1,
 					 sizeof(*j->spans)))
 				return -ENOMEM;
@@ -495,10 +572,7 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 		}
 		c->joined[h]++;
 		j->pairs[first].flags |= NETLAT_XPKT_TX_FIRST;
-		if (t->r.retrans)
-			c->retrans[h]++;
-		else if (!any_stamped(&j->pairs[first], n))
-			c->no_stamp[h]++;
+		count_joined(j, t, h, &j->pairs[first], n);
 		if (n > 1)
 			for (k = first; k < j->npairs; k++)
 				j->pairs[k].flags |= NETLAT_XPKT_GSO_SPLIT;
@@ -510,7 +584,11 @@ static int pair_flow(struct netlat_join *j, struct jflow *f, unsigned int h, siz
 	return 0;
 }
 
-/* The clock's samples: one per pair with both stamps and no retransmission. */
+/*
+ * The clock's samples: one per pair with both stamps and no retransmission.
+ * Not one joined by TSval either: the clock rests on first transmissions
+ * alone, and a rescue moves no other packet's wire.
+ */
 static int collect_samples(struct netlat_join *j)
 {
 	size_t i;
@@ -526,7 +604,8 @@ static int collect_samples(struct netlat_join *j)
 		const struct netlat_xpkt *x = &j->pairs[i];
 		struct netlat__sample *s = &j->smp[j->nsmp];
 
-		if (x->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_RETRANS))
+		if (x->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_RETRANS |
+				NETLAT_XPKT_TSVAL | NETLAT_XPKT_IMPOSSIBLE))
 			continue;
 		j->smp_pair[j->nsmp] = i;
 		s->upper = x->sender == 0;
@@ -593,13 +672,21 @@ static void wire_times(struct netlat_join *j)
 		uint64_t t;
 
 		j->counts.pairs[x->sender]++;
+		/* the TSvals' contradictions, found as the pairs were made */
+		if (x->flags & NETLAT_XPKT_TSVAL_DIFF)
+			j->counts.impossible[x->sender]++;
 		if (x->flags & (NETLAT_XPKT_NO_STAMP | NETLAT_XPKT_RETRANS |
 				NETLAT_XPKT_IMPOSSIBLE))
 			continue;
 		t = x->sender == 0 ? x->tx->driver_ns : x->rx->netif_ns;
 		if (!netlat__join_wire(j, x->sender, t, x->raw_ns, &x->wire_ns,
-				       &x->wire_lo_ns, &x->wire_hi_ns))
+				       &x->wire_lo_ns, &x->wire_hi_ns)) {
 			x->flags |= NETLAT_XPKT_NO_CLOCK;
+		} else if (x->flags & NETLAT_XPKT_TSVAL && x->wire_hi_ns < 0) {
+			/* no sample tested it: arrived before it left */
+			x->flags |= NETLAT_XPKT_IMPOSSIBLE;
+			j->counts.impossible[x->sender]++;
+		}
 	}
 }
 
@@ -662,6 +749,7 @@ int netlat_join_run(struct netlat_join *j)
 	/* a second run starts over */
 	j->npairs = 0;
 	memset(&j->counts, 0, sizeof(j->counts));
+	memset(&j->tsval_counts, 0, sizeof(j->tsval_counts));
 	for (i = 0; i < j->nrx; i++)
 		j->rx[i].joined = 0;
 	for (i = 0; i < j->nflows; i++)

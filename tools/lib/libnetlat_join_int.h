@@ -30,6 +30,7 @@ struct jtx {
 	uint8_t host;
 	uint64_t first_rx_ns;		/* its earliest receive stamp at the peer, 0: none */
 	struct netlat_xack ack;		/* its ACK's way back */
+	bool rescued;			/* retransmitted, joined by TSval */
 };
 
 struct jrx {
@@ -58,6 +59,7 @@ struct netlat_join {
 	struct netlat__clock *clock;
 	struct netlat_join_counts counts;
 	struct netlat_join_ack_counts ack_counts;
+	struct netlat_join_tsval_counts tsval_counts;
 	struct jspan *spans;		/* a flow's joined byte ranges, scratch */
 	size_t cspans;
 	int64_t *rx_reach;		/* a flow's received ends so far, scratch */
@@ -92,6 +94,13 @@ long netlat__join_flow_find(const struct netlat_join *j, uint16_t family,
 bool netlat__join_wire(const struct netlat_join *j, unsigned int sender,
 		       uint64_t t_ns, int64_t raw_ns, int64_t *wire_ns,
 		       int64_t *lo_ns, int64_t *hi_ns);
+/*
+ * The round trip of @p on its sender's clock into *@rtt_ns: NETLAT_XACK_ALL,
+ * or the enum netlat_xack_why it has none. @first: its ACK is known to
+ * answer its first transmission, retransmitted or not.
+ */
+unsigned int netlat__join_rtt(const struct netlat_rec_tcp_pkt *p, bool first,
+			      int64_t *rtt_ns);
 /* Each sent packet's ACK's way back, after the wires: 0 or -ENOMEM. */
 int netlat__join_acks(struct netlat_join *j);
 

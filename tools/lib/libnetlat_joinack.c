@@ -91,6 +91,21 @@ static const struct jtx *ack_carrier(const struct netlat_join *j, const struct j
 	return q;
 }
 
+unsigned int netlat__join_rtt(const struct netlat_rec_tcp_pkt *p, bool first,
+			      int64_t *rtt_ns)
+{
+	if (!(p->flags & NETLAT_PKT_ACKED) || !p->ack_rx_ns || !p->driver_ns)
+		return NETLAT_XACK_NO_ACK;
+	if (p->retrans && !first)
+		return NETLAT_XACK_RETRANS;
+	if (p->flags & NETLAT_PKT_MERGED)
+		return NETLAT_XACK_RANGE;
+	if (p->ack_rx_ns <= p->driver_ns)
+		return NETLAT_XACK_IMPOSSIBLE;
+	*rtt_ns = (int64_t)(p->ack_rx_ns - p->driver_ns);
+	return NETLAT_XACK_ALL;
+}
+
 /*
  * The way back of @t's ACK into @t->ack, but its why, which is returned;
  * @qv, @pos, @nq as ack_carrier()'s.
@@ -105,16 +120,16 @@ static unsigned int ack_of(const struct netlat_join *j, struct jtx *t, const siz
 	unsigned int why;
 	uint64_t at;
 
-	if (!(p->flags & NETLAT_PKT_ACKED) || !p->ack_rx_ns || !p->driver_ns)
-		return NETLAT_XACK_NO_ACK;
-	if (p->retrans)
-		return NETLAT_XACK_RETRANS;
-	if (p->flags & NETLAT_PKT_MERGED)
-		return NETLAT_XACK_RANGE;
-	if (p->ack_rx_ns <= p->driver_ns)
-		return NETLAT_XACK_IMPOSSIBLE;
+	/*
+	 * Karn, but for a packet joined by TSval whose ACK echoed that TSval:
+	 * the peer sent it while the first transmission's TSval was its
+	 * TS.Recent, in answer to that copy (RFC 3522's Eifel detection); a
+	 * retransmission's TSval differs, since the rescue proved a tick.
+	 */
+	why = netlat__join_rtt(p, t->rescued && p->ack_tsecr == p->tsval, &a->rtt_ns);
+	if (why != NETLAT_XACK_ALL)
+		return why;
 	a->flags = NETLAT_XACK_RTT;
-	a->rtt_ns = (int64_t)(p->ack_rx_ns - p->driver_ns);
 	q = ack_carrier(j, t, qv, pos, nq, &why);
 	if (!q)
 		return why;
@@ -218,4 +233,9 @@ int netlat_join_ack(const struct netlat_join *j, size_t pair, struct netlat_xack
 void netlat_join_ack_counts(const struct netlat_join *j, struct netlat_join_ack_counts *c)
 {
 	*c = j->ack_counts;
+}
+
+void netlat_join_tsval_counts(const struct netlat_join *j, struct netlat_join_tsval_counts *c)
+{
+	*c = j->tsval_counts;
 }

@@ -24,6 +24,15 @@ struct sim {
 	unsigned int retrans_at;	/* request retransmitted (0: none) */
 	unsigned int merged_at;		/* request a range of unrecorded ones follows */
 	unsigned int old_tx;		/* hosts (1: A, 2: B) with 152-byte sent records */
+	/* sim_rr()'s TCP timestamps option */
+	unsigned int ts;		/* 1: sent records carry TSvals, 2: received ones */
+	bool ts_old;			/* packet records of 168 bytes: no TSval fields */
+	uint32_t ts_delta;		/* B got request retrans_at's retransmission:
+					 * its TSval this much later */
+	unsigned int tsdiff_at;		/* request whose copy at B has another TSval */
+	bool echo_other;		/* request retrans_at's ACK echoed another TSval */
+	bool rescued;			/* expected: retrans_at joined by TSval */
+	bool forge_rescue;		/* B stamped that copy before A sent it */
 	/* what the simulation produced */
 	uint64_t b_read_bytes, a_read_bytes;
 	unsigned int a_sent, b_sent;
@@ -63,6 +72,7 @@ static uint64_t sim_b(const struct sim *s, uint64_t t)
 
 static uint64_t sim_seq_a, sim_seq_b;
 static unsigned int sim_old_tx;	/* as struct sim's old_tx */
+static uint16_t sim_pkt_size;	/* packet records' size, 0: the full one */
 
 static struct netlat_rec_tcp_pkt *sim_tx(struct capture *c, uint64_t *rseq, bool a,
 					 uint32_t seq, uint32_t len, uint64_t sendmsg,
@@ -70,7 +80,7 @@ static struct netlat_rec_tcp_pkt *sim_tx(struct capture *c, uint64_t *rseq, bool
 {
 	uint16_t size = sim_old_tx & (a ? 1 : 2) ?
 			offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) :
-			sizeof(struct netlat_rec_tcp_pkt);
+			sim_pkt_size ? sim_pkt_size : sizeof(struct netlat_rec_tcp_pkt);
 	struct netlat_rec_tcp_pkt *p = cap_tcp(c, NETLAT_REC_TCP_PKT, size, (*rseq)++, 0);
 
 	if (a)
@@ -93,7 +103,9 @@ static struct netlat_rec_tcp_pkt *sim_tx(struct capture *c, uint64_t *rseq, bool
 static struct netlat_rec_rx_pkt *sim_rx(struct capture *c, uint64_t *rseq, bool a,
 					uint32_t seq, uint32_t len, uint64_t netif, uint16_t segs)
 {
-	struct netlat_rec_rx_pkt *r = cap_tcp(c, NETLAT_REC_RX_PKT, sizeof(*r), (*rseq)++, 0);
+	struct netlat_rec_rx_pkt *r = cap_tcp(c, NETLAT_REC_RX_PKT,
+					      sim_pkt_size ? sim_pkt_size : sizeof(*r),
+					      (*rseq)++, 0);
 
 	if (a)
 		set_flow(r, AF_INET, "192.0.2.1", 40000, "192.0.2.2", 6379, 1);
@@ -1190,6 +1202,52 @@ static uint64_t rr_t4(const struct sim *s, unsigned int i)
 }
 
 /*
+ * sim_rr()'s TSvals: each host's millisecond clock from its own origin.
+ * Round @i's request's, its copy's at B (another for ts_delta or
+ * tsdiff_at: B got a copy A did not send first), and its reply's.
+ */
+static uint32_t ts_req(const struct sim *s, unsigned int i)
+{
+	return (uint32_t)(rr_t1(s, i) / 1000000) + 1000;
+}
+
+static uint32_t ts_req_rx(const struct sim *s, unsigned int i)
+{
+	return ts_req(s, i) + (s->retrans_at && i == s->retrans_at ? s->ts_delta : 0) +
+	       (s->tsdiff_at && i == s->tsdiff_at);
+}
+
+static uint32_t ts_reply(const struct sim *s, unsigned int i)
+{
+	return (uint32_t)(sim_b(s, rr_t3(s, i)) / 1000000) + 5000;
+}
+
+/* The TSval of sent record @p, where sim_rr() gives them and it has one. */
+static void ts_tx(const struct sim *s, struct netlat_rec_tcp_pkt *p, uint32_t tsval)
+{
+	if (s->ts & 1 && NETLAT_REC_HAS(&p->hdr, struct netlat_rec_tcp_pkt, ack_tsecr))
+		p->tsval = tsval;
+}
+
+/* The TSecr of the ACK that ended the sent record at @off of @c. */
+static void ts_ack(const struct sim *s, struct capture *c, size_t off, uint32_t tsecr)
+{
+	struct netlat_rec_tcp_pkt *p = (void *)(c->buf + off);
+
+	if (s->ts & 1 && NETLAT_REC_HAS(&p->hdr, struct netlat_rec_tcp_pkt, ack_tsecr))
+		p->ack_tsecr = tsecr;
+}
+
+static void ts_rx(const struct sim *s, struct netlat_rec_rx_pkt *r, uint32_t tsval,
+		  uint32_t tsecr)
+{
+	if (s->ts & 2 && NETLAT_REC_HAS(&r->hdr, struct netlat_rec_rx_pkt, tsecr)) {
+		r->tsval = tsval;
+		r->tsecr = tsecr;
+	}
+}
+
+/*
  * Requests of A (100 bytes; rr_split() ones 200 in two segments), each
  * answered by B (300 bytes) reply_ns after its last byte arrived; each
  * ACK rides on the next packet the other way: a request's on its reply, a
@@ -1206,6 +1264,7 @@ static void sim_rr(struct sim *s, struct capture *a, struct capture *b)
 
 	sim_seq_a = sim_seq_b = 0;
 	sim_old_tx = s->old_tx;
+	sim_pkt_size = s->ts_old ? offsetof(struct netlat_rec_tcp_pkt, tsval) : 0;
 	cap_stream(a, 1);
 	cap_stream(b, 1);
 	for (i = 0; i < s->requests; i++) {
@@ -1224,12 +1283,20 @@ static void sim_rr(struct sim *s, struct capture *a, struct capture *b)
 			p->merged = 1;
 			p->range_end = p->end_seq;
 		}
-		sim_rx(b, &sim_seq_b, false, sa, RR_REQ, sim_b(s, t2), 1);
+		ts_tx(s, p, ts_req(s, i));
+		ts_rx(s, sim_rx(b, &sim_seq_b, false, sa, RR_REQ,
+				sim_b(s, s->forge_rescue && i == s->retrans_at ? t1 - 100000 : t2),
+				1),
+		      ts_req_rx(s, i), i ? ts_reply(s, i - 1) : 0);
 		if (segs > 1)
-			sim_rx(b, &sim_seq_b, false, sa + RR_REQ, RR_REQ, sim_b(s, t2 + 12000), 1);
+			ts_rx(s, sim_rx(b, &sim_seq_b, false, sa + RR_REQ, RR_REQ,
+					sim_b(s, t2 + 12000), 1),
+			      ts_req_rx(s, i), i ? ts_reply(s, i - 1) : 0);
 		/* its first segment carried the ACK of the last reply */
-		if (reply_off != SIZE_MAX)
+		if (reply_off != SIZE_MAX) {
 			sim_ack(b, reply_off, sim_b(s, t2), sb);
+			ts_ack(s, b, reply_off, ts_reply(s, i - 1));
+		}
 		sa += segs * RR_REQ;
 		if (s->late && i == s->late)
 			acked = rr_t2(s, i) + s->reply_ns / 2 + rr_wire(s, i + 1);
@@ -1237,13 +1304,18 @@ static void sim_rr(struct sim *s, struct capture *a, struct capture *b)
 			   sim_b(s, t3), 1);
 		reply_off = (unsigned char *)p - b->buf;
 		sim_sent_ack(p, sa);
-		sim_rx(a, &sim_seq_a, true, sb, RR_REPLY, t4, 1);
+		ts_tx(s, p, ts_reply(s, i));
+		ts_rx(s, sim_rx(a, &sim_seq_a, true, sb, RR_REPLY, t4, 1), ts_reply(s, i),
+		      ts_req_rx(s, i));
 		sim_ack(a, req_off, acked, sa);
+		/* B echoed the copy it got, or another TSval (echo_other) */
+		ts_ack(s, a, req_off, ts_req_rx(s, i) + (s->echo_other && i == s->retrans_at));
 		sb += RR_REPLY;
 		s->a_sent++;
 		s->b_sent++;
 	}
 	sim_old_tx = 0;
+	sim_pkt_size = 0;
 }
 
 /* What sim_rr() made of pair @x's packet: its ACK's way back, or why not. */
@@ -1263,7 +1335,9 @@ static struct rr_truth rr_truth(const struct sim *s, const struct netlat_xpkt *x
 		t.back = rr_wire(s, i + 1);
 		t.delay = rr_t3(s, i) - rr_t2(s, i);
 		if (i == s->retrans_at && i)
-			t.why = NETLAT_XACK_RETRANS;
+			/* joined by TSval: the ACK's way back if it echoed it */
+			t.why = s->rescued && !s->echo_other ? NETLAT_XACK_ALL
+							     : NETLAT_XACK_RETRANS;
 		else if (i == s->merged_at && i)
 			t.why = NETLAT_XACK_RANGE;
 		else if (i == s->late && i)
@@ -1383,6 +1457,9 @@ static size_t rr_check(const struct sim *s, const struct netlat_join *j, double 
 		rr_wire_near(x.wire_ns, x.wire_lo_ns, x.wire_hi_ns, t.back, wire_tol,
 			     "wire back", &p[i], &bad);
 		there = &p[x.ack_pair];
+		/* no wire there: test_join_tsval_impossible() checks it */
+		if (there->flags & NETLAT_XPKT_IMPOSSIBLE)
+			continue;
 		rr_wire_near(there->wire_ns, there->wire_lo_ns, there->wire_hi_ns, t.there,
 			     wire_tol, "wire there", &p[i], &bad);
 		rr_identity(j, p, i, &x, &bad);
@@ -1648,6 +1725,253 @@ static void test_cli_join_ack(void)
 	for (i = 0; i < sizeof(json) / sizeof(json[0]); i++)
 		CHECK_HAS(r.out, json[i]);
 	run_free(&r);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* ---- retransmissions and TSval --------------------------------------------- */
+
+/*
+ * A>B's counts: joined by TSval, tick not provable, Karn, impossible by
+ * TSval and in all; false if one is not as given.
+ */
+static bool check_tsval(const struct netlat_join *j, uint64_t rescued, uint64_t tick,
+			uint64_t karn, uint64_t by_tsval, uint64_t impossible)
+{
+	struct netlat_join_tsval_counts tc;
+	struct netlat_join_counts c;
+	bool ok;
+
+	netlat_join_tsval_counts(j, &tc);
+	netlat_join_counts(j, &c);
+	ok = CHECK_U64(tc.rescued[0], rescued);
+	ok &= CHECK_U64(tc.tick[0], tick);
+	ok &= CHECK_U64(c.retrans[0], karn);
+	ok &= CHECK_U64(tc.impossible[0], by_tsval);
+	ok &= CHECK_U64(c.impossible[0], impossible);
+	/* B sent nothing twice, and its copies are its first */
+	ok &= CHECK_U64(tc.rescued[1] + tc.tick[1] + c.retrans[1] + tc.impossible[1], 0);
+	ok &= CHECK_U64(c.impossible[1], 0);
+	return ok;
+}
+
+/* The pair of sim_rr()'s request @i (one segment): NULL if none. */
+static const struct netlat_xpkt *ts_pair(const struct sim *s, const struct netlat_join *j,
+					 unsigned int i)
+{
+	const struct netlat_xpkt *p;
+	size_t n = netlat_join_pairs(j, &p), k;
+
+	for (k = 0; k < n; k++)
+		if (p[k].sender == 0 && p[k].tx->driver_ns == rr_t1(s, i))
+			return &p[k];
+	return NULL;
+}
+
+/* Those of @mask of the flags of request @i's pair are @want. */
+static void ts_flags(const struct sim *s, const struct netlat_join *j, unsigned int i,
+		     unsigned int mask, unsigned int want)
+{
+	const struct netlat_xpkt *x = ts_pair(s, j, i);
+
+	if (CHECK(x))
+		CHECK_U64(x->flags & mask, want);
+}
+
+/*
+ * sim_rr() of @s and its join on a constant offset, checked against the
+ * truth (rr_check(); not a forged one's, whose ACK stamp is not the forged
+ * arrival's); NULL if the join failed.
+ */
+static struct netlat_join *ts_join(struct sim *s, struct capture *a, struct capture *b)
+{
+	static const struct netlat_join_opts o = { .flags = NETLAT_JOIN_OFFSET_ONLY };
+	struct netlat_join *j;
+
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	sim_rr(s, a, b);
+	j = sim_join(a, b, &o);
+	if (j && !s->forge_rescue)
+		CHECK_U64(rr_check(s, j, 0), 0);
+	return j;
+}
+
+static void ts_free(struct netlat_join *j, struct capture *a, struct capture *b)
+{
+	netlat_join_free(j);
+	cap_free(a);
+	cap_free(b);
+}
+
+#define TS_KINDS	(NETLAT_XPKT_TSVAL | NETLAT_XPKT_TSVAL_TICK | NETLAT_XPKT_RETRANS)
+
+/*
+ * Round trips of 2 ms (a tick and more): a retransmitted request whose
+ * copy at B has its first TSval is joined, its wire there exactly the
+ * truth, and its ACK's way back too as the ACK echoed that TSval (the
+ * round trip exactly there + delay + back: rr_check()); an ACK that
+ * echoed another TSval leaves it none (Karn), the wire still there. It
+ * bounds no clock, so a copy stamped before it left (by the others'
+ * clock) is flagged impossible.
+ */
+static void test_join_tsval_rescue(void)
+{
+	struct sim s = { .requests = 200, .gap_ns = 5000000, .offset_ns = -3200000000LL,
+			 .floor_ab = 30000, .reply_ns = 2000000, .retrans_at = 151, .ts = 3,
+			 .rescued = true };
+	const struct netlat_xpkt *x;
+	struct netlat_join_counts c;
+	struct netlat_clock_est g;
+	struct capture a, b;
+	struct netlat_join *j;
+	unsigned int e;
+
+	for (e = 0; e < 3; e++) {
+		s.echo_other = e > 0;
+		s.forge_rescue = e == 2;
+		j = ts_join(&s, &a, &b);
+		if (j && e == 2) {
+			check_tsval(j, 1, 0, 0, 0, 1);
+			ts_flags(&s, j, s.retrans_at, TS_KINDS | NETLAT_XPKT_IMPOSSIBLE |
+				 NETLAT_XPKT_TSVAL_DIFF, NETLAT_XPKT_TSVAL | NETLAT_XPKT_IMPOSSIBLE);
+		}
+		if (!j || e == 2) {
+			ts_free(j, &a, &b);
+			continue;
+		}
+		check_tsval(j, 1, 0, 0, 0, 0);
+		netlat_join_counts(j, &c);
+		netlat_join_clock(j, &g);
+		CHECK_U64(g.samples_ab, c.pairs[0] - 1);
+		ts_flags(&s, j, s.retrans_at, TS_KINDS | NETLAT_XPKT_IMPOSSIBLE |
+			 NETLAT_XPKT_NO_CLOCK, NETLAT_XPKT_TSVAL);
+		x = ts_pair(&s, j, s.retrans_at);
+		if (x)
+			CHECK_U64(x->wire_ns, rr_t2(&s, s.retrans_at) - rr_t1(&s, s.retrans_at));
+		check_acks(j, 0, ACK_N(200, 200 - e, 200 - e, 200 - e),
+			   ACK_WHY([NETLAT_XACK_ALL] = 200 - e, [NETLAT_XACK_RETRANS] = e));
+		/* B's reply before it: its ACK rode on a retransmission */
+		check_acks(j, 1, ACK_N(200, 199, 198, 198),
+			   ACK_WHY([NETLAT_XACK_ALL] = 198, [NETLAT_XACK_NO_ACK] = 1,
+				   [NETLAT_XACK_ACK_RETRANS] = 1));
+		ts_free(j, &a, &b);
+	}
+}
+
+/*
+ * The same with round trips of 0.46 ms (under a tick): a retransmission
+ * may have carried the first TSval, so it stays out, for that reason.
+ */
+static void test_join_tsval_tick(void)
+{
+	struct sim s = { .requests = 200, .gap_ns = 1000000, .offset_ns = 700000,
+			 .floor_ab = 30000, .reply_ns = 400000, .retrans_at = 151, .ts = 3 };
+	struct capture a, b;
+	struct netlat_join *j = ts_join(&s, &a, &b);
+
+	if (j) {
+		check_tsval(j, 0, 1, 0, 0, 0);
+		ts_flags(&s, j, s.retrans_at, TS_KINDS,
+			 NETLAT_XPKT_TSVAL_TICK | NETLAT_XPKT_RETRANS);
+		check_acks(j, 0, ACK_N(200, 199, 199, 199),
+			   ACK_WHY([NETLAT_XACK_ALL] = 199, [NETLAT_XACK_RETRANS] = 1));
+	}
+	ts_free(j, &a, &b);
+}
+
+/*
+ * Karn as before: B got a retransmission (another TSval); A's or B's
+ * records without TSvals (ts 1, 2); records of 168 bytes (an older
+ * module's), whose next record's bytes are no TSval.
+ */
+static void test_join_tsval_karn(void)
+{
+	static const struct { unsigned int ts; uint32_t delta; bool old; } cases[] = {
+		{ 3, 3, false }, { 1, 0, false }, { 2, 0, false }, { 3, 0, true },
+	};
+	struct capture a, b;
+	struct netlat_join *j;
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct sim s = { .requests = 200, .gap_ns = 5000000, .offset_ns = 700000,
+				 .floor_ab = 30000, .reply_ns = 2000000, .retrans_at = 151,
+				 .ts = cases[k].ts, .ts_delta = cases[k].delta,
+				 .ts_old = cases[k].old };
+
+		j = ts_join(&s, &a, &b);
+		if (j && !check_tsval(j, 0, 0, 1, 0, 0))
+			fprintf(stderr, "# case %zu\n", k);
+		if (j) {
+			ts_flags(&s, j, s.retrans_at, TS_KINDS, NETLAT_XPKT_RETRANS);
+			check_acks(j, 0, ACK_N(200, 199, 199, 199),
+				   ACK_WHY([NETLAT_XACK_ALL] = 199, [NETLAT_XACK_RETRANS] = 1));
+		}
+		ts_free(j, &a, &b);
+	}
+}
+
+/*
+ * A request not retransmitted whose copy at B has another TSval: B got a
+ * copy A never sent first. Flagged impossible, no wire time, and not one
+ * of the clock's samples.
+ */
+static void test_join_tsval_impossible(void)
+{
+	struct sim s = { .requests = 200, .gap_ns = 5000000, .offset_ns = 700000,
+			 .floor_ab = 30000, .reply_ns = 2000000, .tsdiff_at = 78, .ts = 3 };
+	struct netlat_join_counts c;
+	struct netlat_clock_est g;
+	struct capture a, b;
+	struct netlat_join *j = ts_join(&s, &a, &b);
+
+	if (j) {
+		check_tsval(j, 0, 0, 0, 1, 1);
+		ts_flags(&s, j, s.tsdiff_at, NETLAT_XPKT_IMPOSSIBLE | NETLAT_XPKT_TSVAL_DIFF |
+			 NETLAT_XPKT_RETRANS, NETLAT_XPKT_IMPOSSIBLE | NETLAT_XPKT_TSVAL_DIFF);
+		netlat_join_counts(j, &c);
+		netlat_join_clock(j, &g);
+		CHECK_U64(g.samples_ab, c.pairs[0] - 1);
+	}
+	ts_free(j, &a, &b);
+}
+
+/* netlat join's counts of it, text and JSON. */
+static void test_cli_join_tsval(void)
+{
+	struct sim s = { .requests = 200, .gap_ns = 5000000, .offset_ns = 700000,
+			 .floor_ab = 30000, .reply_ns = 2000000, .retrans_at = 151, .ts = 3,
+			 .rescued = true };
+	const char *pa = tmp_path("ts-join-a.nl"), *pb = tmp_path("ts-join-b.nl");
+	/* each command, then what its output holds */
+	const struct { const char *args[4]; const char *want[2]; } runs[] = {
+		{ { "join", "--offset-only", pa, pb },
+		  { "A>B: 200 of 200 sent packets joined (22900 of 22900 bytes; 1 "
+		    "retransmitted, joined by TSval); not joined:",
+		    "  no wire time: 0 retransmitted (Karn), 0 retransmitted (TSval tick not "
+		    "provable), 0 without a driver time or receive stamp, 0 impossible (0 by "
+		    "TSval), 0 without a clock;" } },
+		{ { "join", "--json", pa, pb },
+		  { "\"joined_by_tsval\":1,\"tsval_tick\":0,\"tsval_impossible\":0,",
+		    "\"flags\":[\"joined_by_tsval\"]" } },
+	};
+	struct capture a = { 0 }, b = { 0 };
+	struct run r;
+	size_t i, k;
+
+	sim_rr(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		netlat(&r, runs[i].args[0], runs[i].args[1], runs[i].args[2], runs[i].args[3],
+		       NULL);
+		CHECK_U64(r.status, 0);
+		if (!strcmp(runs[i].args[1], "--json"))
+			CHECK(json_valid(r.out, strlen(r.out)));
+		for (k = 0; k < 2 && runs[i].want[k]; k++)
+			CHECK_HAS(r.out, runs[i].want[k]);
+		run_free(&r);
+	}
 	cap_free(&a);
 	cap_free(&b);
 }

@@ -273,6 +273,19 @@ static void stage_fields(FILE *f, bool json, const void *r, bool rx)
 				netlat_stage_name(s), ull(to - from));
 }
 
+/*
+ * The TCP timestamps option's two words (RFC 7323) of a TCP_PKT or RX_PKT,
+ * each only if set: connections without the option print as they did.
+ */
+static void ts_fields(FILE *f, bool json, const char *name_a, uint32_t a,
+		      const char *name_b, uint32_t b)
+{
+	if (a)
+		FIELD_NUM(name_a, a);
+	if (b)
+		FIELD_NUM(name_b, b);
+}
+
 /* The receive records' fields, as tcp_fields() prints the others. */
 static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 {
@@ -323,6 +336,9 @@ static void rx_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		if (r->flags & NETLAT_RXP_DROPPED)
 			drop_reason(f, r->drop_reason, json);
 		stage_fields(f, json, r, true);
+		/* absent from older records (168 bytes): read only if there */
+		if (NETLAT_REC_HAS(h, struct netlat_rec_rx_pkt, tsecr))
+			ts_fields(f, json, "tsval", r->tsval, "tsecr", r->tsecr);
 		break;
 	}
 	case NETLAT_REC_RX_DROP: {
@@ -445,6 +461,8 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 			if (r->ack_rx_ns && r->ack_rx_ns <= r->end_ns)
 				FIELD_NUM("ack_rx>ack", r->end_ns - r->ack_rx_ns);
 		}
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_pkt, ack_tsecr))
+			ts_fields(f, json, "tsval", r->tsval, "ack_tsecr", r->ack_tsecr);
 		break;
 	}
 	case NETLAT_REC_RX_NETIF:

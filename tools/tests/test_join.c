@@ -1937,13 +1937,17 @@ static void test_join_tsval_impossible(void)
 	ts_free(j, &a, &b);
 }
 
-/* netlat join's counts of it, text and JSON. */
+/*
+ * netlat join's counts of it, text and JSON; tail's TSvals where the
+ * records have them, and nothing new where they do not.
+ */
 static void test_cli_join_tsval(void)
 {
 	struct sim s = { .requests = 200, .gap_ns = 5000000, .offset_ns = 700000,
 			 .floor_ab = 30000, .reply_ns = 2000000, .retrans_at = 151, .ts = 3,
 			 .rescued = true };
 	const char *pa = tmp_path("ts-join-a.nl"), *pb = tmp_path("ts-join-b.nl");
+	char tail_a[96], tail_b[64];
 	/* each command, then what its output holds */
 	const struct { const char *args[4]; const char *want[2]; } runs[] = {
 		{ { "join", "--offset-only", pa, pb },
@@ -1955,21 +1959,43 @@ static void test_cli_join_tsval(void)
 		{ { "join", "--json", pa, pb },
 		  { "\"joined_by_tsval\":1,\"tsval_tick\":0,\"tsval_impossible\":0,",
 		    "\"flags\":[\"joined_by_tsval\"]" } },
+		/* request 1's record at A, its copy's at B */
+		{ { "tail", pa }, { tail_a } },
+		{ { "tail", "--json", pb }, { tail_b } },
 	};
 	struct capture a = { 0 }, b = { 0 };
 	struct run r;
 	size_t i, k;
 
+	snprintf(tail_a, sizeof(tail_a), " sent_ack_seq=%u ack_seq=%u tsval=%u ack_tsecr=%u\n",
+		 RR_SB0 + RR_REPLY, RR_SA0 + 2 * RR_REQ, ts_req(&s, 1), ts_req(&s, 1));
+	snprintf(tail_b, sizeof(tail_b), ",\"tsval\":%u,\"tsecr\":%u}", ts_req(&s, 1),
+		 ts_reply(&s, 0));
 	sim_rr(&s, &a, &b);
 	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
 	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		netlat(&r, runs[i].args[0], runs[i].args[1], runs[i].args[2], runs[i].args[3],
 		       NULL);
 		CHECK_U64(r.status, 0);
-		if (!strcmp(runs[i].args[1], "--json"))
+		/* tail's JSON is a line per record */
+		if (!strcmp(runs[i].args[0], "join") && !strcmp(runs[i].args[1], "--json"))
 			CHECK(json_valid(r.out, strlen(r.out)));
 		for (k = 0; k < 2 && runs[i].want[k]; k++)
 			CHECK_HAS(r.out, runs[i].want[k]);
+		run_free(&r);
+	}
+	cap_free(&a);
+	cap_free(&b);
+	/* records of 168 bytes: as before, no TSval */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	s.ts_old = true;
+	sim_rr(&s, &a, &b);
+	CHECK(cap_write(&a, pa) == 0 && cap_write(&b, pb) == 0);
+	for (i = 0; i < 2; i++) {
+		netlat(&r, "tail", i ? pb : pa, NULL);
+		CHECK_U64(r.status, 0);
+		CHECK(!strstr(r.out, "tsval=") && !strstr(r.out, "tsecr="));
 		run_free(&r);
 	}
 	cap_free(&a);

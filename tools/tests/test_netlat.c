@@ -2055,7 +2055,7 @@ static const struct test tests[] = {
 	{ "join: TSval under a tick round trip: not provable", test_join_tsval_tick },
 	{ "join: TSval: Karn's rule where it does not tell", test_join_tsval_karn },
 	{ "join: TSvals that differ without a retransmission", test_join_tsval_impossible },
-	{ "netlat join: TSvals' counts", test_cli_join_tsval },
+	{ "netlat join and tail: TSvals", test_cli_join_tsval },
 	/* test_joinhtml.c */
 	{ "netlat report --peer --html: the join's section, the text's numbers", test_cli_report_peer_html },
 	{ "netlat report --peer --html: a capture's hostname and file names escaped", test_cli_report_peer_html_escapes },

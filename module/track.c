@@ -632,11 +632,9 @@ static notrace void netlat_track_end(const struct sock *sk,
 	r->sent_ack_seq = p->sent_ack_seq;
 	r->tsval = p->tsval;
 	if (ack) {
-		u32 tsval;
-
 		r->ack_rx_ns = netlat_skb_rx_mono(ack);
 		r->ack_seq = una;
-		netlat_skb_ts(ack, &tsval, &r->ack_tsecr);
+		netlat_skb_ts(ack, &r->ack_tsval, &r->ack_tsecr);
 	}
 	netlat_commit(&w);
 }

@@ -552,8 +552,8 @@ static const struct nl_wire_seg *wire_ack(const struct nl_wire_seg *s,
  * ACK crossed netem) and before TCP processed the ACK.
  * The TCP timestamps option against the wire (an AF_PACKET capture on
  * A's device): each sent packet's TSval is its segment's, its ACK's
- * TSecr that of the first segment back carrying its ACK number; each
- * received packet's TSval and TSecr its segment's.
+ * TSecr and TSval those of the first segment back carrying its ACK
+ * number; each received packet's TSval and TSecr its segment's.
  */
 TEST_F(pkt, ack_numbers_and_stamps)
 {
@@ -652,6 +652,7 @@ TEST_F(pkt, ack_numbers_and_stamps)
 		ws = wire_ack(segs, nwire, p->flow.dport, p->ack_seq);
 		ASSERT_NE(NULL, ws) TH_LOG("no ACK of %u", p->ack_seq);
 		EXPECT_EQ(ws->tsecr, p->ack_tsecr) TH_LOG("ACK of %u", p->seq);
+		EXPECT_EQ(ws->tsval, p->ack_tsval) TH_LOG("ACK of %u", p->seq);
 		seen[req]++;
 	}
 	TH_LOG("%u requests and %u replies with their ACK; %u received "

@@ -463,6 +463,9 @@ static void tcp_fields(FILE *f, const struct netlat_rec_hdr *h, bool json)
 		}
 		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_pkt, ack_tsecr))
 			ts_fields(f, json, "tsval", r->tsval, "ack_tsecr", r->ack_tsecr);
+		if (NETLAT_REC_HAS(h, struct netlat_rec_tcp_pkt, ack_tsval) &&
+		    r->ack_tsval)
+			FIELD(ack_tsval);
 		break;
 	}
 	case NETLAT_REC_RX_NETIF:

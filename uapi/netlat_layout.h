@@ -46,7 +46,7 @@ _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_rx_ns) == 152,
 	       "tcp_pkt vq");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, tsval) == 168,
 	       "tcp_pkt ack");
-_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 176, "tcp_pkt");
+_Static_assert(sizeof(struct netlat_rec_tcp_pkt) == 184, "tcp_pkt");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, ready_ns) ==
 	       NETLAT_REC_RX_PKT_SIZE_VER0, "rx_pkt ver0");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, tsval) == 168,
@@ -291,6 +291,8 @@ _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_seq) == 160, "rec_tcp_pkt
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, sent_ack_seq) == 164, "rec_tcp_pkt.sent_ack_seq");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, tsval) == 168, "rec_tcp_pkt.tsval");
 _Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_tsecr) == 172, "rec_tcp_pkt.ack_tsecr");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, ack_tsval) == 176, "rec_tcp_pkt.ack_tsval");
+_Static_assert(offsetof(struct netlat_rec_tcp_pkt, reserved3) == 180, "rec_tcp_pkt.reserved3");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, hdr) == 0, "rec_rx_pkt.hdr");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, flow) == 24, "rec_rx_pkt.flow");
 _Static_assert(offsetof(struct netlat_rec_rx_pkt, netif_ns) == 72, "rec_rx_pkt.netif_ns");

@@ -1098,6 +1098,11 @@ struct netlat_rec_virtio {
  * @ack_tsecr: the TSecr of the ACK that ended it (NETLAT_PKT_ACKED), 0
  *	without the option: the TSval the peer echoed (RFC 7323's
  *	TS.Recent, the earliest of the segments a delayed ACK covers).
+ * @ack_tsval: that ACK's TSval, 0 without the option: with the peer's
+ *	capture it tells which of the peer's segments carrying @ack_seq
+ *	(a packet's first transmission, struct netlat_rec_tcp_ack_out)
+ *	this host received first.
+ * @reserved3: zero.
  *
  * Times are CLOCK_MONOTONIC like @hdr.ts_ns, 0 when not seen; a stage's
  * duration is the difference of its two ends (enum netlat_stage), exactly
@@ -1130,6 +1135,8 @@ struct netlat_rec_tcp_pkt {
 	__u32 sent_ack_seq;
 	__u32 tsval;
 	__u32 ack_tsecr;
+	__u32 ack_tsval;
+	__u32 reserved3;
 };
 
 /* The first size of struct netlat_rec_tcp_pkt; readers accept both. */

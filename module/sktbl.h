@@ -301,6 +301,18 @@ static __always_inline void netlat_skt_unlock(struct netlat_skt_ent *e,
 	netlat_skt_raw_unlock_irqrestore(&e->lock, flags);
 }
 
+/*
+ * Whether @e holds no packet of @sk, read without its lock: only for a
+ * caller whom @sk's own lock orders after every push of @sk's packets.
+ * An entry claimed by another socket meanwhile holds none of them.
+ */
+static __always_inline bool netlat_skt_idle(const struct netlat_skt_ent *e,
+					    const struct sock *sk)
+{
+	return READ_ONCE(e->head) == READ_ONCE(e->tail) ||
+	       READ_ONCE(e->sk) != sk;
+}
+
 static inline u32 netlat_skt_len(const struct netlat_skt_ent *e)
 {
 	return e->tail - e->head;

@@ -740,6 +740,16 @@ notrace void netlat_track_ack_at(struct netlat_skt *t, struct netlat_skt_ent *e,
 {
 	struct netlat_track_acked a __uninitialized;
 
+	/*
+	 * Packets begin in @sk's transmit path, ACKs end them in its receive
+	 * path: the socket's lock (its owner, or the softirq's spinlock)
+	 * orders the two, so an ACK of a socket with nothing in flight
+	 * (sampling left its packets out, or all are ACKed) takes no entry
+	 * lock.
+	 */
+	lockdep_assert(lockdep_sock_is_held(sk));
+	if (netlat_skt_idle(e, sk))
+		return;
 	a.sk = sk;
 	a.skb = skb;
 	a.nowp = nowp;

@@ -400,7 +400,8 @@ user_bins() {
 	mapfile -t USER_BINS < <(find "$REPO/tools" "$REPO/tools/examples" \
 		"$REPO/selftests" -maxdepth 1 -type f -executable \
 		\( -name netlat -o -name flight_min -o -name flight_recorder \
-		   -o -name netlat_rxwait -o -name netlat_clockecho -o -name "*_test" \) | sort)
+		   -o -name netlat_rxwait -o -name netlat_clockecho -o -name netlat_xping \
+		   -o -name "*_test" \) | sort)
 }
 
 # --- initramfs -----------------------------------------------------------

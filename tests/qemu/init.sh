@@ -351,6 +351,9 @@ job_xhost() {
 	rec_pid=$!
 	echo "xhost: recording"
 	if [ "$role" = b ]; then
+		# A's ping-pong after the benchmark (xhost.sh's XPING_N requests)
+		netlat_xping server 7001 </dev/null &
+		xp=$!
 		redis-server --bind "$me" --port 6379 --save '' --appendonly no \
 			--protected-mode no --daemonize no --dir /tmp \
 			</dev/null >/tmp/redis.log 2>&1 &
@@ -358,6 +361,15 @@ job_xhost() {
 		# until A says it is done (or 10 minutes)
 		timeout 600 nc -l -p 7000 </dev/null >/dev/null || xhost_fail "waiting for A"
 		kill "$srv"
+		# the client's close ended it, before A's "done" (a little later here)
+		i=0
+		while kill -0 "$xp" 2>/dev/null && [ $i -lt 5 ]; do sleep 1; i=$((i + 1)); done
+		if kill -0 "$xp" 2>/dev/null; then
+			kill "$xp"
+			xhost_fail "xping server (no client)"
+		else
+			wait "$xp" || xhost_fail "xping server"
+		fi
 	else
 		i=0
 		until ping -c 1 -W 1 "$peer" >/dev/null 2>&1 &&
@@ -376,6 +388,9 @@ job_xhost() {
 		# the join's A>B bytes must equal it
 		redis-cli -h "$peer" INFO stats </dev/null | tr -d '\r' |
 			sed -n 's/^total_net_input_bytes:\([0-9]*\)$/xhost: redis read \1 bytes/p'
+		# each request's own round trip, for xhost check to add up its joined
+		# parts against; on B's port 7001, apart from redis's
+		netlat_xping client "$peer" 7001 200 </dev/null || xhost_fail "xping"
 		sleep 1
 		# 5 bytes, which xhost.sh counts beside redis's
 		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -344,7 +345,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static int check_join(char **argv)
+static void check_join(char **argv)
 {
 	FILE *f = fopen(argv[0], "r");
 	char *json = slurp(argv[1]), *p, name[4];
@@ -530,6 +531,299 @@ static int check_join(char **argv)
 	if (!json)
 		check(false, "the join with --asym (%s) is there", argv[4]);
 out:
+	free(json);
+	if (f)
+		fclose(f);
+}
+
+/* ---- xping: the application's round trip against its joined parts ------- */
+
+/* as selftests/netlat_xping.c and tests/qemu/init.sh have them */
+#define XPING_PORT	7001
+#define XPING_REQ	100
+#define XPING_REPLY	300
+/* the clock reads around the stamps, and the guest's two paths to one clock */
+#define XPING_SLOP_NS	50000LL
+#define NUL		LLONG_MIN
+
+struct xreq {
+	long long t0, t1;		/* A's clock: before send(), after the read */
+	bool seen;
+};
+
+/* One pair of the join's per-packet JSON on the xping flow. */
+struct xpkt {
+	bool by_a;			/* A sent it: a request; else a reply */
+	unsigned int sport, dport;
+	uint32_t seq, end_seq;
+	long long driver, netif, wire, ack_delay;
+	long long tx_stages, rx_stages;	/* the sender's, the receiver's, summed */
+};
+
+static long long json_or_nul(const char *p, const char *key)
+{
+	long long v;
+
+	return json_ll(p, key, &v) ? v : NUL;
+}
+
+/* The keys' values after @p, summed; NUL if any is null or absent. */
+static long long json_sum(const char *p, const char *const *keys, unsigned int n)
+{
+	long long sum = 0, v;
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (!json_ll(p, keys[k], &v))
+			return NUL;
+		sum += v;
+	}
+	return sum;
+}
+
+/* A packet object of @line (join_json_packet's, one a line), or false. */
+static bool xpkt_parse(const char *line, struct xpkt *x)
+{
+	static const char *const tx[] = { "sendmsg>xmit", "xmit>qdisc", "qdisc>driver" };
+	static const char *const rx[] = { "netif>tcp", "tcp>queue", "queue>user" };
+	const char *p = strstr(line, "{\"sender\":\"A\",\"family\":");
+	const char *q = strstr(line, "{\"sender\":\"B\",\"family\":");
+	long long sport, dport, seq, end;
+
+	if (!p && !q)
+		return false;
+	x->by_a = p != NULL;
+	p = p ? p : q;
+	if (!json_ll(p, "sport", &sport) || !json_ll(p, "dport", &dport) ||
+	    !json_ll(p, "seq", &seq) || !json_ll(p, "end_seq", &end))
+		return false;
+	x->sport = sport;
+	x->dport = dport;
+	x->seq = seq;
+	x->end_seq = end;
+	x->driver = json_or_nul(p, "driver_ns");
+	x->netif = json_or_nul(p, "netif_ns");
+	x->wire = json_or_nul(p, "wire_ns");
+	x->ack_delay = json_or_nul(strstr(p, "\"ack\":{"), "delay_ns");
+	x->tx_stages = json_sum(strstr(p, "\"send\":{"), tx, 3);
+	x->rx_stages = json_sum(strstr(p, "\"receive\":{"), rx, 3);
+	return true;
+}
+
+/* The join's clock window holding A's time @t, as window_at() finds it; -1 if none. */
+static long window_of(const long long (*win)[2], size_t nwin, long long t)
+{
+	for (size_t i = 0; i < nwin; i++)
+		if (win[i][0] <= t && t < win[i][1])
+			return (long)i;
+	return -1;
+}
+
+/*
+ * The first byte of the stream on which request (reply) i begins at
+ * first + i * @size: the most common such first of the packets of @size
+ * whose A time (@by_a: the request's driver time, else the reply's
+ * arrival) falls inside one request's interval. Found so, the packets
+ * are then matched to requests by their bytes alone.
+ */
+static bool stream_base(const struct xpkt *x, size_t nx, bool by_a, uint32_t size,
+			const struct xreq *rq, unsigned long n, uint32_t *base)
+{
+	uint32_t *c = calloc(nx ? nx : 1, sizeof(*c));
+	size_t nc = 0, best = 0, best_votes = 0, i, k;
+	unsigned long r;
+
+	for (i = 0; c && i < nx; i++) {
+		long long t = by_a ? x[i].driver : x[i].netif;
+
+		if (x[i].by_a != by_a || x[i].end_seq - x[i].seq != size || t == NUL)
+			continue;
+		for (r = 0; r < n; r++)
+			if (rq[r].seen && rq[r].t0 <= t && t <= rq[r].t1)
+				break;
+		if (r < n)
+			c[nc++] = x[i].seq - (uint32_t)(r * size);
+	}
+	for (i = 0; i < nc; i++) {
+		size_t votes = 0;
+
+		for (k = 0; k < nc; k++)
+			votes += c[k] == c[i];
+		if (votes > best_votes) {
+			best = i;
+			best_votes = votes;
+		}
+	}
+	if (nc)
+		*base = c[best];
+	free(c);
+	return nc > 0;
+}
+
+static const struct xpkt *xpkt_find(const struct xpkt *x, size_t nx, bool by_a, uint32_t seq,
+				    uint32_t size)
+{
+	for (size_t i = 0; i < nx; i++)
+		if (x[i].by_a == by_a && x[i].seq == seq && x[i].end_seq == seq + size)
+			return &x[i];
+	return NULL;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median and the largest of @v[0..@n), sorted here; in us. */
+static void med_max(long long *v, size_t n, double *med, double *max)
+{
+	qsort(v, n, sizeof(*v), cmp_ll);
+	*med = n ? v[n / 2] / 1e3 : 0;
+	*max = n ? v[n - 1] / 1e3 : 0;
+}
+
+/*
+ * The xping flow (selftests/netlat_xping.c: N requests of A to B's port
+ * 7001, each answered at once) against `netlat join --json` of it (its
+ * packet lines, and the line holding "windows"): for each request, P the
+ * request A sent and R the reply, which carried P's ACK. Its joined parts,
+ * A's send stages of P, P's wire, B's ACK delay of P (P's arrival to R's
+ * driver), R's wire and A's receive stages of R to the copy, must add up
+ * to S within its application round trip app = t1 - t0, which holds them
+ * and the syscalls around them. The two wires carry the join's clock
+ * with opposite signs, so their sum is free of its offset, but not of a
+ * change of window between P and R: such requests are left out of the
+ * bounds on S.
+ */
+static void check_xping(const char *lines, const char *json, unsigned long n)
+{
+	FILE *f = fopen(lines, "r"), *j = fopen(json, "r");
+	struct xreq *rq = calloc(n ? n : 1, sizeof(*rq));
+	long long (*win)[2] = NULL, *app = calloc(n ? n : 1, 3 * sizeof(long long));
+	long long *sum = app + n, *gap = sum + n, least = LLONG_MAX;
+	size_t nx = 0, cx = 0, nwin = 0, m = 0;
+	unsigned long found = 0, carrier_bad = 0, outside = 0, straddle = 0, over = 0, i;
+	unsigned int port = 0;
+	struct xpkt *x = NULL;
+	char *line = NULL, *p;
+	size_t len = 0;
+	uint32_t base_a = 0, base_b = 0;
+	bool have_base;
+
+	if (!f || !j || !rq || !app || !n) {
+		check(false, "xping: its lines (%s) and its join (%s) are there", lines, json);
+		goto out;
+	}
+	while (getline(&line, &len, f) > 0) {
+		unsigned long k;
+		long long t0, t1;
+		unsigned int pt;
+
+		if (sscanf(line, "xping: %lu %lld %lld %u", &k, &t0, &t1, &pt) == 4 && k < n &&
+		    t1 >= t0) {
+			rq[k] = (struct xreq){ t0, t1, true };
+			port = pt;
+		}
+	}
+	while (getline(&line, &len, j) > 0) {
+		struct xpkt one;
+
+		p = strstr(line, "\"windows\":[");
+		while (p && *p != ']' && (p = strstr(p, "{\"from_ns\":"))) {
+			long long from, to;
+
+			if (json_ll(p, "from_ns", &from) && json_ll(p, "to_ns", &to)) {
+				win = realloc(win, (nwin + 1) * sizeof(*win));
+				win[nwin][0] = from;
+				win[nwin++][1] = to;
+			}
+			p = strpbrk(p + 1, "{]");
+		}
+		if (!xpkt_parse(line, &one) ||
+		    !(one.by_a ? one.sport == port && one.dport == XPING_PORT
+			       : one.sport == XPING_PORT && one.dport == port))
+			continue;
+		if (nx == cx) {
+			cx = cx ? 2 * cx : 256;
+			x = realloc(x, cx * sizeof(*x));
+		}
+		x[nx++] = one;
+	}
+	have_base = stream_base(x, nx, true, XPING_REQ, rq, n, &base_a) &&
+		    stream_base(x, nx, false, XPING_REPLY, rq, n, &base_b);
+	for (i = 0; have_base && i < n; i++) {
+		const struct xpkt *P = xpkt_find(x, nx, true, base_a + i * XPING_REQ, XPING_REQ);
+		const struct xpkt *R = xpkt_find(x, nx, false, base_b + i * XPING_REPLY,
+						 XPING_REPLY);
+		long long s;
+
+		if (!rq[i].seen || !P || !R || P->tx_stages == NUL || P->wire == NUL ||
+		    P->ack_delay == NUL || R->wire == NUL || R->rx_stages == NUL ||
+		    P->driver == NUL || P->netif == NUL || R->driver == NUL || R->netif == NUL)
+			continue;
+		found++;
+		/* both on B's clock: the join's carrier of P's ACK is R */
+		if (P->ack_delay != R->driver - P->netif)
+			carrier_bad++;
+		/* on A's clock alone: P's sendmsg in send(), R's copy in the read */
+		if (P->driver - P->tx_stages < rq[i].t0 - XPING_SLOP_NS ||
+		    R->netif + R->rx_stages > rq[i].t1 + XPING_SLOP_NS)
+			outside++;
+		if (window_of(win, nwin, P->driver) != window_of(win, nwin, R->netif)) {
+			straddle++;
+			continue;
+		}
+		s = P->tx_stages + P->wire + P->ack_delay + R->wire + R->rx_stages;
+		app[m] = rq[i].t1 - rq[i].t0;
+		sum[m] = s;
+		gap[m] = app[m] - s;
+		if (gap[m] < least)
+			least = gap[m];
+		over += gap[m] > 2000000;
+		m++;
+	}
+	check(found * 100 >= n * 95,
+	      "xping: %lu of %lu requests joined with every part (A's send stages, the wire "
+	      "there, B's ACK delay, the wire back, A's receive stages), at least 95%%",
+	      found, n);
+	check(found && !carrier_bad,
+	      "xping: the join's ACK delay of each request is B's time from its arrival to the "
+	      "reply's driver (%lu of %lu not)", carrier_bad, found);
+	check(found && !outside,
+	      "xping: on A's clock, each request's sendmsg and its reply's copy lie inside "
+	      "send() to the read's return (50 us; %lu of %lu not)", outside, found);
+	check(m && least >= -XPING_SLOP_NS,
+	      "xping: every request's joined parts S fit in its round trip: app - S >= -50 us "
+	      "(least %+.1f us of %zu; %lu across a clock window's edge left out)",
+	      m ? least / 1e3 : 0.0, m, straddle);
+	{
+		double am, ax, sm, sx, gm, gx;
+
+		med_max(app, m, &am, &ax);
+		med_max(sum, m, &sm, &sx);
+		med_max(gap, m, &gm, &gx);
+		printf("# xping: app median %.1f us, max %.1f us; S median %.1f us, max %.1f us; "
+		       "app - S median %.1f us, max %.1f us (%lu above 2 ms)\n",
+		       am, ax, sm, sx, gm, gx, over);
+		check(m && gm <= 1000,
+		      "xping: the median of app - S, %.1f us, is 1 ms or less (the syscalls "
+		      "around the stamps; max %.1f us)", gm, gx);
+	}
+out:
+	if (f)
+		fclose(f);
+	if (j)
+		fclose(j);
+	free(line);
+	free(rq);
+	free(app);
+	free(win);
+	free(x);
+}
+
+static int summary(void)
+{
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
@@ -538,10 +832,20 @@ int main(int argc, char **argv)
 {
 	if (argc == 12 && !strcmp(argv[1], "relay"))
 		return relay(argv + 2);
-	if (argc == 7 && !strcmp(argv[1], "check"))
-		return check_join(argv + 2);
+	if ((argc == 7 || argc == 10) && !strcmp(argv[1], "check")) {
+		check_join(argv + 2);
+		if (argc == 10)
+			check_xping(argv[7], argv[8], strtoul(argv[9], NULL, 10));
+		return summary();
+	}
+	if (argc == 5 && !strcmp(argv[1], "xping")) {
+		check_xping(argv[2], argv[3], strtoul(argv[4], NULL, 10));
+		return summary();
+	}
 	fprintf(stderr, "usage: xhost relay PORT_A PEER_A PORT_B PEER_B DELAY_AB_US "
 		"DELAY_BA_US PROBE_A PROBE_B OUT STOP\n"
-		"       xhost check PROBES JOIN_JSON DELAY_AB_US DELAY_BA_US ASYM_JSON\n");
+		"       xhost check PROBES JOIN_JSON DELAY_AB_US DELAY_BA_US ASYM_JSON "
+		"[XPING_LINES XPING_JSON XPING_N]\n"
+		"       xhost xping XPING_LINES XPING_JSON XPING_N\n");
 	return 2;
 }

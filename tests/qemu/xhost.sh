@@ -14,7 +14,10 @@
 # check): the join's bound overlaps the probes' in every window, the drift
 # is the injected one, no wire time is below the relay's delay less the
 # bound; and the bytes joined from A to B are those redis-server says it
-# read. TAP lines, then "N passed, N failed".
+# read. Last, A's ping-pong with B (selftests/netlat_xping.c): each
+# request's application round trip, on A's clock, must hold the sum of its
+# joined parts (xhost check's "xping:" lines). TAP lines, then "N passed,
+# N failed".
 #
 #   tests/qemu/xhost.sh <work dir> [<kernel>]
 set -euo pipefail
@@ -28,10 +31,13 @@ setup_host
 k=${2:-${KVERS[0]}}
 rm -rf "$dir" && mkdir -p "$dir"
 DELAY_AB_US=3000 DELAY_BA_US=1000
+# requests of A's netlat_xping client (tests/qemu/init.sh's job_xhost), of 100 bytes
+XPING_N=200 XPING_REQ=100
 
 gcc -O2 -Wall -Wextra -o "$dir/xhost" "$LANE/xhost.c"
 # what make check's build_userspace built (static), else build it
-if [[ -x $REPO/selftests/netlat_clockecho && -x $REPO/tools/netlat ]]; then
+if [[ -x $REPO/selftests/netlat_clockecho && -x $REPO/selftests/netlat_xping &&
+	-x $REPO/tools/netlat ]]; then
 	user_bins
 else
 	build_userspace
@@ -83,21 +89,30 @@ done
 	>"$dir/join.json" 2>"$dir/join.err" || true
 "$REPO/tools/netlat" join --json --no-packets --asym "$((DELAY_AB_US - DELAY_BA_US))us" \
 	"$dir/cap-a.nl" "$dir/cap-b.nl" >"$dir/join-asym.json" 2>>"$dir/join.err" || true
+# the xping client's lines on A's console, and the join's packets of its
+# flow (one a line) with the line holding the clock's windows
+tr -d '\r' <"$(vm_log "$k" xhost-a)" | grep '^xping: ' >"$dir/xping.txt" || true
+"$REPO/tools/netlat" join --json "$dir/cap-a.nl" "$dir/cap-b.nl" 2>>"$dir/join.err" |
+	grep -E '"windows":\[|"(sport|dport)":7001,' >"$dir/join-xping.json" || true
 sed 's/^/# /' "$dir/join.err"
 out=$("$dir/xhost" check "$dir/probes" "$dir/join.json" "$DELAY_AB_US" "$DELAY_BA_US" \
-	"$dir/join-asym.json") || true
+	"$dir/join-asym.json" "$dir/xping.txt" "$dir/join-xping.json" "$XPING_N") || true
 printf '%s\n' "$out" | grep -v 'passed, .* failed'
 # the bytes the server read, by its own count, against the join's A>B
-# bytes: those and the 5 of A's "done\n" to B's port 7000, nothing else
+# bytes: those, xping's requests to B's port 7001 and the 5 of A's
+# "done\n" to B's port 7000, nothing else
 read_bytes=$(tr -d '\r' <"$(vm_log "$k" xhost-a)" |
 	sed -n 's/^xhost: redis read \([0-9]*\) bytes$/\1/p' | tail -n 1)
+xping_done=$(sed -n 's/^xping: done \([0-9]*\) of .*/\1/p' "$dir/xping.txt" | tail -n 1)
 joined_bytes=$(sed -n 's/.*"sender":"A","receiver":"B",[^}]*"joined_bytes":\([0-9]*\).*/\1/p' \
 	"$dir/join.json")
-if [[ -n $read_bytes && $((read_bytes + 5)) == "${joined_bytes:-}" ]]; then
-	echo "ok - A>B: the join's $joined_bytes bytes are the $read_bytes redis-server read (INFO stats) and A's 5 of \"done\""
+what="the ${read_bytes:-no} redis-server read (INFO stats), xping's ${xping_done:-no} requests of $XPING_REQ and A's 5 of \"done\""
+if [[ -n $read_bytes && -n $xping_done &&
+	$((read_bytes + xping_done * XPING_REQ + 5)) == "${joined_bytes:-}" ]]; then
+	echo "ok - A>B: the join's $joined_bytes bytes are $what"
 	pass=$((pass + 1))
 else
-	echo "not ok - A>B: the join's ${joined_bytes:-no} bytes are the ${read_bytes:-no} redis-server read (INFO stats) and A's 5 of \"done\""
+	echo "not ok - A>B: the join's ${joined_bytes:-no} bytes are $what"
 	fail=$((fail + 1))
 fi
 read -r p f < <(printf '%s\n' "$out" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p')

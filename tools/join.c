@@ -48,6 +48,8 @@ static bool is_host(const struct join_args *a, unsigned int host,
 		f = &((const struct netlat_rec_tcp_pkt *)rec)->flow;
 	else if (rec->type == NETLAT_REC_RX_PKT)
 		f = &((const struct netlat_rec_rx_pkt *)rec)->flow;
+	else if (rec->type == NETLAT_REC_TCP_ACK_OUT)
+		f = &((const struct netlat_rec_tcp_ack_out *)rec)->flow;
 	else
 		return false;
 	return f->family == a->family[host] && !memcmp(f->saddr, a->addr[host], 16);
@@ -409,15 +411,24 @@ static void bound_text(uint64_t one_sided, const struct netlat_dist *half,
 static void print_ack_counts(const struct netlat_join_ack_counts *c, unsigned int s)
 {
 	const uint64_t *w = c->why[s];
+	char pure[96] = "", shared[64] = "";
 
-	printf("  the ACK's way back: %llu round trips, %llu %s ACK delays, %llu wire backs "
+	/* only where the receiver recorded pure ACKs: else as before they were */
+	if (c->acks_out[s]) {
+		snprintf(pure, sizeof(pure), " (%llu by pure ACKs, of %llu TCP_ACK_OUT records)",
+			 ull(c->pure[s]), ull(c->acks_out[s]));
+		snprintf(shared, sizeof(shared), ", %llu whose TSval is not the ACK's alone",
+			 ull(w[NETLAT_XACK_TSVAL_SHARED]));
+	}
+	printf("  the ACK's way back: %llu round trips, %llu %s ACK delays%s, %llu wire backs "
 	       "of %llu joined packets; %llu ACKs not recorded (pure ACK), %llu whose carrier "
-	       "%s did not record arriving, %llu retransmitted "
+	       "%s did not record arriving%s, %llu retransmitted "
 	       "(Karn), %llu ACKs carried by a retransmission, %llu without an ACK stamp, "
 	       "%llu ranges, %llu without %s's receive stamp of the last byte, %llu impossible, "
-	       "%llu without a clock\n", ull(c->rtt[s]), ull(c->delay[s]), host_name[!s],
+	       "%llu without a clock\n", ull(c->rtt[s]), ull(c->delay[s]), host_name[!s], pure,
 	       ull(c->wire[s]), ull(c->packets[s]), ull(w[NETLAT_XACK_PURE]),
-	       ull(w[NETLAT_XACK_UNVERIFIED]), host_name[s], ull(w[NETLAT_XACK_RETRANS]), ull(w[NETLAT_XACK_ACK_RETRANS]),
+	       ull(w[NETLAT_XACK_UNVERIFIED]), host_name[s], shared, ull(w[NETLAT_XACK_RETRANS]),
+	       ull(w[NETLAT_XACK_ACK_RETRANS]),
 	       ull(w[NETLAT_XACK_NO_ACK]), ull(w[NETLAT_XACK_RANGE]), ull(w[NETLAT_XACK_NO_RX]),
 	       host_name[!s], ull(w[NETLAT_XACK_IMPOSSIBLE]), ull(w[NETLAT_XACK_NO_CLOCK]));
 }

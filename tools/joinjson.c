@@ -55,7 +55,8 @@ static void print_dist_named(const char *name, const struct netlat_dist *d, bool
 
 /* enum netlat_xack_why, in its order */
 static const char *const why_name[] = {
-	"all", "no_ack", "retrans", "range", "pure_ack", "unverified", "ack_retrans",
+	"all", "no_ack", "retrans", "range", "pure_ack", "unverified", "tsval_shared",
+	"ack_retrans",
 	"no_rx_stamp",
 	"impossible", "no_clock",
 };
@@ -76,7 +77,10 @@ static void print_ack_direction(const struct netlat_join *j, unsigned int s,
 	       ull(c.delay[s]), ull(c.wire[s]), ull(d->back_one_sided));
 	for (k = 0; k < NETLAT_XACK_NR_WHY; k++)
 		printf("\"%s\":%llu%s", why_name[k], ull(c.why[s][k]),
-		       k + 1 < NETLAT_XACK_NR_WHY ? "," : "},\"stages\":{");
+		       k + 1 < NETLAT_XACK_NR_WHY ? "," : "},");
+	/* after "why": the keys before it are as they were */
+	printf("\"ack_delay_pure\":%llu,\"acks_out\":%llu,\"stages\":{", ull(c.pure[s]),
+	       ull(c.acks_out[s]));
 	snprintf(name, sizeof(name), "%s ack delay", host_name[!s]);
 	print_dist_named(name, &d->dack_delay, true);
 	print_dist_named("wire back", &d->dback, true);
@@ -158,7 +162,8 @@ static void print_ack_packet(const struct netlat_join *j, size_t i,
 	print_i64("wire_back_ns", wire ? x.wire_ns : INT64_MAX, true);
 	print_i64("wire_back_lo_ns", wire ? x.wire_lo_ns : INT64_MAX, true);
 	print_i64("wire_back_hi_ns", wire ? x.wire_hi_ns : INT64_MAX, false);
-	printf("}");
+	printf(",\"carrier\":%s}", !(x.flags & NETLAT_XACK_DELAY) ? "null" :
+				      x.flags & NETLAT_XACK_PURE_ACK ? "\"pure_ack\"" : "\"packet\"");
 }
 
 void join_json_packet(const struct netlat_join *j, size_t i)

@@ -726,7 +726,7 @@ struct netlat_join_counts {
 struct netlat_join *netlat_join_new(const struct netlat_join_opts *opts);
 void netlat_join_free(struct netlat_join *j);
 /*
- * Feed a record of host @host (0: A, 1: B); only TCP_PKT and TCP RX_PKT
+ * Feed a record of host @host (0: A, 1: B); TCP_PKT, TCP RX_PKT, TCP_ACK_OUT
  * records are kept (copied). 0, or -ENOMEM, -EINVAL (bad @host, short
  * record), -ERANGE (a time of B's that b_offset_ns and b_ppm move below
  * zero or past 2^63). An add invalidates the pairs of an earlier run.
@@ -762,13 +762,16 @@ void netlat_join_counts(const struct netlat_join *j, struct netlat_join_counts *
  * Q splits it: R's ACK delay, from R's receive stamp of P's last byte to
  * Q's driver time, on R's clock alone, and the wire back, Q's driver
  * time to S's stamp, on the join's clock as a pair's wire. A pure ACK
- * has no record: P then has its round trip only.
+ * has a record only with netlat_config.acks on (TCP_ACK_OUT): it splits
+ * it as Q does if P's ack_tsval tells it from R's other segments of that
+ * number; otherwise P has its round trip only.
  */
 
 /* netlat_xack.flags: the values it holds */
 #define NETLAT_XACK_RTT		(1U << 0)	/* @rtt_ns */
 #define NETLAT_XACK_DELAY	(1U << 1)	/* @ack_tx, @ack_pair, @delay_ns, @raw_ns */
 #define NETLAT_XACK_WIRE	(1U << 2)	/* @wire_ns, @wire_lo_ns, @wire_hi_ns */
+#define NETLAT_XACK_PURE_ACK	(1U << 3)	/* a pure ACK carried it: @ack_out */
 
 /* netlat_xack.why: why it lacks a value, the first reason that applies */
 enum netlat_xack_why {
@@ -782,11 +785,16 @@ enum netlat_xack_why {
 	NETLAT_XACK_RANGE,		/* NETLAT_PKT_MERGED: the ACK is the range's */
 	/* the round trip only: */
 	NETLAT_XACK_PURE,		/* no packet R recorded carried the ACK: a pure
-					 * ACK (or R's records have no ACK numbers) */
+					 * ACK not recorded (or R's records have no
+					 * ACK numbers) */
 	NETLAT_XACK_UNVERIFIED,		/* S has no receive record of R's packet with
 					 * the ACK's number (a bare FIN, no rx group):
 					 * it may have followed a pure ACK of that
-					 * number (a quick or delayed ACK) */
+					 * number (a quick or delayed ACK); or,
+					 * without its TSval, a pure ACK of it and
+					 * another of R's segments may have */
+	NETLAT_XACK_TSVAL_SHARED,	/* two of R's segments of that number had, or
+					 * may have had, its TSval (one tick) */
 	NETLAT_XACK_ACK_RETRANS,	/* the packet that carried it was
 					 * retransmitted (Karn) */
 	NETLAT_XACK_NO_RX,		/* R has no receive stamp of P's last byte */
@@ -804,17 +812,20 @@ enum netlat_xack_why {
  * @why: enum netlat_xack_why.
  * @rtt_ns: the round trip on the sender's clock: the sent record's
  *	ack_rx_ns less its driver_ns.
- * @ack_tx: the receiver's sent record that carried the ACK.
+ * @ack_tx: the receiver's sent record that carried the ACK; NULL when a
+ *	pure ACK did (NETLAT_XACK_PURE_ACK).
  * @ack_pair: the pair (index of netlat_join_pairs()) whose received record
  *	holds the packet's last byte: the ACK delay starts at its netif_ns.
  * @delay_ns: the receiver's ACK delay on its clock: @ack_tx->driver_ns
- *	less that receive stamp.
- * @raw_ns: the sent record's ack_rx_ns less @ack_tx->driver_ns, each on
+ *	(or @ack_out->hdr.ts_ns) less that receive stamp.
+ * @raw_ns: the sent record's ack_rx_ns less that driver time, each on
  *	its own host's clock.
  * @wire_ns: the wire back: @raw_ns with the clock, as
  *	netlat_xpkt.wire_ns of a pair that @ack_tx's host sent.
  * @wire_lo_ns: it lies in [@wire_lo_ns, @wire_hi_ns], never below 0;
  * @wire_hi_ns: INT64_MAX if the clock is bounded on one side only.
+ * @ack_out: the receiver's record of the pure ACK that carried the ACK
+ *	(NETLAT_XACK_PURE_ACK), else NULL.
  *
  * With all three and the clock's offset constant, @rtt_ns is the pair's
  * wire_ns plus @delay_ns plus @wire_ns exactly (the offset cancels); a
@@ -828,6 +839,7 @@ struct netlat_xack {
 	size_t ack_pair;
 	int64_t delay_ns, raw_ns;
 	int64_t wire_ns, wire_lo_ns, wire_hi_ns;
+	const struct netlat_rec_tcp_ack_out *ack_out;
 };
 
 /**
@@ -838,11 +850,16 @@ struct netlat_xack {
  * @delay: with the receiver's ACK delay,
  * @wire: with a wire back.
  * @why: the packets per enum netlat_xack_why ([NETLAT_XACK_ALL]: all three).
+ * @pure: of @delay, those whose ACK a pure ACK carried (NETLAT_XACK_PURE_ACK),
+ * @acks_out: the receiver's TCP_ACK_OUT records of these flows (0: no acks on).
+ * Filled by pointer with no size, as struct netlat_xack: their layout is
+ * fixed once LIBNETLAT_1.1 is released (a later value: a new function).
  */
 struct netlat_join_ack_counts {
 	uint64_t packets[2];
 	uint64_t rtt[2], delay[2], wire[2];
 	uint64_t why[2][NETLAT_XACK_NR_WHY];
+	uint64_t pure[2], acks_out[2];
 };
 
 /*

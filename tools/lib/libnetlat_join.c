@@ -222,6 +222,38 @@ static int add_tx(struct netlat_join *j, unsigned int host, const struct netlat_
 	return 0;
 }
 
+/*
+ * A pure ACK: placed on the flow whose data it acknowledges (its own
+ * swapped, as a received record is), numbered when the ACKs are joined.
+ */
+static int add_ack(struct netlat_join *j, unsigned int host, const struct netlat_rec_hdr *rec)
+{
+	const struct netlat_flow *fl;
+	struct jack *a;
+	struct jflow *f;
+	long fi;
+
+	if (rec->size < sizeof(a->r))
+		return -EINVAL;
+	if (netlat__grow((void **)&j->acks, &j->cacks, j->nacks + 1, sizeof(*j->acks)))
+		return -ENOMEM;
+	a = &j->acks[j->nacks];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->r, rec, sizeof(a->r));
+	a->r.hdr.size = sizeof(a->r);
+	if (host && (j->o.b_offset_ns || j->o.b_ppm) && !b_time(j, &a->r.hdr.ts_ns))
+		return -ERANGE;
+	fl = &a->r.flow;
+	fi = flow_get(j, fl->family, fl->daddr, fl->dport, fl->saddr, fl->sport);
+	if (fi < 0)
+		return fi;
+	f = &j->flows[fi];
+	if (push_index(&f->ack[host], &f->nack[host], &f->cack[host], j->nacks))
+		return -ENOMEM;
+	j->nacks++;
+	return 0;
+}
+
 static int add_rx(struct netlat_join *j, unsigned int host, const struct netlat_rec_hdr *rec)
 {
 	struct jrx *r;
@@ -299,6 +331,7 @@ void netlat_join_free(struct netlat_join *j)
 		for (h = 0; h < 2; h++) {
 			free(j->flows[i].tx[h]);
 			free(j->flows[i].rx[h]);
+			free(j->flows[i].ack[h]);
 		}
 	}
 	netlat__clock_free(j->clock);
@@ -306,12 +339,14 @@ void netlat_join_free(struct netlat_join *j)
 	free(j->hash);
 	free(j->tx);
 	free(j->rx);
+	free(j->acks);
 	free(j->pairs);
 	free(j->smp);
 	free(j->smp_pair);
 	free(j->spans);
 	free(j->rx_reach);
 	free(j->ack_pos);
+	free(j->ack_rtx);
 	free(j);
 }
 
@@ -324,6 +359,8 @@ int netlat_join_add(struct netlat_join *j, unsigned int host,
 		return add_tx(j, host, rec);
 	if (rec->type == NETLAT_REC_RX_PKT)
 		return add_rx(j, host, rec);
+	if (rec->type == NETLAT_REC_TCP_ACK_OUT)
+		return add_ack(j, host, rec);
 	return 0;
 }
 
@@ -402,12 +439,6 @@ size_t netlat__first_above(const int64_t *reach, size_t n, int64_t s)
 	}
 	return lo;
 }
-
-/*
- * Linux's coarsest TSval tick: two stamps a tick apart or more carry
- * different TSvals (1 us with usec timestamps, which is finer).
- */
-#define TSVAL_TICK_NS	1000000
 
 /*
  * The shortest round trip on the sender's clock of @n sent records @tv

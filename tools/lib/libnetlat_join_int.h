@@ -12,6 +12,12 @@
 
 #include "libnetlat.h"
 
+/*
+ * Linux's coarsest TSval tick: two stamps a tick apart or more carry
+ * different TSvals (1 us with usec timestamps, which is finer).
+ */
+#define TSVAL_TICK_NS	1000000
+
 struct jflow {
 	uint16_t family, sport, dport;
 	uint8_t saddr[16], daddr[16];	/* sender first */
@@ -21,6 +27,7 @@ struct jflow {
 	int64_t b_shift;		/* added to B's positions by align() */
 	size_t *tx[2], ntx[2], ctx[2];	/* indices of packets host h sent */
 	size_t *rx[2], nrx[2], crx[2];	/* ... and received */
+	size_t *ack[2], nack[2], cack[2];	/* pure ACKs host h sent of its data */
 };
 
 struct jtx {
@@ -31,6 +38,12 @@ struct jtx {
 	uint64_t first_rx_ns;		/* its earliest receive stamp at the peer, 0: none */
 	struct netlat_xack ack;		/* its ACK's way back */
 	bool rescued;			/* retransmitted, joined by TSval */
+};
+
+/* A pure ACK (TCP_ACK_OUT), on the flow of the data it acknowledges. */
+struct jack {
+	struct netlat_rec_tcp_ack_out r;
+	int64_t pos;			/* its number unwrapped, as the sender's bytes */
 };
 
 struct jrx {
@@ -47,6 +60,8 @@ struct netlat_join {
 	size_t ntx, ctx;
 	struct jrx *rx;
 	size_t nrx, crx;
+	struct jack *acks;
+	size_t nacks, cacks;
 	struct jflow *flows;
 	size_t nflows, cflows;
 	uint32_t *hash;			/* flow index + 1, open addressing */
@@ -66,6 +81,8 @@ struct netlat_join {
 	size_t crx_reach;
 	int64_t *ack_pos;		/* a flow's ACK numbers unwrapped, scratch */
 	size_t cack_pos;
+	size_t *ack_rtx;		/* a flow's retransmitted packets, scratch */
+	size_t cack_rtx;
 };
 
 /* The record of @x's sender, and of its receiver, as the join holds them. */

@@ -1909,6 +1909,7 @@ static void test_fuzz_command(void)
 #include "test_hostile.c"
 #include "test_rx.c"
 #include "test_join.c"
+#include "test_joinpure.c"
 #include "test_joinhtml.c"
 #include "test_stages.c"
 
@@ -2056,6 +2057,12 @@ static const struct test tests[] = {
 	{ "join: TSval: Karn's rule where it does not tell", test_join_tsval_karn },
 	{ "join: TSvals that differ without a retransmission", test_join_tsval_impossible },
 	{ "netlat join and tail: TSvals", test_cli_join_tsval },
+	/* test_joinpure.c */
+	{ "join: pure ACK carriers of a bulk flow, exact", test_join_pure_carrier },
+	{ "join: pure ACKs of one number and TSval: not told apart", test_join_pure_tsval_shared },
+	{ "join: pure ACK carriers without the ACK's TSval", test_join_pure_no_tsval },
+	{ "join: pure ACKs near a retransmission of the receiver's", test_join_pure_retrans },
+	{ "netlat join: pure ACK carriers", test_cli_join_pure },
 	/* test_joinhtml.c */
 	{ "netlat report --peer --html: the join's section, the text's numbers", test_cli_report_peer_html },
 	{ "netlat report --peer --html: a capture's hostname and file names escaped", test_cli_report_peer_html_escapes },

@@ -346,7 +346,8 @@ job_xhost() {
 	echo_pid=$!
 	load_netlat || return
 	netlat probes --enable all >/dev/null || xhost_fail "netlat probes"
-	netlat config --level packets >/dev/null || xhost_fail "netlat config"
+	# --acks on: B's pure ACKs of A's bulk transfer carry their ACKs
+	netlat config --level packets --acks on >/dev/null || xhost_fail "netlat config"
 	netlat record -o /tmp/cap &
 	rec_pid=$!
 	echo "xhost: recording"
@@ -354,6 +355,9 @@ job_xhost() {
 		# A's ping-pong after the benchmark (xhost.sh's XPING_N requests)
 		netlat_xping server 7001 </dev/null &
 		xp=$!
+		# A's bulk transfer: B sends nothing back but pure ACKs
+		nc -l -p 7002 </dev/null >/dev/null &
+		bulk=$!
 		redis-server --bind "$me" --port 6379 --save '' --appendonly no \
 			--protected-mode no --daemonize no --dir /tmp \
 			</dev/null >/tmp/redis.log 2>&1 &
@@ -370,6 +374,7 @@ job_xhost() {
 		else
 			wait "$xp" || xhost_fail "xping server"
 		fi
+		wait "$bulk" || xhost_fail "bulk receiver"
 	else
 		i=0
 		until ping -c 1 -W 1 "$peer" >/dev/null 2>&1 &&
@@ -391,6 +396,8 @@ job_xhost() {
 		# each request's own round trip, for xhost check to add up its joined
 		# parts against; on B's port 7001, apart from redis's
 		netlat_xping client "$peer" 7001 200 </dev/null || xhost_fail "xping"
+		# 1 MiB one way (xhost.sh's BULK_BYTES): ACKs only come back
+		head -c 1048576 /dev/zero | nc "$peer" 7002 || xhost_fail "bulk"
 		sleep 1
 		# 5 bytes, which xhost.sh counts beside redis's
 		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"

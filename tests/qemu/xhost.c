@@ -513,6 +513,16 @@ static void check_join(char **argv)
 		      "%s>%s: %lld ACKs rode on %s's data; the wire back's minimum %.3f ms "
 		      "(+ bound %.3f ms) not below the relay's %.3f ms", s ? "B" : "A",
 		      s ? "A" : "B", dly, s ? "A" : "B", wmin / 1e6, bmax / 1e6, back / 1e6);
+		/* A's bulk transfer: B answers it with pure ACKs alone (--acks on) */
+		if (!s) {
+			long long pure = -1, acks_out = -1;
+
+			json_ll(a, "ack_delay_pure", &pure);
+			json_ll(a, "acks_out", &acks_out);
+			check(pure > 0 && acks_out >= pure,
+			      "A>B: %lld ACK delays from B's pure ACKs (%lld TCP_ACK_OUT records), "
+			      "the wire back's floor above holding for them too", pure, acks_out);
+		}
 	}
 	/* told the asymmetry, the estimate is centred: each wire at least its delay */
 	free(json);

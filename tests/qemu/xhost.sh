@@ -33,6 +33,8 @@ rm -rf "$dir" && mkdir -p "$dir"
 DELAY_AB_US=3000 DELAY_BA_US=1000
 # requests of A's netlat_xping client (tests/qemu/init.sh's job_xhost), of 100 bytes
 XPING_N=200 XPING_REQ=100
+# A's bulk transfer to B's port 7002 (job_xhost), which B answers with pure ACKs
+BULK_BYTES=1048576
 
 gcc -O2 -Wall -Wextra -o "$dir/xhost" "$LANE/xhost.c"
 # what make check's build_userspace built (static), else build it
@@ -99,16 +101,16 @@ out=$("$dir/xhost" check "$dir/probes" "$dir/join.json" "$DELAY_AB_US" "$DELAY_B
 	"$dir/join-asym.json" "$dir/xping.txt" "$dir/join-xping.json" "$XPING_N") || true
 printf '%s\n' "$out" | grep -v 'passed, .* failed'
 # the bytes the server read, by its own count, against the join's A>B
-# bytes: those, xping's requests to B's port 7001 and the 5 of A's
-# "done\n" to B's port 7000, nothing else
+# bytes: those, xping's requests to B's port 7001, the bulk transfer to
+# B's port 7002 and the 5 of A's "done\n" to B's port 7000, nothing else
 read_bytes=$(tr -d '\r' <"$(vm_log "$k" xhost-a)" |
 	sed -n 's/^xhost: redis read \([0-9]*\) bytes$/\1/p' | tail -n 1)
 xping_done=$(sed -n 's/^xping: done \([0-9]*\) of .*/\1/p' "$dir/xping.txt" | tail -n 1)
 joined_bytes=$(sed -n 's/.*"sender":"A","receiver":"B",[^}]*"joined_bytes":\([0-9]*\).*/\1/p' \
 	"$dir/join.json")
-what="the ${read_bytes:-no} redis-server read (INFO stats), xping's ${xping_done:-no} requests of $XPING_REQ and A's 5 of \"done\""
+what="the ${read_bytes:-no} redis-server read (INFO stats), xping's ${xping_done:-no} requests of $XPING_REQ, the bulk's $BULK_BYTES and A's 5 of \"done\""
 if [[ -n $read_bytes && -n $xping_done &&
-	$((read_bytes + xping_done * XPING_REQ + 5)) == "${joined_bytes:-}" ]]; then
+	$((read_bytes + xping_done * XPING_REQ + BULK_BYTES + 5)) == "${joined_bytes:-}" ]]; then
 	echo "ok - A>B: the join's $joined_bytes bytes are $what"
 	pass=$((pass + 1))
 else

@@ -6,6 +6,8 @@
  *
  *   netlat_xping server PORT
  *   netlat_xping client ADDR PORT N
+ *   netlat_xping sink PORT
+ *   netlat_xping bulk ADDR PORT BYTES
  *
  * The server accepts one connection and answers each REQ bytes read with
  * REPLY bytes written, until EOF. The client sends N requests, each a
@@ -14,6 +16,10 @@
  * "xping: I T0 T1 PORT" per request: CLOCK_MONOTONIC (the clock of
  * netlat's records) before its send() and after the read that completed
  * its reply, and its local port; last "xping: done N ...".
+ *
+ * The bulk client sends BYTES one way and returns once the sink has
+ * read them all (the sink closes at the client's end): the receiver
+ * answers with ACKs only, and nothing is in flight when it returns.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -80,25 +86,104 @@ static void nodelay(int fd)
 		perror("xping: TCP_NODELAY");
 }
 
-static int server(int port)
+/* One connection accepted on @port (the listener closed), or -1. */
+static int accept_one(int port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	char req[REQ], reply[REPLY];
-	int one = 1, l, fd, r;
-	unsigned long n = 0;
+	int one = 1, l, fd;
 
-	memset(reply, 'r', sizeof(reply));
 	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1)) {
 		perror("xping: listen");
-		return 1;
+		return -1;
 	}
 	fd = accept(l, NULL, NULL);
-	if (fd < 0) {
+	if (fd < 0)
 		perror("xping: accept");
+	close(l);
+	return fd;
+}
+
+/* Connected to @addr:@port, retrying while the peer starts; -1 if not. */
+static int dial(const char *addr, int port, struct sockaddr_in *sa)
+{
+	int fd = -1, tries;
+
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1) {
+		fprintf(stderr, "xping: bad address %s\n", addr);
+		return -1;
+	}
+	for (tries = 0; tries < 20; tries++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)sa, sizeof(*sa)))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		sleep(1);
+	}
+	perror("xping: connect");
+	return -1;
+}
+
+/* Reads until EOF, then closes: the bulk client's end. */
+static int sink(int port)
+{
+	int fd = accept_one(port);
+	unsigned long long total = 0;
+	char buf[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return 1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		total += n > 0 ? n : 0;
+	close(fd);
+	printf("xping: sink read %llu bytes\n", total);
+	return n < 0;
+}
+
+static int bulk(const char *addr, int port, unsigned long long bytes)
+{
+	struct sockaddr_in sa;
+	unsigned long long left = bytes;
+	char buf[65536];
+	int fd = dial(addr, port, &sa);
+
+	if (fd < 0)
+		return 1;
+	memset(buf, 'b', sizeof(buf));
+	while (left) {
+		size_t len = left < sizeof(buf) ? left : sizeof(buf);
+
+		if (write_all(fd, buf, len)) {
+			perror("xping: bulk");
+			return 1;
+		}
+		left -= len;
+	}
+	/* the sink's close after our end: everything read, nothing in flight */
+	if (shutdown(fd, SHUT_WR) || read(fd, buf, 1) != 0) {
+		perror("xping: bulk end");
 		return 1;
 	}
+	close(fd);
+	printf("xping: bulk sent %llu bytes\n", bytes);
+	return 0;
+}
+
+static int server(int port)
+{
+	char req[REQ], reply[REPLY];
+	unsigned long n = 0;
+	int fd, r;
+
+	memset(reply, 'r', sizeof(reply));
+	fd = accept_one(port);
+	if (fd < 0)
+		return 1;
 	nodelay(fd);
 	while ((r = read_all(fd, req, sizeof(req))) == 1) {
 		if (write_all(fd, reply, sizeof(reply))) {
@@ -112,40 +197,27 @@ static int server(int port)
 		return 1;
 	}
 	close(fd);
-	close(l);
 	return 0;
 }
 
 static int client(const char *addr, int port, unsigned long n)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 	struct timespec pause = { 0, PAUSE_NS };
+	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	char req[REQ], reply[REPLY];
 	uint64_t (*t)[2];
 	unsigned long i;
-	int fd = -1, tries;
+	int fd;
 
 	memset(req, 'q', sizeof(req));
 	t = calloc(n ? n : 1, sizeof(*t));
-	if (!t || inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
-		fprintf(stderr, "xping: bad address %s\n", addr);
+	if (!t)
 		return 2;
-	}
 	/* the server may still be starting */
-	for (tries = 0; tries < 20; tries++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		sleep(1);
-	}
-	if (fd < 0) {
-		perror("xping: connect");
+	fd = dial(addr, port, &sa);
+	if (fd < 0)
 		return 1;
-	}
 	nodelay(fd);
 	if (getsockname(fd, (struct sockaddr *)&sa, &sl)) {
 		perror("xping: getsockname");
@@ -177,7 +249,13 @@ int main(int argc, char **argv)
 		return server(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "client"))
 		return client(argv[2], atoi(argv[3]), strtoul(argv[4], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "sink"))
+		return sink(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "bulk"))
+		return bulk(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10));
 	fprintf(stderr, "usage: netlat_xping server PORT\n"
-		"       netlat_xping client ADDR PORT N\n");
+		"       netlat_xping client ADDR PORT N\n"
+		"       netlat_xping sink PORT\n"
+		"       netlat_xping bulk ADDR PORT BYTES\n");
 	return 2;
 }

@@ -356,7 +356,7 @@ job_xhost() {
 		netlat_xping server 7001 </dev/null &
 		xp=$!
 		# A's bulk transfer: B sends nothing back but pure ACKs
-		nc -l -p 7002 </dev/null >/dev/null &
+		netlat_xping sink 7002 </dev/null &
 		bulk=$!
 		redis-server --bind "$me" --port 6379 --save '' --appendonly no \
 			--protected-mode no --daemonize no --dir /tmp \
@@ -397,7 +397,7 @@ job_xhost() {
 		# parts against; on B's port 7001, apart from redis's
 		netlat_xping client "$peer" 7001 200 </dev/null || xhost_fail "xping"
 		# 1 MiB one way (xhost.sh's BULK_BYTES): ACKs only come back
-		head -c 1048576 /dev/zero | nc "$peer" 7002 || xhost_fail "bulk"
+		netlat_xping bulk "$peer" 7002 1048576 </dev/null || xhost_fail "bulk"
 		sleep 1
 		# 5 bytes, which xhost.sh counts beside redis's
 		echo "done" | nc "$peer" 7000 || xhost_fail "telling B"

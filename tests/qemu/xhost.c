@@ -519,7 +519,8 @@ static void check_join(char **argv)
 
 			json_ll(a, "ack_delay_pure", &pure);
 			json_ll(a, "acks_out", &acks_out);
-			check(pure > 0 && acks_out >= pure,
+			/* a delayed ACK can carry the ACKs of several packets */
+			check(pure > 0 && acks_out > 0,
 			      "A>B: %lld ACK delays from B's pure ACKs (%lld TCP_ACK_OUT records), "
 			      "the wire back's floor above holding for them too", pure, acks_out);
 		}
@@ -568,6 +569,7 @@ struct xpkt {
 	uint32_t seq, end_seq;
 	long long driver, netif, wire, ack_delay;
 	long long tx_stages, rx_stages;	/* the sender's, the receiver's, summed */
+	bool pure_carrier;		/* its ACK rode on a pure ACK (--acks on) */
 };
 
 static long long json_or_nul(const char *p, const char *key)
@@ -614,6 +616,8 @@ static bool xpkt_parse(const char *line, struct xpkt *x)
 	x->netif = json_or_nul(p, "netif_ns");
 	x->wire = json_or_nul(p, "wire_ns");
 	x->ack_delay = json_or_nul(strstr(p, "\"ack\":{"), "delay_ns");
+	/* one packet a line */
+	x->pure_carrier = strstr(p, "\"carrier\":\"pure_ack\"") != NULL;
 	x->tx_stages = json_sum(strstr(p, "\"send\":{"), tx, 3);
 	x->rx_stages = json_sum(strstr(p, "\"receive\":{"), rx, 3);
 	return true;
@@ -714,6 +718,7 @@ static void check_xping(const char *lines, const char *json, unsigned long n)
 	long long *sum = app + n, *gap = sum + n, least = LLONG_MAX;
 	size_t nx = 0, cx = 0, nwin = 0, m = 0;
 	unsigned long found = 0, carrier_bad = 0, outside = 0, straddle = 0, over = 0, i;
+	unsigned long pure = 0;
 	unsigned int port = 0;
 	struct xpkt *x = NULL;
 	char *line = NULL, *p;
@@ -772,6 +777,11 @@ static void check_xping(const char *lines, const char *json, unsigned long n)
 		    P->ack_delay == NUL || R->wire == NUL || R->rx_stages == NUL ||
 		    P->driver == NUL || P->netif == NUL || R->driver == NUL || R->netif == NUL)
 			continue;
+		/* B acknowledged P at once, before R (a new connection's quick ACK) */
+		if (P->pure_carrier) {
+			pure++;
+			continue;
+		}
 		found++;
 		/* both on B's clock: the join's carrier of P's ACK is R */
 		if (P->ack_delay != R->driver - P->netif)
@@ -795,8 +805,8 @@ static void check_xping(const char *lines, const char *json, unsigned long n)
 	}
 	check(found * 100 >= n * 95,
 	      "xping: %lu of %lu requests joined with every part (A's send stages, the wire "
-	      "there, B's ACK delay, the wire back, A's receive stages), at least 95%%",
-	      found, n);
+	      "there, B's ACK delay, the wire back, A's receive stages), at least 95%% (%lu "
+	      "whose ACK was a pure ACK before the reply left out)", found, n, pure);
 	check(found && !carrier_bad,
 	      "xping: the join's ACK delay of each request is B's time from its arrival to the "
 	      "reply's driver (%lu of %lu not)", carrier_bad, found);

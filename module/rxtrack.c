@@ -5,31 +5,26 @@
  * in arrival order; both from the table's share of the budget. A socket
  * that finds no entry, or a packet that finds no slot (NETLAT_RXTRACK_PKTS
  * queued, or the pool empty), is not followed and is counted
- * (rx_untracked, rx_flows_full, rx_no_mem); the data path never waits for
- * the table. Nothing is written into kernel structures and no socket or
- * skb is dereferenced from the table: their addresses are only keys. A
- * socket's entry is freed when it is destroyed (tcp:tcp_destroy_sock,
- * udp_destroy_sock, udpv6_destroy_sock), at a level or budget change and
- * when the group goes on again; an idle one may go to a new socket
- * (evicted). The table's lifetime is the core's (struct netlat_skt_home).
- * The rules are asked once per socket (and again after they change): a
- * socket they keep out keeps its entry so that its hooks stop there, and
- * its packets count as filtered, not followed.
+ * (rx_untracked, rx_flows_full, rx_no_mem); the data path never waits.
+ * Sockets and skbs are keys, never written or dereferenced. An entry is
+ * freed with its socket, at a level or budget change and when the group
+ * goes on again; an idle one may go to a new socket. The rules are asked
+ * once per socket (again after they change): one kept out keeps its
+ * entry, where its hooks stop, and its packets count as filtered.
  *
- * A packet ends: TCP, when copied_seq passes its last byte (the copy of
- * the stream is in order, whatever order the segments came in); UDP, when
- * skb_consume_udp() consumes its skb (older datagrams still in the FIFO
- * then were lost to the table: a drop it did not see; they end unfollowed
- * and are counted in rx_untracked); or at a drop. A drop
- * (skb:kfree_skb) names only the skb: the drops that matter come right
- * after the packet's arrival on the same CPU (receive buffer full,
- * backlog full, out-of-order memory, filters), so each CPU keeps a hint
- * of the last arrival it saw and a drop of that skb ends that packet.
+ * A packet ends: TCP, when copied_seq passes its last byte (the copy is
+ * in order, whatever order the segments came in); UDP, when
+ * skb_consume_udp() consumes its skb (older datagrams still queued were
+ * dropped unseen: they end unfollowed, in rx_untracked); or at a drop.
+ * A drop (skb:kfree_skb) names only the skb: the drops that matter come
+ * right after the arrival on the same CPU (receive buffer or backlog
+ * full, out-of-order memory, filters), so each CPU keeps a hint of its
+ * last arrival and a drop of that skb ends that packet.
  *
- * Concurrency: the entry's raw spinlock, taken with interrupts off for a
- * bounded scan; records are written outside it. The table is replaced
- * only under its home's mutex and freed after a grace period (handlers
- * run non-preemptible: RCU-sched, and read the table once).
+ * Concurrency: the entry's raw spinlock, interrupts off, for a bounded
+ * scan; records are written outside it. The table is replaced under its
+ * home's mutex and freed after a grace period (handlers run
+ * non-preemptible, RCU-sched, and read the table once).
  */
 #include <linux/kernel.h>
 #include <linux/hash.h>
@@ -68,8 +63,7 @@ struct netlat_rxtrack_pkt {
 	u8 where;
 	u8 flags;			/* NETLAT_RXP_* */
 	bool done;
-	u32 tsval;			/* TCP's timestamps option, 0: none */
-	u32 tsecr;
+	u32 tsval, tsecr;		/* TCP's timestamps option, 0: none */
 };
 
 /* A socket's entry; its packets are in the core's FIFO. */
